@@ -1,0 +1,8 @@
+"""Symbolic-numeric proof-checking workbench for rank and heads in attention layers.
+
+Built around Amsel, Yehudai and Bruna, *On the Benefits of Rank in Attention Layers*
+(ICLR 2025: *Quality over Quantity in Attention Layers*).
+"""
+
+__version__ = "0.1.0"
+__all__ = ["__version__"]

@@ -1,0 +1,56 @@
+"""The ``workbench`` console script (DESIGN.md, CLI contract).
+
+Every command takes ``--json`` and ``--seed``. Exit codes: 0 ok, 1 violated/failed, 2 bad input.
+Bad input prints exactly one line on stderr, never a traceback.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+
+import click
+
+from workbench import __version__
+from workbench.commands import registry
+from workbench.commands._common import EXIT_BAD_INPUT
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="workbench")
+def app() -> None:
+    """Check theorems about rank, heads, depth and sequence length in attention layers."""
+
+
+for _cmd in registry.commands():
+    app.add_command(_cmd)
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    """Run the CLI; map bad input to one stderr line and exit code 2."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        rv = app.main(args=args, prog_name="workbench", standalone_mode=False)
+    except click.exceptions.Exit as e:  # --help, --version
+        return int(e.exit_code or 0)
+    except click.Abort:
+        click.echo("error: aborted", err=True)
+        return EXIT_BAD_INPUT
+    except click.UsageError as e:
+        click.echo(f"error: {_one_line(e.format_message())}", err=True)
+        return EXIT_BAD_INPUT
+    except click.ClickException as e:
+        click.echo(f"error: {_one_line(e.format_message())}", err=True)
+        return e.exit_code
+    except ValueError as e:
+        click.echo(f"error: {_one_line(str(e))}", err=True)
+        return EXIT_BAD_INPUT
+    return int(rv) if isinstance(rv, int) else 0
+
+
+def _one_line(msg: str) -> str:
+    return " ".join(msg.split())
+
+
+if __name__ == "__main__":  # pragma: no cover
+    sys.exit(main())

@@ -1,0 +1,1 @@
+"""Pure mathematics: samplers, targets, attention, harmonics and symbolic bounds (no I/O)."""

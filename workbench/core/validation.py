@@ -1,0 +1,103 @@
+"""Argument validation shared by every public entry point.
+
+Each checker raises ``ValueError`` whose message names the parameter and the allowed range,
+so the CLI can print it as one line and exit with code 2.
+"""
+
+from __future__ import annotations
+
+import math
+import numbers
+from collections.abc import Sequence
+
+import torch
+
+
+def check_int(name: str, value: object, lo: int | None = None, hi: int | None = None) -> int:
+    """Return ``value`` as an int, or raise naming ``name`` and the range ``lo..hi``."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+        raise ValueError(f"{name} must be an integer{_range_text(lo, hi)} (got {value!r})")
+    v = int(value)
+    if (lo is not None and v < lo) or (hi is not None and v > hi):
+        raise ValueError(f"{name} must be an integer{_range_text(lo, hi)} (got {v})")
+    return v
+
+
+def check_float(
+    name: str,
+    value: object,
+    lo: float | None = None,
+    hi: float | None = None,
+    *,
+    lo_open: bool = False,
+    hi_open: bool = False,
+) -> float:
+    """Return ``value`` as a finite float in the given (optionally open) interval."""
+    if isinstance(value, bool) or not isinstance(value, numbers.Real):
+        raise ValueError(f"{name} must be a finite real number (got {value!r})")
+    v = float(value)
+    lo_bad = lo is not None and (v <= lo if lo_open else v < lo)
+    hi_bad = hi is not None and (v >= hi if hi_open else v > hi)
+    if not math.isfinite(v) or lo_bad or hi_bad:
+        lo_s = "-inf" if lo is None else f"{lo:g}"
+        hi_s = "inf" if hi is None else f"{hi:g}"
+        interval = ("(" if lo_open or lo is None else "[") + f"{lo_s}, {hi_s}"
+        interval += ")" if hi_open or hi is None else "]"
+        raise ValueError(f"{name} must be a finite number in {interval} (got {value!r})")
+    return v
+
+
+def check_dim(d: object, name: str = "d") -> int:
+    """Ambient dimension: an integer >= 2."""
+    return check_int(name, d, lo=2)
+
+
+def check_rank(r: object, d: int, name: str = "r") -> int:
+    """Head rank: an integer in 1..d."""
+    return check_int(name, r, lo=1, hi=d)
+
+
+def check_heads(h: object, name: str = "H") -> int:
+    """Number of heads: an integer >= 1."""
+    return check_int(name, h, lo=1)
+
+
+def check_points(n: object, name: str = "N") -> int:
+    """Number of keys: an integer >= 1."""
+    return check_int(name, n, lo=1)
+
+
+def check_temperature(beta: object, name: str = "beta") -> float:
+    """Inverse temperature: finite and >= 0."""
+    return check_float(name, beta, lo=0.0)
+
+
+def check_choice(name: str, value: object, allowed: Sequence[str]) -> str:
+    """A string among ``allowed``."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {', '.join(map(repr, allowed))} (got {value!r})")
+    return str(value)
+
+
+def check_tensor(
+    name: str, t: object, shape: Sequence[int | None], *, dtype_floating: bool = True
+) -> torch.Tensor:
+    """A tensor of the given shape (``None`` matches any size), finite if floating."""
+    if not isinstance(t, torch.Tensor):
+        raise ValueError(f"{name} must be a torch.Tensor (got {type(t).__name__})")
+    want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"
+    if t.ndim != len(shape) or any(s is not None and s != n for s, n in zip(shape, t.shape)):
+        raise ValueError(f"{name} must have shape {want} (got {tuple(t.shape)})")
+    if dtype_floating and not t.is_floating_point():
+        raise ValueError(f"{name} must be a floating-point tensor (got {t.dtype})")
+    return t
+
+
+def _range_text(lo: int | None, hi: int | None) -> str:
+    if lo is not None and hi is not None:
+        return f" in {lo}..{hi}"
+    if lo is not None:
+        return f" >= {lo}"
+    if hi is not None:
+        return f" <= {hi}"
+    return ""
