@@ -1,0 +1,141 @@
+"""Private helpers shared by the constructions: Monte Carlo means with CIs and claimed errors.
+
+Kept inside ``constructions/`` because the layering forbids importing ``verifiers/`` here.
+The CI is the CLT interval ``mean +- z * s / sqrt(n)`` (``z = 2.576`` for 99 %).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+
+from workbench.core.sphere import Generator, as_generator
+from workbench.core.validation import check_float, check_int
+
+Z99 = 2.5758293035489004
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """A Monte Carlo mean and its two-sided CI ``[lo, hi]``."""
+
+    mean: float
+    stderr: float
+    lo: float
+    hi: float
+    samples: int
+    z: float = Z99
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ClaimedError:
+    """A construction's theoretical error claim (PEPit's ``theoretical_value``).
+
+    ``relation`` says how the measured error must relate to ``value``: ``"<="`` for an upper
+    bound, ``"=="`` for an exact value. ``lo``/``hi`` is the CI when ``method`` is
+    ``"monte_carlo"``, else ``lo == hi == value``. A measured error contradicts an upper bound only
+    when its CI lies entirely above ``hi``.
+    """
+
+    value: float
+    relation: str
+    method: str
+    statement: str
+    lo: float
+    hi: float
+    extra: dict[str, Any] = field(default_factory=dict)
+
+    @staticmethod
+    def exact(value: float, relation: str, method: str, statement: str, **extra: Any) -> ClaimedError:
+        v = float(value)
+        return ClaimedError(v, relation, method, statement, v, v, dict(extra))
+
+    @staticmethod
+    def from_estimate(est: Estimate, relation: str, statement: str, **extra: Any) -> ClaimedError:
+        return ClaimedError(
+            est.mean, relation, "monte_carlo", statement, est.lo, est.hi, {"samples": est.samples, **extra}
+        )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def mc_mean(
+    draw: Callable[[int, torch.Generator | None], torch.Tensor],
+    samples: int,
+    generator: Generator = None,
+    batch: int = 8192,
+    z: float = Z99,
+) -> Estimate:
+    """Mean of i.i.d. per-sample values ``draw(n, gen) -> (n,)`` with a CLT CI, streamed in batches."""
+    samples = check_int("samples", samples, lo=2)
+    batch = check_int("batch", batch, lo=1)
+    z = check_float("z", z, lo=0.0)
+    gen = as_generator(generator)
+    n, total, total_sq = 0, 0.0, 0.0
+    while n < samples:
+        m = min(batch, samples - n)
+        v = draw(m, gen).detach().to(torch.float64).reshape(-1)
+        if v.numel() != m:
+            raise ValueError(f"draw must return {m} values (got {v.numel()})")
+        total += float(v.sum())
+        total_sq += float((v * v).sum())
+        n += m
+    mean = total / n
+    var = max(total_sq / n - mean * mean, 0.0) * n / (n - 1)
+    se = math.sqrt(var / n)
+    return Estimate(mean, se, mean - z * se, mean + z * se, n, z)
+
+
+def pooled(values: list[float], z: float = Z99) -> Estimate:
+    """CI for the mean of independent replicate values (e.g. per-seed errors)."""
+    k = len(values)
+    if k < 1:
+        raise ValueError("values must hold at least one value")
+    mean = sum(values) / k
+    if k == 1:
+        return Estimate(mean, float("nan"), float("nan"), float("nan"), 1, z)
+    var = sum((v - mean) ** 2 for v in values) / (k - 1)
+    se = math.sqrt(var / k)
+    return Estimate(mean, se, mean - z * se, mean + z * se, k, z)
+
+
+def squared_error(out: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
+    """``||out - ref||^2`` per sample (PAPER.md §1: plain squared norm, not averaged)."""
+    return ((out - ref) ** 2).sum(dim=-1)
+
+
+def model_error(
+    forward: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    target: Callable[[torch.Tensor, torch.Tensor], torch.Tensor],
+    d: int,
+    N: int,
+    samples: int,
+    points: str = "orthonormal",
+    queries: str = "uniform",
+    generator: Generator = None,
+    batch: int = 4096,
+    z: float = Z99,
+) -> Estimate:
+    """Monte Carlo ``E ||target(X, y) - forward(X, y)||^2`` on fresh ``(X, y)`` with a CI.
+
+    ``forward`` may return ``(B, d)`` or ``(1, B, d)`` (one model of a stacked layer).
+    """
+    from workbench.core.sphere import sample_instances
+
+    def draw(m: int, gen: torch.Generator | None) -> torch.Tensor:
+        X, y = sample_instances(m, N, d, points=points, queries=queries, generator=gen)
+        with torch.no_grad():
+            out = forward(X, y)
+        if out.ndim == 3:
+            out = out[0]
+        return squared_error(out.to(torch.float64), target(X, y))
+
+    return mc_mean(draw, samples, generator, batch=batch, z=z)

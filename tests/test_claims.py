@@ -1,0 +1,82 @@
+"""Verdicts are decided beyond the CI; the runner respects dependencies (DESIGN.md, Claims)."""
+
+import pytest
+
+from workbench.proofs.claim import CheckContext, Claim, Evidence, combine
+from workbench.proofs.registry import dependency_order, load_claims, run_claims
+
+
+def ev(value, bound, relation, ci=None, tol=0.0):
+    return Evidence(value, bound, relation, "monte_carlo" if ci else "exact", ci=ci, tolerance=tol)
+
+
+@pytest.mark.parametrize(
+    "value,bound,relation,ci,verdict",
+    [
+        (0.5, 1.0, "<=", None, "holds"),
+        (1.5, 1.0, "<=", None, "violated"),
+        (0.5, 1.0, "<=", (0.4, 0.9), "holds"),
+        (0.9, 1.0, "<=", (0.8, 1.1), "inconclusive"),
+        (1.2, 1.0, "<=", (1.1, 1.3), "violated"),
+        (1.2, 1.0, ">=", (1.1, 1.3), "holds"),
+        (1.0, 1.0, ">=", (0.9, 1.1), "inconclusive"),
+        (0.5, 1.0, ">=", (0.4, 0.6), "violated"),
+        (1.0, 1.02, "==", (0.95, 1.05), "holds"),
+        (1.0, 1.2, "==", (0.95, 1.05), "violated"),
+    ],
+)
+def test_evidence_verdicts(value, bound, relation, ci, verdict):
+    assert ev(value, bound, relation, ci).verdict == verdict
+
+
+def test_tolerance_absorbs_rounding_only():
+    assert ev(1e-13, 0.0, "<=", tol=1e-12).verdict == "holds"
+    assert ev(1e-11, 0.0, "<=", tol=1e-12).verdict == "violated"
+
+
+def test_combine_and_conjectures_never_hold():
+    holds, incon = ev(0, 1, "<="), ev(0.9, 1, "<=", (0.8, 1.1))
+    assert combine([holds, holds], "theorem") == "holds"
+    assert combine([holds, incon], "theorem") == "inconclusive"
+    assert combine([holds, ev(2, 1, "<=")], "theorem") == "violated"
+    assert combine([holds], "conjecture") == "inconclusive"
+    assert combine([], "lemma") == "inconclusive"
+
+
+def test_runner_marks_dependents_of_violated_claims_unsupported():
+    claims = {
+        "a": Claim("a", "A", "lemma", lambda ctx: [ev(2, 1, "<=")]),
+        "b": Claim("b", "B", "theorem", lambda ctx: [ev(0, 1, "<=")], depends_on=("a",)),
+        "c": Claim("c", "C", "lemma", lambda ctx: [ev(0, 1, "<=")]),
+        "d": Claim("d", "D", "lemma", lambda ctx: 1 / 0),
+    }
+    res = {r.claim.id: r for r in run_claims(CheckContext(), claims=claims)}
+    assert res["a"].verdict == "violated" and res["b"].verdict == "unsupported"
+    assert res["c"].verdict == "holds"
+    assert res["d"].verdict == "inconclusive" and "ZeroDivisionError" in res["d"].error
+
+
+def test_dependency_order_and_cycles():
+    f = lambda ctx: []  # noqa: E731
+    claims = {"b": Claim("b", "", "lemma", f, ("a",)), "a": Claim("a", "", "lemma", f)}
+    assert dependency_order(claims) == ["a", "b"]
+    claims["a"] = Claim("a", "", "lemma", f, ("b",))
+    with pytest.raises(ValueError, match="cycle"):
+        dependency_order(claims)
+    with pytest.raises(ValueError, match="unknown"):
+        dependency_order({"x": Claim("x", "", "lemma", f, ("zzz",))})
+
+
+@pytest.mark.parametrize("bad", [dict(relation="<"), dict(method="guess"), dict(ci=(2.0, 1.0))])
+def test_evidence_validation(bad):
+    kw = dict(value=0.0, bound=1.0, relation="<=", method="exact") | bad
+    with pytest.raises(ValueError):
+        Evidence(**kw)
+
+
+def test_builtin_claims_all_hold_at_quick_scale():
+    results = run_claims(CheckContext(scale="quick", seed=0))
+    assert results and all(r.verdict == "holds" for r in results), [
+        (r.claim.id, r.verdict, r.error) for r in results if r.verdict != "holds"
+    ]
+    assert set(load_claims()) == {r.claim.id for r in results}

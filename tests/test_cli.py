@@ -1,0 +1,86 @@
+"""The CLI contract (DESIGN.md): --json, --seed, --version, exit codes, one-line errors."""
+
+import json
+import sqlite3
+import subprocess
+import sys
+
+import pytest
+
+from workbench import __version__
+from workbench.cli import main
+from workbench.commands.registry import CONTRACT
+
+
+def run(capsys, *args):
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_version(capsys):
+    code, out, _ = run(capsys, "--version")
+    assert code == 0 and __version__ in out
+
+
+def test_check_json_schema(capsys):
+    code, out, err = run(capsys, "check", "--json", "--only", "fact1.soft_representation")
+    assert code == 0, err
+    data = json.loads(out)
+    ids = [c["id"] for c in data["claims"]]
+    assert ids == ["fact1.soft_representation"]
+    c = data["claims"][0]
+    assert {"id", "kind", "depends_on", "verdict", "evidence"} <= set(c)
+    assert c["verdict"] == "holds" and c["evidence"]
+    e = c["evidence"][0]
+    assert {"value", "bound", "relation", "ci", "params", "method", "seconds", "verdict"} <= set(e)
+    assert data["summary"]["holds"] == 1 and data["summary"]["total"] == 1
+
+
+def test_only_pulls_in_dependencies(capsys):
+    code, out, _ = run(capsys, "check", "--json", "--only", "fact1.hard_limit")
+    ids = [c["id"] for c in json.loads(out)["claims"]]
+    assert code == 0
+    assert ids == ["fact1.soft_representation", "fact1.pointwise_bound", "fact1.hard_limit"]
+
+
+def test_check_records_to_sqlite(tmp_path, capsys):
+    db = tmp_path / "runs.db"
+    code, _, _ = run(capsys, "check", "--only", "setting.sphere_law", "--db", str(db))
+    assert code == 0
+    con = sqlite3.connect(db)
+    (n_runs,) = con.execute("SELECT COUNT(*) FROM check_runs").fetchone()
+    rows = con.execute("SELECT claim_id, verdict FROM claim_results").fetchall()
+    assert n_runs == 1 and rows == [("setting.sphere_law", "holds")]
+
+
+@pytest.mark.parametrize(
+    "args,needle",
+    [
+        (["check", "--only", "no.such.claim"], "--only"),
+        (["check", "--scale", "huge"], "--scale"),
+        (["check", "--seed", "-3"], "--seed"),
+        (["check", "--seed", "abc"], "--seed"),
+        (["check", "--device", "tpu"], "--device"),
+        (["no-such-command"], "no-such-command"),
+    ],
+)
+def test_bad_input_is_one_line_exit_2(capsys, args, needle):
+    code, out, err = run(capsys, *args)
+    assert code == 2
+    assert err.count("\n") == 1 and err.startswith("error: ") and needle in err
+    assert "Traceback" not in err
+
+
+def test_every_contract_command_exists_and_takes_json_and_seed(capsys):
+    for name, _, _ in CONTRACT:
+        code, out, _ = run(capsys, name, "--help")
+        assert code == 0, name
+        assert "--json" in out and "--seed" in out, name
+
+
+def test_console_script_runs_without_traceback():
+    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "check", "--scale", "x"],
+                          capture_output=True, text=True)
+    assert proc.returncode == 2
+    assert proc.stderr.strip().startswith("error:") and "Traceback" not in proc.stderr

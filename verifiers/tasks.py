@@ -1,0 +1,105 @@
+"""Tasks: a distribution of inputs, a target, and the per-sample error (PAPER.md §1, §4).
+
+A task samples ``(inputs, target)`` and scores stacked predictions. ``error(pred, target)`` is
+the paper's error, the plain squared Euclidean norm ``||f - A||^2`` (not averaged over
+coordinates), so the zero model scores exactly 1 on every task here:
+
+- ``nearest``: lone query ``y``, keys ``X``; target ``x_{argmax <x_i, y>}``. With
+  ``points="orthonormal"`` and uniform queries this is ``D_N`` (Theorem 2 uses ``D_2``).
+- ``farthest``: the sequence task of §4; every token queries, the label of token ``i`` is the
+  point farthest from ``x_i``. Error: ``||.||^2`` averaged over the N tokens.
+- ``regression``: in-context linear regression (Garg et al. 2022), ``N`` context pairs in
+  dimension ``d``; error ``(w.x_q - pred)^2 / d`` (so predicting 0 scores 1).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass
+from typing import Any, Protocol
+
+import torch
+
+from workbench.core.sphere import POINT_LAWS, QUERY_LAWS, sample_instances, sample_points
+from workbench.core.targets import (
+    farthest_point_sequence,
+    linear_regression_data,
+    nearest_neighbour,
+)
+from workbench.core.validation import check_choice, check_dim, check_int, check_points
+
+TASKS: tuple[str, ...] = ("nearest", "farthest", "regression")
+Inputs = tuple[torch.Tensor, ...]
+
+
+class TaskLike(Protocol):
+    """Anything the estimator can score: a sampler and a per-sample error."""
+
+    def sample(
+        self, batch: int, generator: torch.Generator | None, device: Any = None
+    ) -> tuple[Inputs, torch.Tensor]: ...
+
+    def error(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor: ...
+
+
+@dataclass(frozen=True)
+class Task:
+    """A task of the paper: ``name`` in ``TASKS``, dimension ``d``, ``N`` keys (or pairs)."""
+
+    name: str = "nearest"
+    d: int = 16
+    N: int = 2
+    points: str = "iid"
+    queries: str = "uniform"
+
+    def __post_init__(self) -> None:
+        check_choice("task", self.name, TASKS)
+        check_dim(self.d)
+        check_points(self.N)
+        check_choice("distribution", self.points, POINT_LAWS)
+        check_choice("queries", self.queries, QUERY_LAWS)
+        if self.points == "orthonormal" and self.N > self.d:
+            raise ValueError(
+                f"N must be an integer in 1..d = 1..{self.d} for orthonormal points (got {self.N})"
+            )
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+    def sample(
+        self, batch: int, generator: torch.Generator | None, device: Any = None
+    ) -> tuple[Inputs, torch.Tensor]:
+        """Fresh float32 ``(inputs, target)`` of batch size ``batch``."""
+        batch = check_int("batch", batch, lo=1)
+        f32 = torch.float32
+        if self.name == "nearest":
+            X, y = sample_instances(
+                batch, self.N, self.d, self.points, self.queries, generator, device, f32
+            )
+            return (X, y), nearest_neighbour(X, y)
+        if self.name == "farthest":
+            X = sample_points(batch, self.N, self.d, self.points, generator, device, f32)
+            return (X,), farthest_point_sequence(X)
+        xs, ys, _ = linear_regression_data(batch, self.d, self.N, generator, device, f32)
+        target = ys[:, -1].clone()
+        ys = ys.clone()
+        ys[:, -1] = 0.0
+        return (xs, ys), target
+
+    def error(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
+        """Per-sample error ``(K, B)`` of stacked predictions ``(K, B, ...)`` (or ``(B, ...)``)."""
+        diff = pred - (target.unsqueeze(0) if pred.ndim == target.ndim + 1 else target)
+        if self.name == "regression":
+            err = diff.square() / self.d
+        else:
+            err = diff.square().sum(-1)
+            err = err.mean(-1) if self.name == "farthest" else err
+        return err if err.ndim == 2 else err.unsqueeze(0)
+
+
+def sample_stacked(
+    task: TaskLike, batch: int, generators: list[torch.Generator], device: Any = None
+) -> tuple[Inputs, torch.Tensor]:
+    """One independent batch per model, stacked along a leading K axis."""
+    draws = [task.sample(batch, g, device) for g in generators]
+    inputs = tuple(torch.stack([d[0][i] for d in draws]) for i in range(len(draws[0][0])))
+    return inputs, torch.stack([d[1] for d in draws])

@@ -1,0 +1,293 @@
+"""The batched trainer: K independent models per forward/backward, grouped by shape.
+
+Serves the ``trained`` evidence of PAPER.md §4 (Figure 2 and the sweeps) and the falsifier's
+gradient search against Theorem 2's lower bound.
+
+- Models with the same architecture, rank, heads, layers and options form one group and share
+  one stacked module; seeds and learning rates may differ inside a group.
+- AdamW (betas (0.9, 0.95), no weight decay by default) with per-model learning rates, linear
+  warm-up over 5% of the steps, then cosine decay to 0; float32.
+- Fresh samples every step from each model's own stream ``derive_seed(seed, "data")``; the
+  initialisation comes from ``derive_seed(seed, "init")`` and held-out samples from
+  ``derive_seed(eval_seed, "heldout")``, so training K models batched gives the same numbers as
+  training them one at a time, and evaluation never sees training data.
+- ``checkpoint``: the whole state (parameters, optimiser moments, sampler states, loss history)
+  is written atomically every ``checkpoint_every`` steps; rerunning with the same path resumes
+  and ends with the same result as an uninterrupted run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+import torch
+from torch import nn
+
+from verifiers.estimate import Estimate, estimate_error
+from verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
+from verifiers.tasks import Task, sample_stacked
+from workbench.core.attention import GeneralizedAttention, MultiHeadAttention
+from workbench.core.sphere import make_generator
+from workbench.core.validation import check_choice, check_float, check_int
+
+ARCHS: tuple[str, ...] = ("attention", "generalized", "encoder", "regression")
+
+
+def derive_seed(seed: int, tag: str) -> int:
+    """A 63-bit seed for the stream ``tag`` of run ``seed`` (streams never coincide)."""
+    h = hashlib.sha256(f"{check_int('seed', seed, lo=0)}:{tag}".encode()).digest()
+    return int.from_bytes(h[:8], "little") >> 1
+
+
+@dataclass(frozen=True)
+class ModelSpec:
+    """One model to train. ``options`` go to the architecture (``scale``, ``score``, ...)."""
+
+    arch: str = "attention"
+    rank: int = 1
+    heads: int = 1
+    layers: int = 1
+    seed: int = 0
+    lr: float = 0.01
+    options: dict[str, Any] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        check_choice("arch", self.arch, ARCHS)
+        check_int("rank", self.rank, lo=1)
+        check_int("heads", self.heads, lo=1)
+        check_int("layers", self.layers, lo=1)
+        check_int("seed", self.seed, lo=0)
+        check_float("lr", self.lr, lo=0.0, lo_open=True)
+        if self.arch in ("attention", "generalized") and self.layers != 1:
+            raise ValueError(f"layers must be 1 for arch {self.arch!r} (got {self.layers})")
+
+    def shape_key(self) -> str:
+        """Models with equal keys train in one stacked group."""
+        opts = json.dumps(self.options, sort_keys=True)
+        return f"{self.arch}|{self.rank}|{self.heads}|{self.layers}|{opts}"
+
+
+@dataclass(frozen=True)
+class TrainConfig:
+    """Optimisation and evaluation settings shared by every model of a run (PAPER.md §4)."""
+
+    steps: int = 1000
+    batch: int = 256
+    warmup: float = 0.05
+    betas: tuple[float, float] = (0.9, 0.95)
+    weight_decay: float = 0.0
+    eps: float = 1e-8
+    eval_samples: int = 20_000
+    eval_batch: int = 2048
+    level: float = 0.95
+    eval_seed: int = 0
+    device: str = "cpu"
+    checkpoint_every: int = 0
+
+    def __post_init__(self) -> None:
+        check_int("steps", self.steps, lo=1)
+        check_int("batch", self.batch, lo=1)
+        check_float("warmup", self.warmup, 0.0, 1.0, hi_open=True)
+        check_int("eval_samples", self.eval_samples, lo=0)
+        check_int("checkpoint_every", self.checkpoint_every, lo=0)
+
+
+@dataclass
+class ModelResult:
+    """Best/final training loss, held-out error with CI, parameter counts, trained weights."""
+
+    spec: ModelSpec
+    best_loss: float
+    final_loss: float
+    heldout: Estimate | None
+    params_paper: int
+    params_total: int
+    state: dict[str, torch.Tensor] = field(repr=False, default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        out = {k: v for k, v in asdict(self).items() if k not in ("state", "heldout")}
+        out["heldout"] = None if self.heldout is None else self.heldout.to_dict()
+        return out
+
+
+@dataclass
+class TrainRun:
+    """All results, in the order of the specs, plus throughput (model-steps per second)."""
+
+    results: list[ModelResult]
+    steps: int
+    seconds: float
+    groups: int
+    modules: list[nn.Module] = field(repr=False, default_factory=list)
+
+    @property
+    def model_steps_per_s(self) -> float:
+        return len(self.results) * self.steps / max(self.seconds, 1e-12)
+
+
+def build_model(spec: ModelSpec, task: Task, models: int = 1,
+                generator: torch.Generator | None = None) -> nn.Module:
+    """The stacked module of ``spec`` for ``task`` with ``models`` copies."""
+    o = dict(spec.options)
+    if spec.arch == "attention":
+        return MultiHeadAttention(task.d, spec.rank, spec.heads, models, generator=generator, **o)
+    if spec.arch == "generalized":
+        return GeneralizedAttention(task.d, spec.rank, spec.heads, models, generator=generator,
+                                    **o)
+    if spec.arch == "encoder":
+        o.setdefault("length", task.N + 1)
+        return EncoderStack(task.d, task.d, spec.rank, spec.heads, spec.layers, models,
+                            generator=generator, **o)
+    o.setdefault("length", task.N + 1)
+    return RegressionStack(task.d, spec.rank, spec.heads, spec.layers, models,
+                           generator=generator, **o)
+
+
+def param_counts(module: nn.Module, models: int) -> tuple[int, int]:
+    """``(paper, total)`` parameters of one model: ``L H r d`` and every trainable number."""
+    total = sum(p.numel() for p in module.parameters()) // models
+    if isinstance(module, EncoderStack):
+        return module.paper_params(), total
+    return module.heads * module.rank * module.d, total  # type: ignore[operator]
+
+
+def lr_factor(step: int, steps: int, warmup: float) -> float:
+    """Linear warm-up over ``warmup * steps`` steps, then cosine decay to 0 (PAPER.md §4)."""
+    w = int(round(warmup * steps))
+    if step < w:
+        return (step + 1) / w
+    return 0.5 * (1 + math.cos(math.pi * (step - w) / max(1, steps - w)))
+
+
+class _Group:
+    """One stacked module, its AdamW moments, sampler states and loss history."""
+
+    def __init__(self, specs: list[tuple[int, ModelSpec]], task: Task, cfg: TrainConfig):
+        self.index = [i for i, _ in specs]
+        self.specs = [s for _, s in specs]
+        K, dev = len(self.specs), torch.device(cfg.device)
+        ones = [build_model(s, task, 1, make_generator(derive_seed(s.seed, "init")))
+                for s in self.specs]
+        self.module = stack_modules(ones, build_model(self.specs[0], task, K)).to(dev)
+        self.params = [p for p in self.module.parameters() if p.requires_grad]
+        self.m = [torch.zeros_like(p) for p in self.params]
+        self.v = [torch.zeros_like(p) for p in self.params]
+        self.lr = torch.tensor([s.lr for s in self.specs], device=dev)
+        self.gens = [make_generator(derive_seed(s.seed, "data"), dev) for s in self.specs]
+        self.losses = torch.zeros(cfg.steps, K, device=dev)
+
+    def step(self, t: int, task: Task, cfg: TrainConfig) -> None:
+        inputs, target = sample_stacked(task, cfg.batch, self.gens, cfg.device)
+        loss = task.error(self.module(*inputs), target).mean(1)  # (K,)
+        for p in self.params:
+            p.grad = None
+        loss.sum().backward()
+        self.losses[t] = loss.detach()
+        _adamw(self, t, cfg)
+
+    def state(self) -> dict[str, Any]:
+        return {"module": self.module.state_dict(), "m": self.m, "v": self.v,
+                "gens": [g.get_state() for g in self.gens], "losses": self.losses}
+
+    def load(self, st: dict[str, Any]) -> None:
+        self.module.load_state_dict(st["module"])
+        for mine, saved in ((self.m, st["m"]), (self.v, st["v"])):
+            for a, b in zip(mine, saved):
+                a.copy_(b)
+        for g, s in zip(self.gens, st["gens"]):
+            g.set_state(s)
+        self.losses.copy_(st["losses"])
+
+
+@torch.no_grad()
+def _adamw(group: _Group, t: int, cfg: TrainConfig) -> None:
+    """AdamW (decoupled weight decay), as ``torch.optim.AdamW``, with a learning rate per model."""
+    b1, b2 = cfg.betas
+    lr = group.lr * lr_factor(t, cfg.steps, cfg.warmup)
+    bc1, bc2 = 1 - b1 ** (t + 1), math.sqrt(1 - b2 ** (t + 1))
+    for p, m, v in zip(group.params, group.m, group.v):
+        g = p.grad
+        lr_k = lr.view(-1, *([1] * (p.ndim - 1)))
+        if cfg.weight_decay:
+            p.mul_(1 - lr_k * cfg.weight_decay)
+        m.mul_(b1).add_(g, alpha=1 - b1)
+        v.mul_(b2).addcmul_(g, g, value=1 - b2)
+        p.sub_((lr_k / bc1) * m / (v.sqrt() / bc2 + cfg.eps))
+
+
+def _window(steps: int) -> int:
+    return max(1, min(100, steps // 20))
+
+
+def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None, *,
+          checkpoint: str | os.PathLike[str] | None = None,
+          progress: Callable[[int, int], None] | None = None) -> TrainRun:
+    """Train every spec on fresh samples of ``task``; results come back in the order of ``specs``.
+
+    ``best_loss`` is the lowest moving average of the training loss over ``steps // 20`` steps
+    (at most 100), ``final_loss`` the last such average; ``heldout`` the error on
+    ``eval_samples`` fresh samples with a normal CI at ``level`` (None if ``eval_samples == 0``).
+    """
+    cfg = config or TrainConfig()
+    if not specs:
+        raise ValueError("specs must hold at least one ModelSpec")
+    keys: dict[str, list[tuple[int, ModelSpec]]] = {}
+    for i, s in enumerate(specs):
+        keys.setdefault(s.shape_key(), []).append((i, s))
+    groups = [_Group(v, task, cfg) for v in keys.values()]
+    fingerprint = json.dumps([task.to_dict(), [asdict(s) for s in specs], asdict(cfg)],
+                             sort_keys=True, default=str)
+    start, elapsed = 0, 0.0
+    if checkpoint is not None and os.path.exists(checkpoint):
+        saved = torch.load(checkpoint, map_location=cfg.device, weights_only=False)
+        if saved["fingerprint"] != fingerprint:
+            raise ValueError(f"checkpoint {os.fspath(checkpoint)!r} belongs to a different run")
+        for grp, st in zip(groups, saved["groups"]):
+            grp.load(st)
+        start, elapsed = saved["step"], saved["seconds"]
+    every = cfg.checkpoint_every or max(1, cfg.steps // 20)
+    t0 = time.perf_counter()
+    for t in range(start, cfg.steps):
+        for grp in groups:
+            grp.step(t, task, cfg)
+        if checkpoint is not None and ((t + 1) % every == 0 or t + 1 == cfg.steps):
+            _save(checkpoint, fingerprint, t + 1, elapsed + time.perf_counter() - t0, groups)
+        if progress is not None:
+            progress(t + 1, cfg.steps)
+    seconds = elapsed + time.perf_counter() - t0
+    results: list[ModelResult | None] = [None] * len(specs)
+    for grp in groups:
+        _collect(grp, task, cfg, results)
+    return TrainRun([r for r in results if r is not None], cfg.steps, seconds, len(groups),
+                    [g.module for g in groups])
+
+
+def _collect(grp: _Group, task: Task, cfg: TrainConfig, out: list[ModelResult | None]) -> None:
+    w = _window(cfg.steps)
+    hist = grp.losses.double().cpu()
+    smooth = hist.unfold(0, w, 1).mean(-1)  # (steps - w + 1, K)
+    K = len(grp.specs)
+    ests: list[Estimate | None] = [None] * K
+    if cfg.eval_samples:
+        ests = list(estimate_error(grp.module, task, samples=cfg.eval_samples,
+                                   batch=cfg.eval_batch, level=cfg.level,
+                                   generator=derive_seed(cfg.eval_seed, "heldout")))
+    paper, total = param_counts(grp.module, K)
+    for k, (i, s) in enumerate(zip(grp.index, grp.specs)):
+        out[i] = ModelResult(s, float(smooth[:, k].min()), float(smooth[-1, k]), ests[k],
+                             paper, total, unstack_state(grp.module, k))
+
+
+def _save(path: str | os.PathLike[str], fingerprint: str, step: int, seconds: float,
+          groups: list[_Group]) -> None:
+    tmp = f"{os.fspath(path)}.tmp"
+    torch.save({"fingerprint": fingerprint, "step": step, "seconds": seconds,
+                "groups": [g.state() for g in groups]}, tmp)
+    os.replace(tmp, path)

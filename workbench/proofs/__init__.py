@@ -1,0 +1,1 @@
+"""Claims of the paper, their checks, and the runner behind ``workbench check``."""

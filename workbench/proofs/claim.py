@@ -1,0 +1,112 @@
+"""``Claim`` and ``Evidence``: the unit of the workbench (DESIGN.md, Claims).
+
+A piece of evidence compares a measured ``value`` with a ``bound`` through a ``relation``. Its
+verdict is decided beyond the confidence interval: ``holds`` when the whole CI (widened by the
+stated tolerance) satisfies the relation, ``violated`` when the whole CI contradicts it, and
+``inconclusive`` when the CI straddles the bound.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+RELATIONS: tuple[str, ...] = ("<=", ">=", "==")
+METHODS: tuple[str, ...] = ("exact", "interval", "identity", "monte_carlo", "trained", "solved")
+KINDS: tuple[str, ...] = ("fact", "lemma", "theorem", "remark", "conjecture", "experiment")
+VERDICTS: tuple[str, ...] = ("holds", "violated", "inconclusive", "unsupported", "skipped")
+
+
+@dataclass
+class Evidence:
+    """One comparison of a measurement with a bound.
+
+    ``relation`` states what the claim asserts: ``value <= bound``, ``value >= bound`` or
+    ``value == bound``. ``ci`` is the confidence interval of ``value`` (``None`` for exact
+    values); ``tolerance`` absorbs floating-point error of deterministic computations.
+    """
+
+    value: float
+    bound: float
+    relation: str
+    method: str
+    params: dict[str, Any] = field(default_factory=dict)
+    ci: tuple[float, float] | None = None
+    ci_level: float | None = None
+    tolerance: float = 0.0
+    seconds: float = 0.0
+    note: str = ""
+
+    def __post_init__(self) -> None:
+        if self.relation not in RELATIONS:
+            raise ValueError(f"relation must be one of {RELATIONS} (got {self.relation!r})")
+        if self.method not in METHODS:
+            raise ValueError(f"method must be one of {METHODS} (got {self.method!r})")
+        if self.ci is not None:
+            lo, hi = float(self.ci[0]), float(self.ci[1])
+            if not lo <= hi:
+                raise ValueError(f"ci must satisfy lo <= hi (got {self.ci})")
+            self.ci = (lo, hi)
+        if not self.tolerance >= 0:
+            raise ValueError(f"tolerance must be >= 0 (got {self.tolerance})")
+
+    @property
+    def verdict(self) -> str:
+        """``holds``, ``violated`` or ``inconclusive``, decided beyond the CI."""
+        lo, hi = self.ci if self.ci is not None else (self.value, self.value)
+        b, tol = float(self.bound), self.tolerance
+        if any(math.isnan(v) for v in (lo, hi, b)):
+            return "inconclusive"
+        if self.relation == "<=":
+            return "holds" if hi <= b + tol else "violated" if lo > b + tol else "inconclusive"
+        if self.relation == ">=":
+            return "holds" if lo >= b - tol else "violated" if hi < b - tol else "inconclusive"
+        return "holds" if lo - tol <= b <= hi + tol else "violated"
+
+    def to_dict(self) -> dict[str, Any]:
+        d = asdict(self)
+        d["verdict"] = self.verdict
+        return d
+
+
+@dataclass(frozen=True)
+class CheckContext:
+    """What a check may depend on: the scale, the seed and the torch device."""
+
+    scale: str = "quick"
+    seed: int = 0
+    device: str = "cpu"
+
+
+CheckFn = Callable[[CheckContext], list[Evidence]]
+
+
+@dataclass
+class Claim:
+    """A statement of the paper (or a lemma of ours) with the checks that test it."""
+
+    id: str
+    title: str
+    kind: str
+    check: CheckFn
+    depends_on: tuple[str, ...] = ()
+    statement: str = ""
+    source: str = ""
+
+    def __post_init__(self) -> None:
+        if self.kind not in KINDS:
+            raise ValueError(f"kind must be one of {KINDS} (got {self.kind!r})")
+
+
+def combine(evidence: list[Evidence], kind: str) -> str:
+    """A claim's verdict from its evidence. A conjecture is never ``holds``: at best evidence."""
+    if not evidence:
+        return "inconclusive"
+    verdicts = {e.verdict for e in evidence}
+    if "violated" in verdicts:
+        return "violated"
+    if verdicts == {"holds"}:
+        return "inconclusive" if kind == "conjecture" else "holds"
+    return "inconclusive"

@@ -1,0 +1,137 @@
+"""The claim registry and the thin runner behind ``workbench check``.
+
+Claims register through the ``@claim`` decorator in ``workbench.proofs.paper`` modules, or from
+third-party packages through the ``workbench.claims`` entry-point group (each entry point names a
+module to import). The runner executes claims in dependency order and marks a claim whose
+dependency was violated as ``unsupported``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import time
+import traceback
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field
+from importlib.metadata import entry_points
+from typing import Any
+
+import networkx as nx
+
+from workbench.proofs.claim import CheckContext, CheckFn, Claim, Evidence, combine
+
+_REGISTRY: dict[str, Claim] = {}
+BUILTIN_MODULES: tuple[str, ...] = (
+    "workbench.proofs.paper.setting",
+    "workbench.proofs.paper.fact1",
+)
+
+
+def claim(
+    id: str,
+    title: str,
+    kind: str,
+    depends_on: Iterable[str] = (),
+    statement: str = "",
+    source: str = "",
+) -> Callable[[CheckFn], CheckFn]:
+    """Register the decorated check function as the check of a new claim."""
+
+    def deco(fn: CheckFn) -> CheckFn:
+        c = Claim(id, title, kind, fn, tuple(depends_on), statement, source)
+        if id in _REGISTRY and _REGISTRY[id].check is not fn:
+            raise ValueError(f"claim id {id!r} is registered twice")
+        _REGISTRY[id] = c
+        return fn
+
+    return deco
+
+
+def load_claims() -> dict[str, Claim]:
+    """Import the built-in claim modules and the ``workbench.claims`` entry points."""
+    for mod in BUILTIN_MODULES:
+        importlib.import_module(mod)
+    for ep in entry_points(group="workbench.claims"):
+        importlib.import_module(ep.value.split(":")[0])
+    return dict(_REGISTRY)
+
+
+def dependency_order(claims: dict[str, Claim]) -> list[str]:
+    """Claim ids in an order where every dependency comes first."""
+    g = nx.DiGraph()
+    g.add_nodes_from(claims)
+    for c in claims.values():
+        for dep in c.depends_on:
+            if dep not in claims:
+                raise ValueError(f"claim {c.id!r} depends on unknown claim {dep!r}")
+            g.add_edge(dep, c.id)
+    if not nx.is_directed_acyclic_graph(g):
+        raise ValueError("claims must not depend on each other in a cycle")
+    return list(nx.lexicographical_topological_sort(g))
+
+
+@dataclass
+class ClaimResult:
+    claim: Claim
+    verdict: str
+    evidence: list[Evidence] = field(default_factory=list)
+    seconds: float = 0.0
+    error: str | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "id": self.claim.id,
+            "title": self.claim.title,
+            "kind": self.claim.kind,
+            "depends_on": list(self.claim.depends_on),
+            "verdict": self.verdict,
+            "seconds": round(self.seconds, 4),
+            "error": self.error,
+            "evidence": [e.to_dict() for e in self.evidence],
+        }
+
+
+def run_claims(
+    ctx: CheckContext, only: Iterable[str] | None = None, claims: dict[str, Claim] | None = None
+) -> list[ClaimResult]:
+    """Run the selected claims (and what they depend on) in dependency order."""
+    claims = load_claims() if claims is None else claims
+    order = dependency_order(claims)
+    wanted = set(order)
+    if only:
+        only = list(only)
+        for cid in only:
+            if cid not in claims:
+                raise ValueError(f"--only must name known claims: {cid!r} is not one of {order}")
+        wanted = set(only)
+        for cid in only:
+            wanted |= _ancestors(claims, cid)
+    results: dict[str, ClaimResult] = {}
+    for cid in order:
+        if cid not in wanted:
+            continue
+        c = claims[cid]
+        if any(results[d].verdict in ("violated", "unsupported") for d in c.depends_on):
+            results[cid] = ClaimResult(c, "unsupported")
+            continue
+        t0 = time.perf_counter()
+        try:
+            ev = c.check(ctx)
+            res = ClaimResult(c, combine(ev, c.kind), ev)
+        except Exception as e:  # a crashing check is reported, never hidden
+            tb = traceback.format_exception_only(type(e), e)[-1].strip()
+            res = ClaimResult(c, "inconclusive", error=tb)
+        res.seconds = time.perf_counter() - t0
+        results[cid] = res
+    return list(results.values())
+
+
+def _ancestors(claims: dict[str, Claim], cid: str) -> set[str]:
+    out: set[str] = set()
+    stack = list(claims[cid].depends_on)
+    while stack:
+        d = stack.pop()
+        if d not in out:
+            out.add(d)
+            stack.extend(claims[d].depends_on)
+    return out
