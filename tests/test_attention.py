@@ -36,8 +36,10 @@ def test_full_rank_head_equals_soft_target(cfg, seed, beta):
 def test_full_rank_head_tends_to_hard_target(points, N, d):
     X, y = sample_instances(4000, N, d, points=points, generator=5)
     hard = nearest_neighbour(X, y)
-    errs = [float((full_rank_head(d, b)(X, y)[0] - hard).pow(2).sum(-1).mean())
-            for b in (1.0, 10.0, 100.0, 1e3, 1e4)]
+    errs = [
+        float((full_rank_head(d, b)(X, y)[0] - hard).pow(2).sum(-1).mean())
+        for b in (1.0, 10.0, 100.0, 1e3, 1e4)
+    ]
     assert all(a > b for a, b in zip(errs, errs[1:]))
     assert errs[-1] < 5e-3
     hardmax = full_rank_head(d, 1.0)
@@ -45,11 +47,16 @@ def test_full_rank_head_tends_to_hard_target(points, N, d):
     assert torch.allclose(hardmax(X, y)[0], hard, atol=1e-15)
 
 
-@given(attention_configs(max_d=8, max_heads=5, max_n=6), seeds(), st.sampled_from(["softmax", "hardmax"]))
+@given(
+    attention_configs(max_d=8, max_heads=5, max_n=6),
+    seeds(),
+    st.sampled_from(["softmax", "hardmax"]),
+)
 def test_generalized_dot_equals_standard_multihead(cfg, seed, normalizer):
     g = make_generator(seed)
-    mha = MultiHeadAttention(cfg.d, cfg.r, cfg.H, models=2, normalizer=normalizer, generator=g,
-                             dtype=F64)
+    mha = MultiHeadAttention(
+        cfg.d, cfg.r, cfg.H, models=2, normalizer=normalizer, generator=g, dtype=F64
+    )
     gen = mha.to_generalized()
     X = uniform_sphere(5, cfg.N, d=cfg.d, generator=g)
     y = uniform_sphere(5, d=cfg.d, generator=g)
@@ -75,8 +82,16 @@ def test_standard_head_written_out_by_hand():
 @pytest.mark.parametrize("normalizer", ["softmax", "hardmax"])
 def test_stacked_models_equal_separate_evaluations(score, normalizer):
     K, d, r, H, N = 4, 6, 2, 3, 5
-    layer = GeneralizedAttention(d, r, H, models=K, score=score, normalizer=normalizer,
-                                 generator=make_generator(3), dtype=F64)
+    layer = GeneralizedAttention(
+        d,
+        r,
+        H,
+        models=K,
+        score=score,
+        normalizer=normalizer,
+        generator=make_generator(3),
+        dtype=F64,
+    )
     X, y = sample_instances(7, N, d, generator=2)
     out = layer(X, y)
     for k in range(K):
@@ -179,11 +194,32 @@ def test_param_count_conventions():
         (lambda: MultiHeadAttention(4, 2, 1)(torch.zeros(2, 3, 4), torch.zeros(3, 4)), "y"),
         (lambda: MultiHeadAttention(4, 2, 1)(torch.zeros(2, 0, 4)), "N"),
         (lambda: MultiHeadAttention(4, 2, 1, models=2)(torch.zeros(3, 2, 3, 4)), "X"),
-        (lambda: GeneralizedAttention(4, 2, 1, score="bias", score_options={"max_len": 2})(
-            torch.zeros(2, 3, 4), torch.zeros(2, 4)), "N"),
+        (
+            lambda: GeneralizedAttention(4, 2, 1, score="bias", score_options={"max_len": 2})(
+                torch.zeros(2, 3, 4), torch.zeros(2, 4)
+            ),
+            "N",
+        ),
         (lambda: MultiHeadAttention(4, 2, 1).select(1), "k"),
     ],
 )
 def test_bad_input_names_the_parameter(call, name):
     with pytest.raises(ValueError, match=rf"^{name} must"):
         call()
+
+
+def test_rope_rank2_is_relative_rotation_by_hand():
+    """For r = 2 the RoPE score is ``q^T R(p_k - p_q) k`` with R the planar rotation."""
+    d, N = 3, 4
+    layer = GeneralizedAttention(d, 2, 1, score="rope", generator=make_generator(2), dtype=F64)
+    X, y = sample_instances(3, N, d, generator=3)
+    p = layer.probabilities(X, y)[0, 0, :, 0]  # lone query at position N
+    W, Q = layer.W[0, 0].detach(), layer.score.Q[0, 0].detach()
+    for b in range(3):
+        q = Q @ y[b]
+        s = []
+        for j in range(N):
+            t = torch.tensor(float(j - N), dtype=F64)
+            R = torch.stack([torch.stack([t.cos(), -t.sin()]), torch.stack([t.sin(), t.cos()])])
+            s.append(q @ R @ (W @ X[b, j]))
+        assert torch.allclose(p[b], torch.softmax(torch.stack(s), 0), atol=1e-12)

@@ -80,7 +80,10 @@ def test_every_contract_command_exists_and_takes_json_and_seed(capsys):
 
 
 def test_console_script_runs_without_traceback():
-    proc = subprocess.run([sys.executable, "-m", "workbench.cli", "check", "--scale", "x"],
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [sys.executable, "-m", "workbench.cli", "check", "--scale", "x"],
+        capture_output=True,
+        text=True,
+    )
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("error:") and "Traceback" not in proc.stderr

@@ -35,8 +35,10 @@ def _brute_nn(X, y, bias=None):
 def _brute_soft(X, y, beta, bias=None):
     out = []
     for b in range(X.shape[0]):
-        s = [beta * (float(X[b, i] @ y[b]) + (0.0 if bias is None else float(bias[i])))
-             for i in range(X.shape[1])]
+        s = [
+            beta * (float(X[b, i] @ y[b]) + (0.0 if bias is None else float(bias[i])))
+            for i in range(X.shape[1])
+        ]
         m = max(s)
         w = [math.exp(v - m) for v in s]
         out.append(sum(wi / sum(w) * X[b, i] for i, wi in enumerate(w)))
@@ -58,8 +60,10 @@ def test_soft_nearest_neighbour_matches_brute_force(cfg, seed, beta):
 def test_soft_tends_to_hard_and_beta_zero_is_mean():
     X, y = sample_instances(2000, 5, 8, generator=1)
     hard = nearest_neighbour(X, y)
-    errs = [float((soft_nearest_neighbour(X, y, b) - hard).pow(2).sum(-1).mean())
-            for b in (1.0, 10.0, 100.0, 1000.0, 10000.0)]
+    errs = [
+        float((soft_nearest_neighbour(X, y, b) - hard).pow(2).sum(-1).mean())
+        for b in (1.0, 10.0, 100.0, 1000.0, 10000.0)
+    ]
     assert all(a > b for a, b in zip(errs, errs[1:]))
     assert errs[-1] < 1e-2
     assert torch.allclose(soft_nearest_neighbour(X, y, 0.0), X.mean(1), atol=1e-15)
@@ -70,14 +74,16 @@ def test_biased_targets_match_brute_force(N, d, seed, beta):
     X, y = sample_instances(5, N, d, generator=seed)
     bias = uniform_sphere(1, d=N + 1, generator=seed + 1)[0, :N] if N > 0 else None
     assert torch.equal(biased_nearest_neighbour(X, y, bias), _brute_nn(X, y, bias))
-    assert torch.allclose(soft_biased_nearest_neighbour(X, y, bias, beta),
-                          _brute_soft(X, y, beta, bias), atol=1e-12)
+    assert torch.allclose(
+        soft_biased_nearest_neighbour(X, y, bias, beta), _brute_soft(X, y, beta, bias), atol=1e-12
+    )
 
 
 def test_zero_bias_is_plain_nearest_neighbour_and_large_bias_wins():
     X, y = sample_instances(100, 4, 5, generator=2)
-    assert torch.equal(biased_nearest_neighbour(X, y, torch.zeros(4, dtype=X.dtype)),
-                       nearest_neighbour(X, y))
+    assert torch.equal(
+        biased_nearest_neighbour(X, y, torch.zeros(4, dtype=X.dtype)), nearest_neighbour(X, y)
+    )
     big = torch.tensor([0.0, 0.0, 5.0, 0.0], dtype=X.dtype)  # |<x,y>| <= 1 < 5
     assert torch.equal(biased_nearest_neighbour(X, y, big), X[:, 2])
 
@@ -107,9 +113,13 @@ def test_linear_regression_data():
     assert xs.shape == (4000, 8, 5) and ys.shape == (4000, 8) and w.shape == (4000, 5)
     for b in range(3):
         for k in range(8):
-            assert abs(float(ys[b, k]) - sum(float(xs[b, k, j] * w[b, j]) for j in range(5))) < 1e-12
+            assert (
+                abs(float(ys[b, k]) - sum(float(xs[b, k, j] * w[b, j]) for j in range(5))) < 1e-12
+            )
     n = w.numel()
-    assert abs(float(w.mean())) < 5 / math.sqrt(n) and abs(float(w.var()) - 1) < 5 * math.sqrt(2 / n)
+    assert abs(float(w.mean())) < 5 / math.sqrt(n) and abs(float(w.var()) - 1) < 5 * math.sqrt(
+        2 / n
+    )
     assert abs(float(xs.var()) - 1) < 5 * math.sqrt(2 / xs.numel())
 
 
@@ -129,7 +139,12 @@ def test_ties_break_towards_lowest_index():
         (lambda X, y: soft_nearest_neighbour(X, y, float("inf")), "beta"),
         (lambda X, y: soft_nearest_neighbour(X, y, float("nan")), "beta"),
         (lambda X, y: biased_nearest_neighbour(X, y, torch.zeros(5, dtype=X.dtype)), "bias"),
-        (lambda X, y: biased_nearest_neighbour(X, y, torch.tensor([0.0, math.inf, 0.0], dtype=X.dtype)), "bias"),
+        (
+            lambda X, y: biased_nearest_neighbour(
+                X, y, torch.tensor([0.0, math.inf, 0.0], dtype=X.dtype)
+            ),
+            "bias",
+        ),
         (lambda X, y: farthest_point_sequence(y), "X"),
         (lambda X, y: nearest_neighbour(X[:, :0], y), "N"),
         (lambda X, y: linear_regression_data(2, 0, 3), "n_dims"),

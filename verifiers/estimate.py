@@ -156,16 +156,19 @@ def estimate_error(
     """Error ``E ||f - A||^2`` of ``model`` on fresh samples of ``task``, one CI per stacked model.
 
     ``model(*inputs)`` returns ``(K, B, ...)`` (a stacked layer) or ``(B, ...)``. Inputs are drawn
-    on ``device`` (default: the model's device, else the CPU) from ``generator``.
+    on ``device`` (default: the model's device, else the CPU) from ``generator`` and cast to the
+    model's dtype.
     """
+    params = list(model.parameters()) if isinstance(model, torch.nn.Module) else []
+    dtype = params[0].dtype if params else torch.float32
     if device is None:
-        params = list(model.parameters()) if isinstance(model, torch.nn.Module) else []
         device = params[0].device if params else torch.device("cpu")
 
     def draw(b: int, g: torch.Generator | None) -> torch.Tensor:
         inputs, target = task.sample(b, g, device)
+        inputs = tuple(x.to(dtype) if x.is_floating_point() else x for x in inputs)
         with torch.no_grad():
-            return task.error(model(*inputs), target)
+            return task.error(model(*inputs), target.to(dtype))
 
     return estimate_mean(
         draw,

@@ -31,9 +31,15 @@ import torch
 from torch import nn
 
 from verifiers.estimate import Estimate, estimate_error
-from verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
+from verifiers.models import (
+    EncoderStack,
+    RegressionStack,
+    SelfAttention,
+    stack_modules,
+    unstack_state,
+)
 from verifiers.tasks import Task, sample_stacked
-from workbench.core.attention import GeneralizedAttention, MultiHeadAttention
+from workbench.core.attention import GeneralizedAttention
 from workbench.core.sphere import make_generator
 from workbench.core.validation import check_choice, check_float, check_int
 
@@ -137,7 +143,7 @@ def build_model(spec: ModelSpec, task: Task, models: int = 1,
     """The stacked module of ``spec`` for ``task`` with ``models`` copies."""
     o = dict(spec.options)
     if spec.arch == "attention":
-        return MultiHeadAttention(task.d, spec.rank, spec.heads, models, generator=generator, **o)
+        return SelfAttention(task.d, spec.rank, spec.heads, models, generator=generator, **o)
     if spec.arch == "generalized":
         return GeneralizedAttention(task.d, spec.rank, spec.heads, models, generator=generator,
                                     **o)

@@ -18,13 +18,19 @@ from workbench.proofs.registry import ClaimResult, run_claims
 @click.command(help="Run the paper's claims in dependency order and report a verdict for each.")
 @click.option("--scale", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
 @click.option("--only", "only", multiple=True, metavar="ID", help="Run only these claims.")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto",
-              show_default=True)
-@click.option("--db", type=click.Path(dir_okay=False), default=None,
-              help="Also record the run in this SQLite file.")
+@click.option(
+    "--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True
+)
+@click.option(
+    "--db",
+    type=click.Path(dir_okay=False),
+    default=None,
+    help="Also record the run in this SQLite file.",
+)
 @common_options
-def cli(scale: str, only: tuple[str, ...], device: str, db: str | None, as_json: bool,
-        seed: int) -> None:
+def cli(
+    scale: str, only: tuple[str, ...], device: str, db: str | None, as_json: bool, seed: int
+) -> None:
     if seed < 0:
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
     dev = _device(device)
@@ -66,21 +72,28 @@ def _summary(results: list[ClaimResult]) -> dict[str, Any]:
 
 
 def _human(payload: dict[str, Any]) -> str:
-    lines = [f"workbench check (scale={payload['scale']}, seed={payload['seed']}, "
-             f"device={payload['device']})"]
+    lines = [
+        f"workbench check (scale={payload['scale']}, seed={payload['seed']}, "
+        f"device={payload['device']})"
+    ]
     for c in payload["claims"]:
-        line = f"  {c['verdict']:<12} {c['id']:<42} {len(c['evidence']):>3} evidence  {c['seconds']:.2f}s"
+        n_ev = len(c["evidence"])
+        line = f"  {c['verdict']:<12} {c['id']:<42} {n_ev:>3} evidence  {c['seconds']:.2f}s"
         if c["error"]:
             line += f"  error: {c['error']}"
         lines.append(line)
         for e in c["evidence"]:
             if e["verdict"] != "holds":
-                lines.append(f"      {e['verdict']}: value={e['value']:.6g} {e['relation']} "
-                             f"bound={e['bound']:.6g} ci={e['ci']} params={e['params']}")
+                lines.append(
+                    f"      {e['verdict']}: value={e['value']:.6g} {e['relation']} "
+                    f"bound={e['bound']:.6g} ci={e['ci']} params={e['params']}"
+                )
     s = payload["summary"]
-    lines.append(f"summary: {s['holds']} holds, {s['violated']} violated, {s['inconclusive']} "
-                 f"inconclusive, {s['unsupported']} unsupported, {s['skipped']} skipped "
-                 f"({s['total']} claims, {s['seconds']}s)")
+    lines.append(
+        f"summary: {s['holds']} holds, {s['violated']} violated, {s['inconclusive']} "
+        f"inconclusive, {s['unsupported']} unsupported, {s['skipped']} skipped "
+        f"({s['total']} claims, {s['seconds']}s)"
+    )
     return "\n".join(lines)
 
 
@@ -89,17 +102,28 @@ def _record(db: str, payload: dict[str, Any]) -> None:
     con = sqlite3.connect(db)
     try:
         with con:
-            con.execute("CREATE TABLE IF NOT EXISTS check_runs (id INTEGER PRIMARY KEY, "
-                        "started REAL, scale TEXT, seed INTEGER, device TEXT, summary TEXT)")
-            con.execute("CREATE TABLE IF NOT EXISTS claim_results (run_id INTEGER, claim_id TEXT, "
-                        "verdict TEXT, seconds REAL, payload TEXT)")
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS check_runs (id INTEGER PRIMARY KEY, "
+                "started REAL, scale TEXT, seed INTEGER, device TEXT, summary TEXT)"
+            )
+            con.execute(
+                "CREATE TABLE IF NOT EXISTS claim_results (run_id INTEGER, claim_id TEXT, "
+                "verdict TEXT, seconds REAL, payload TEXT)"
+            )
             cur = con.execute(
                 "INSERT INTO check_runs (started, scale, seed, device, summary) VALUES (?,?,?,?,?)",
-                (time.time(), payload["scale"], payload["seed"], payload["device"],
-                 json.dumps(payload["summary"])),
+                (
+                    time.time(),
+                    payload["scale"],
+                    payload["seed"],
+                    payload["device"],
+                    json.dumps(payload["summary"]),
+                ),
             )
-            rows = [(cur.lastrowid, c["id"], c["verdict"], c["seconds"], json.dumps(c, default=str))
-                    for c in payload["claims"]]
+            rows = [
+                (cur.lastrowid, c["id"], c["verdict"], c["seconds"], json.dumps(c, default=str))
+                for c in payload["claims"]
+            ]
             con.executemany("INSERT INTO claim_results VALUES (?,?,?,?,?)", rows)
     finally:
         con.close()

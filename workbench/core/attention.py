@@ -100,9 +100,14 @@ class StackedAttention(nn.Module):
             lone = y.ndim == X.ndim - 1
             Yk = y.unsqueeze(-2) if lone else y
             Yk = Yk if X.ndim == 4 else Yk.unsqueeze(0)
-            if Yk.shape[-1] != self.d or Yk.shape[1] != Xk.shape[1] or Yk.shape[0] not in (
-                1,
-                self.models,
+            if (
+                Yk.shape[-1] != self.d
+                or Yk.shape[1] != Xk.shape[1]
+                or Yk.shape[0]
+                not in (
+                    1,
+                    self.models,
+                )
             ):
                 raise ValueError(
                     f"y must have batch {Xk.shape[1]} and last dimension d = {self.d} "
@@ -110,7 +115,9 @@ class StackedAttention(nn.Module):
                 )
         N, T = Xk.shape[-2], Yk.shape[-2]
         key_pos = torch.arange(N, device=X.device)
-        query_pos = torch.full((1,), N, device=X.device) if lone else torch.arange(T, device=X.device)
+        query_pos = (
+            torch.full((1,), N, device=X.device) if lone else torch.arange(T, device=X.device)
+        )
         return Xk.unsqueeze(1), Yk.unsqueeze(1), key_pos, query_pos, lone
 
 
@@ -238,7 +245,9 @@ class MultiHeadAttention(StackedAttention):
         shape = ws[0].shape
         for name, w in zip(("Wq", "Wk", "Wv", "Wo"), ws):
             if w.ndim != 4 or w.shape != shape:
-                raise ValueError(f"{name} must have shape (K, H, r, d) = {tuple(shape)} (got {tuple(w.shape)})")
+                raise ValueError(
+                    f"{name} must have shape (K, H, r, d) = {tuple(shape)} (got {tuple(w.shape)})"
+                )
         K, H, r, d = shape
         layer = cls(d, r, H, models=K, normalizer=normalizer, scale=scale, dtype=ws[0].dtype)
         with torch.no_grad():

@@ -225,10 +225,10 @@ def sign_coefficient_lgamma(d: int, l: object) -> np.ndarray:
         raise ValueError(f"l must be an integer >= 0 (got {l!r})")
     from scipy.special import gammaln
 
-    m = (ls - 1) // 2
-    lf = ls.astype(np.float64)
+    m = np.maximum((ls - 1) // 2, 0)
+    lf = np.maximum(ls, 1).astype(np.float64)
     log_n = (
-        np.log(2 * lf + d - 2) - np.log(np.maximum(lf, 1)) + gammaln(lf + d - 2)
+        np.log(2 * lf + d - 2) - np.log(lf) + gammaln(lf + d - 2)
         - gammaln(lf) - gammaln(d - 1.0)
     )
     log_a = (
@@ -250,9 +250,15 @@ def gegenbauer_transform(
     with mpmath.workdps(dps + 10):
         half = mpmath.mpf(d - 3) / 2
         norm = mpmath.beta(mpmath.mpf(1) / 2, mpmath.mpf(d - 1) / 2)
+        scale = mpmath.sqrt(dim_harmonics(d, l))
 
         def integrand(t: mpmath.mpf) -> mpmath.mpf:
-            return func(t) * gegenbauer_mp(d, l, t, dps + 10) * (1 - t * t) ** half
+            p_prev, p = mpmath.mpf(1), t
+            if l == 0:
+                p = p_prev
+            for k in range(1, l):
+                p_prev, p = p, ((2 * k + d - 2) * t * p - k * p_prev) / (k + d - 2)
+            return func(t) * p * (1 - t * t) ** half
 
-        val = mpmath.quad(integrand, [-1, 0, 1], maxdegree=10)
-        return +(val / norm)
+        val = mpmath.quad(integrand, [-1, 0, 1])
+        return +(scale * val / norm)

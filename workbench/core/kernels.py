@@ -152,11 +152,12 @@ def _cosines(cos_qk: object) -> tuple[np.ndarray, torch.Tensor | None]:
         like = None
     if not np.isfinite(c).all() or (np.abs(c) > 1 + 1e-12).any():
         raise ValueError("cos_qk must lie in [-1, 1]")
-    return np.clip(c, -1.0, 1.0), like
+    return np.asarray(np.clip(c, -1.0, 1.0)), like
 
 
 def _out(vals: np.ndarray, like: torch.Tensor | None) -> torch.Tensor:
-    t = torch.from_numpy(np.ascontiguousarray(vals, dtype=np.float64))
+    arr = np.asarray(vals, dtype=np.float64)
+    t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape))
     return t.to(like.device) if like is not None else t
 
 
@@ -176,7 +177,7 @@ def head_target_agreement(d: int, cos_qk: torch.Tensor | float) -> torch.Tensor:
     d = check_dim(d)
     c, like = _cosines(cos_qk)
     if d == 2:
-        return head_target_agreement_d2(torch.from_numpy(c) if like is None else like)
+        return head_target_agreement_d2(torch.from_numpy(np.asarray(c)) if like is None else like)
     kappa = 2.0 * density_at_zero(d) / (math.pi * (d - 1))
     flat = c.reshape(-1)
     vals = 0.5 + kappa * np.sign(flat) * _integral_F(d, np.abs(flat))

@@ -133,7 +133,9 @@ def sample_instances(
 def as_generator(generator: Generator) -> torch.Generator | None:
     """Turn an int seed into one generator so consecutive draws are independent."""
     if isinstance(generator, bool):
-        raise ValueError(f"generator must be a torch.Generator, an int seed or None (got {generator!r})")
+        raise ValueError(
+            f"generator must be a torch.Generator, an int seed or None (got {generator!r})"
+        )
     if isinstance(generator, int):
         return make_generator(generator, "cpu")
     return generator

@@ -35,10 +35,13 @@ def _gather(X: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
 def _check_bias(bias: object, X: torch.Tensor) -> torch.Tensor:
     batch, N = X.shape[0], X.shape[1]
     if not isinstance(bias, torch.Tensor) or not bias.is_floating_point():
-        raise ValueError(f"bias must be a floating tensor of shape (N,) or (batch, N) (got {_desc(bias)})")
+        raise ValueError(
+            f"bias must be a floating tensor of shape (N,) or (batch, N) (got {_desc(bias)})"
+        )
     if bias.shape not in {(N,), (batch, N)}:
         raise ValueError(
-            f"bias must have shape (N,) = ({N},) or (batch, N) = ({batch}, {N}) (got {tuple(bias.shape)})"
+            f"bias must have shape (N,) = ({N},) or (batch, N) = ({batch}, {N}) "
+            f"(got {tuple(bias.shape)})"
         )
     if not torch.isfinite(bias).all():
         raise ValueError("bias must be finite")

@@ -29,11 +29,17 @@ def full_rank_head(d: int, beta: float) -> MultiHeadAttention:
 @torch.no_grad()
 def soft_representation(ctx: CheckContext) -> list[Evidence]:
     out: list[Evidence] = []
-    for d, N, points in ((2, 1, "iid"), (5, 2, "orthonormal"), (16, 16, "iid"), (8, 8, "orthonormal")):
+    for d, N, points in (
+        (2, 1, "iid"),
+        (5, 2, "orthonormal"),
+        (16, 16, "iid"),
+        (8, 8, "orthonormal"),
+    ):
         X, y = sample_instances(512, N, d, points=points, generator=ctx.seed + d + N)
         for beta in (0.0, 1.0, 30.0):
-            diff = float((full_rank_head(d, beta)(X, y)[0] - soft_nearest_neighbour(X, y, beta))
-                         .abs().max())
+            diff = float(
+                (full_rank_head(d, beta)(X, y)[0] - soft_nearest_neighbour(X, y, beta)).abs().max()
+            )
             p = {"d": d, "N": N, "points": points, "beta": beta}
             out.append(Evidence(diff, 0.0, "<=", "identity", p, tolerance=1e-12))
     return out
@@ -60,8 +66,17 @@ def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
             bound = 4 * torch.clamp((N - 1) ** 2 * torch.exp(-2 * beta * gap), max=1.0)
             excess = float((err - bound).max())
             p = {"d": d, "N": N, "points": points, "beta": beta}
-            out.append(Evidence(excess, 0.0, "<=", "identity", p, tolerance=1e-12,
-                                note="max over samples of error minus bound"))
+            out.append(
+                Evidence(
+                    excess,
+                    0.0,
+                    "<=",
+                    "identity",
+                    p,
+                    tolerance=1e-12,
+                    note="max over samples of error minus bound",
+                )
+            )
     return out
 
 

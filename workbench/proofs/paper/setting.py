@@ -29,8 +29,17 @@ def sphere_law(ctx: CheckContext) -> list[Evidence]:
         for name, s in (("mean", y[:, 0]), ("second_moment", y[:, 0] ** 2)):
             m, ci = mean_ci(s, Z_999)
             bound = 0.0 if name == "mean" else 1.0 / d
-            out.append(Evidence(m, bound, "==", "monte_carlo", {"d": d, "statistic": name, "n": n},
-                                ci=ci, ci_level=0.999))
+            out.append(
+                Evidence(
+                    m,
+                    bound,
+                    "==",
+                    "monte_carlo",
+                    {"d": d, "statistic": name, "n": n},
+                    ci=ci,
+                    ci_level=0.999,
+                )
+            )
     return out
 
 
@@ -50,8 +59,11 @@ def dn_orthonormal(ctx: CheckContext) -> list[Evidence]:
         gram_err = float((X @ X.transpose(1, 2) - torch.eye(N, dtype=X.dtype)).abs().max())
         out.append(Evidence(gram_err, 0.0, "<=", "identity", {"d": d, "N": N}, tolerance=1e-12))
         m, ci = mean_ci(X[:, -1, 0] ** 2)
-        out.append(Evidence(m, 1.0 / d, "==", "monte_carlo", {"d": d, "N": N, "n": n},
-                            ci=ci, ci_level=0.999))
+        out.append(
+            Evidence(
+                m, 1.0 / d, "==", "monte_carlo", {"d": d, "N": N, "n": n}, ci=ci, ci_level=0.999
+            )
+        )
     return out
 
 
@@ -68,8 +80,9 @@ def generalized_covers_standard(ctx: CheckContext) -> list[Evidence]:
     gen = make_generator(ctx.seed)
     for d, r, H, N in ((2, 1, 2, 3), (8, 2, 4, 5), (16, 16, 1, 16)):
         for normalizer in ("softmax", "hardmax"):
-            mha = MultiHeadAttention(d, r, H, models=3, normalizer=normalizer, generator=gen,
-                                     dtype=torch.float64)
+            mha = MultiHeadAttention(
+                d, r, H, models=3, normalizer=normalizer, generator=gen, dtype=torch.float64
+            )
             X = uniform_sphere(256, N, d=d, generator=gen)
             y = uniform_sphere(256, d=d, generator=gen)
             diff = float((mha(X, y) - mha.to_generalized()(X, y)).abs().max())

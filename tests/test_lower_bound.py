@@ -1,0 +1,244 @@
+"""The certified N = 2 lower bound and its lemmas (PAPER.md §3; docs/derivations/lower_bound.md)."""
+
+from __future__ import annotations
+
+import math
+from fractions import Fraction
+
+import numpy as np
+import pytest
+import sympy as sp
+import torch
+from scipy.special import roots_jacobi
+
+from workbench.core.harmonics import dim_harmonics, legendre_d, sign_coefficient_exact
+from workbench.core.kernels import agreement_kernel, head_target_agreement, kernel_error
+from workbench.core.lower_bound import degree_dimension_bound, heads_needed, lower_bound
+from workbench.core.sphere import sample_instances, uniform_sphere
+
+Z = 5.0
+
+
+# ---------------------------------------------------------------- Lemmas 1-2 on a random model
+def _random_model(d: int, r: int, H: int, g: torch.Generator):
+    W = torch.randn(H, r, d, generator=g, dtype=torch.float64)
+    M = torch.randn(H, d, d, generator=g, dtype=torch.float64) / math.sqrt(d)
+    A1 = torch.randn(H, 8, r + d, generator=g, dtype=torch.float64)
+    c1 = torch.randn(H, 8, generator=g, dtype=torch.float64)
+    v = torch.randn(H, 8, generator=g, dtype=torch.float64) * 2
+
+    def phi(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        """Scores of an MLP on (W_h x_i, y): generalized attention with y-dependence (n, H, 2)."""
+        WX = torch.einsum("hrd,nid->nhir", W, X)
+        inp = torch.cat([WX, y[:, None, None, :].expand(-1, H, 2, -1)], dim=-1)
+        hid = torch.tanh(torch.einsum("hkj,nhij->nhik", A1, inp) + c1[None, :, None, :])
+        return torch.softmax(torch.einsum("hk,nhik->nhi", v, hid), dim=-1)
+
+    def model(X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
+        p = phi(X, y)
+        out = torch.einsum("hde,nie,nhi->nd", M, X, p)
+        return out, p
+
+    return M, model
+
+
+def test_lemmas_1_2_projection_and_odd_reduction() -> None:
+    d, r, H, n = 6, 2, 3, 4000
+    g = torch.Generator().manual_seed(7)
+    M, model = _random_model(d, r, H, g)
+    X, y = sample_instances(n, 2, d, points="orthonormal", generator=g)
+    u = (X[:, 0] + X[:, 1]) / math.sqrt(2)
+    w = (X[:, 0] - X[:, 1]) / math.sqrt(2)
+    s = torch.sign((y * w).sum(-1))
+    f = torch.where(s[:, None] > 0, X[:, 0], X[:, 1])
+    A, p = model(X, y)
+    A_neg, p_neg = model(X, -y)
+    psi, psi_neg = p[..., 0] - p[..., 1], p_neg[..., 0] - p_neg[..., 1]
+    wMu = torch.einsum("nd,hde,ne->nh", w, M, u)
+    wMw = torch.einsum("nd,hde,ne->nh", w, M, w)
+    G = (wMu + psi * wMw).sum(-1)
+    G_neg = (wMu + psi_neg * wMw).sum(-1)
+    # Lemma 1: <w, f - A> = (s - G)/sqrt2 exactly, hence ||f - A||^2 >= (s - G)^2 / 2 pointwise
+    assert torch.allclose(((f - A) * w).sum(-1) * math.sqrt(2), s - G, atol=1e-12)
+    assert torch.all(((f - A) ** 2).sum(-1) >= (s - G) ** 2 / 2 - 1e-12)
+    # Lemma 2: over the pair (y, -y), sum of squared errors = 2 (s - G_odd)^2 + 2 G_even^2
+    G_odd, G_even = (G - G_neg) / 2, (G + G_neg) / 2
+    pair = (s - G) ** 2 + (-s - G_neg) ** 2
+    assert torch.allclose(pair, 2 * (s - G_odd) ** 2 + 2 * G_even**2, atol=1e-10)
+    assert torch.all(pair >= 2 * (s - G_odd) ** 2 - 1e-12)
+    # and the whole chain: the model's error is above the certified bound
+    err = ((f - A) ** 2).sum(-1)
+    lb = lower_bound(d, r, H).enclosure[0]
+    assert err.mean().item() + Z * err.std().item() / math.sqrt(n) >= lb
+
+
+# ---------------------------------------------------------------- Lemma 3: conditional law
+def _uniform_orthogonal(w: torch.Tensor, n: int, g: torch.Generator) -> torch.Tensor:
+    z = torch.randn(n, w.shape[0], generator=g, dtype=torch.float64)
+    z = z - (z @ w)[:, None] * w
+    return z / z.norm(dim=1, keepdim=True)
+
+
+def test_lemma_3_law_of_Wu_given_w_depends_only_on_Ww() -> None:
+    d, r, n = 7, 2, 60_000
+    g = torch.Generator().manual_seed(5)
+    W = torch.randn(r, d, generator=g, dtype=torch.float64)
+    P = torch.linalg.pinv(W) @ W  # projection on the row space
+    w = uniform_sphere(d=d, generator=g)
+    k = (torch.eye(d, dtype=torch.float64) - P) @ torch.randn(d, generator=g, dtype=torch.float64)
+    w2 = P @ w + k / k.norm() * ((torch.eye(d, dtype=torch.float64) - P) @ w).norm()
+    assert torch.allclose(W @ w, W @ w2) and abs(w2.norm().item() - 1) < 1e-12
+    c = torch.tensor([0.7, -1.3], dtype=torch.float64)
+
+    def stat(ww: torch.Tensor) -> torch.Tensor:
+        Wu = _uniform_orthogonal(ww, n, g) @ W.T
+        return torch.cos(Wu @ c) + Wu[:, 0] ** 2 * Wu[:, 1] + (Wu**2).sum(-1)
+
+    s1, s2 = stat(w), stat(w2)
+    se = math.sqrt(s1.var().item() / n + s2.var().item() / n)
+    assert abs(s1.mean().item() - s2.mean().item()) <= Z * se
+    # negative control: a w with a different W w changes the law detectably
+    w3 = torch.linalg.svd(W).Vh[0]  # top right singular vector: largest ||W w||
+    s3 = stat(w3)
+    se3 = math.sqrt(s1.var().item() / n + s3.var().item() / n)
+    assert abs(s1.mean().item() - s3.mean().item()) > Z * se3
+
+
+# ---------------------------------------------------------------- Lemma 4: isotropy identity
+def _zonal(d: int, l: int, a: torch.Tensor, y: torch.Tensor) -> np.ndarray:
+    return legendre_d(d, l, (y @ a.T).numpy())[l]  # P_l(<a_i, y>), shape (n, k)
+
+
+@pytest.mark.parametrize("d,l,k", [(4, 3, 5), (5, 2, 3), (3, 5, 6)])
+def test_lemma_4_isotropy_identity(d: int, l: int, k: int) -> None:
+    g = torch.Generator().manual_seed(100 * d + l)
+    N = dim_harmonics(d, l)
+    a = uniform_sphere(k, d=d, generator=g)  # S = span of k zonal harmonics: random dim-k subspace
+    gram = legendre_d(d, l, (a @ a.T).numpy())[l]  # <Zbar_a, Zbar_b> = P_l(<a,b>) (addition thm)
+    # check the addition theorem used for the Gram matrix by Monte Carlo over w
+    n = 40_000
+    wpts = uniform_sphere(n, d=d, generator=g)
+    feats = _zonal(d, l, a, wpts) * math.sqrt(N)
+    mc = feats.T @ feats / n
+    sd = np.sqrt(((feats[:, :, None] * feats[:, None, :]) ** 2).mean(0) / n)
+    assert np.all(np.abs(mc - gram) <= Z * sd + 1e-12)
+    # E_y ||P_S Zbar_{l,y}||^2 = dim S / N(d,l)
+    y = uniform_sphere(n, d=d, generator=g)
+    gy = _zonal(d, l, a, y)
+    vals = np.einsum("ni,ij,nj->n", gy, np.linalg.inv(gram), gy)
+    assert abs(vals.mean() - k / N) <= Z * vals.std() / math.sqrt(n) + 1e-10
+    # S = all of H_l: the projection keeps each unit zonal harmonic whole
+    full = uniform_sphere(3 * N, d=d, generator=g)
+    G_full = legendre_d(d, l, (full @ full.T).numpy())[l]
+    gy_full = _zonal(d, l, full, y[:50])
+    proj = np.einsum("ni,ij,nj->n", gy_full, np.linalg.pinv(G_full, rcond=1e-10), gy_full)
+    assert np.allclose(proj, 1.0, atol=1e-8)
+
+
+# ---------------------------------------------------------------- Lemma 5: invariant harmonics
+def _invariant_rank(d: int, r: int, k: int, seed: int) -> int:
+    """Numerical rank of O(d-r)-averaged zonal harmonics of degree k, sampled on the sphere."""
+    rng = np.random.default_rng(seed)
+    m = d - r
+    expected = math.comb(k + r - 1, r - 1)
+    n_feat, n_pts = 3 * expected + 12, 4 * dim_harmonics(d, k) + 20
+    a = rng.standard_normal((n_feat, d))
+    a /= np.linalg.norm(a, axis=1, keepdims=True)
+    w = rng.standard_normal((n_pts, d))
+    w /= np.linalg.norm(w, axis=1, keepdims=True)
+    if m >= 2:
+        tau, om = roots_jacobi(k + 2, (m - 3) / 2, (m - 3) / 2)
+        om = om / om.sum()
+    else:
+        tau, om = np.array([-1.0, 1.0]), np.array([0.5, 0.5])
+    base = w[:, :r] @ a[:, :r].T  # <a_v, w_v>
+    rad = np.linalg.norm(w[:, r:], axis=1)[:, None] * np.linalg.norm(a[:, r:], axis=1)[None, :]
+    arg = base[None] + rad[None] * tau[:, None, None]
+    F = np.tensordot(om, legendre_d(d, k, np.clip(arg, -1, 1))[k], axes=(0, 0))
+    s = np.linalg.svd(F, compute_uv=False)
+    return int((s > 1e-9 * s[0]).sum())
+
+
+@pytest.mark.parametrize("d,r,k", [(5, 2, 3), (6, 3, 4), (6, 2, 5), (7, 1, 5), (5, 4, 3), (8, 3, 2)])
+def test_lemma_5_invariant_harmonic_dimension(d: int, r: int, k: int) -> None:
+    assert _invariant_rank(d, r, k, seed=d + 10 * r + 100 * k) == math.comb(k + r - 1, r - 1)
+
+
+def test_lemma_5_degree_dimension_bound_formula() -> None:
+    d, r = 9, 3
+    for l in range(0, 12):
+        inv = sum(math.comb(j + r - 1, r - 1) for j in (l - 2, l, l + 2) if j >= 0)
+        assert degree_dimension_bound(d, r, l) == d * (d + 1) // 2 * inv
+
+
+# ---------------------------------------------------------------- the bound itself
+def test_enclosure_contains_exact_sympy_value() -> None:
+    d, r, H, L = 5, 1, 2, 41
+    exact = sp.Integer(0)
+    for l in range(1, L + 1, 2):
+        N = dim_harmonics(d, l)
+        Dl = degree_dimension_bound(d, r, l)
+        m = min(Fraction(1), Fraction(H * Dl, N))
+        exact += sp.expand(sign_coefficient_exact(d, l) ** 2) * sp.Rational(1 - m)
+    exact = float(sp.N(exact / 2, 30))
+    lb = lower_bound(d, r, H, max_degree=L)
+    lo, hi = lb.enclosure
+    assert lo <= exact <= hi and lo <= lb.value <= hi
+    assert hi - lo < 1e-14 and lb.degrees_summed == L
+
+
+def test_paper_sanity_values_d64_r1() -> None:
+    assert lower_bound(64, 1, 1).value == pytest.approx(0.17, abs=0.01)
+    assert lower_bound(64, 1, 16384).value == pytest.approx(0.09, abs=0.012)
+    assert lower_bound(64, 64, 1).value == 0.0
+
+
+@pytest.mark.parametrize("d", [6, 12])
+def test_monotone_in_heads_and_rank(d: int) -> None:
+    Hs = [1, 2, 3, 8, 64, 1000, 10**5, 10**9]
+    for r in range(1, d + 1):
+        vals = [lower_bound(d, r, H).enclosure[0] for H in Hs]
+        assert all(a >= b for a, b in zip(vals, vals[1:]))
+    for H in [1, 50]:
+        vals = [lower_bound(d, r, H).enclosure[0] for r in range(1, d + 1)]
+        assert all(a >= b for a, b in zip(vals, vals[1:]))
+        assert vals[-1] == 0.0 and vals[-2] == 0.0  # r = d and r = d-1
+
+
+@pytest.mark.parametrize("d", [5, 6, 8, 16])
+def test_positive_for_rank_at_most_d_minus_2(d: int) -> None:
+    for r in range(1, d - 1):
+        assert lower_bound(d, r, 1).enclosure[0] > 0
+
+
+@pytest.mark.parametrize("H", [1, 3, 16, 128])
+def test_never_exceeds_best_rank1_random_features(H: int) -> None:
+    d = 8
+    g = torch.Generator().manual_seed(H)
+    Q = uniform_sphere(H, d=d, generator=g)
+    K = uniform_sphere(H, d=d, generator=g)
+    C = agreement_kernel(Q, K)
+    b = head_target_agreement(d, (Q * K).sum(-1))
+    a = torch.linalg.lstsq(C, b.unsqueeze(1), rcond=1e-12).solution.squeeze(1)
+    err = kernel_error(a, b, C)
+    assert lower_bound(d, 1, H).enclosure[1] <= err + 1e-9
+
+
+def test_heads_needed_is_the_first_h_the_bound_allows() -> None:
+    d, r, eps = 16, 1, 0.12
+    H = heads_needed(d, r, eps)
+    assert H > 1
+    assert lower_bound(d, r, H).enclosure[0] <= eps < lower_bound(d, r, H - 1).enclosure[0]
+    assert heads_needed(d, r, 0.49) == 1 and heads_needed(d, d - 1, 0.01) == 1
+    assert heads_needed(d, r, eps / 2) >= H
+
+
+def test_validation() -> None:
+    with pytest.raises(ValueError, match="r must"):
+        lower_bound(8, 9, 1)
+    with pytest.raises(ValueError, match="H must"):
+        lower_bound(8, 1, 0)
+    with pytest.raises(ValueError, match="eps must"):
+        heads_needed(8, 1, 0.0)
+    with pytest.raises(ValueError, match="d must"):
+        lower_bound(1, 1, 1)

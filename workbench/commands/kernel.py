@@ -1,0 +1,33 @@
+"""``workbench kernel``: kernels of rank-1 hardmax heads on D_2 (PAPER.md §3)."""
+
+from __future__ import annotations
+
+import math
+
+import click
+
+from workbench.commands._common import common_options, emit
+from workbench.core.kernels import head_target_agreement
+from workbench.core.validation import check_dim, check_float
+
+
+@click.group(name="kernel")
+def cli() -> None:
+    """Head-vs-head and head-vs-target kernels of rank-1 hardmax heads."""
+
+
+@cli.command(name="head-vs-target")
+@click.option("--d", "d", type=int, required=True, help="Ambient dimension d >= 2.")
+@click.option("--theta", type=float, required=True, help="Angle between q and k, in [0, pi].")
+@common_options
+def head_vs_target(d: int, theta: float, as_json: bool, seed: int) -> None:
+    """b(theta) = Pr[head (q,k) picks the nearest neighbour] on D_2."""
+    d = check_dim(d)
+    theta = check_float("theta", theta, lo=0.0, hi=math.pi)
+    c = math.cos(theta)
+    b = float(head_target_agreement(d, c))
+    emit(
+        {"d": d, "theta": theta, "cos": c, "b": b},
+        as_json,
+        lambda p: f"d={p['d']} theta={p['theta']:.12g}: b = {p['b']:.16g}",
+    )

@@ -1,0 +1,293 @@
+"""Certified lower bound for N = 2 on D_2 against generalized attention (PAPER.md §3;
+docs/derivations/lower_bound.md, Lemmas 1-6).
+
+For H heads of key-rank r in dimension d, every generalized-attention model (Eq. 2) has error
+
+    err >= LB_L = 1/2 * sum_{l odd <= L} eta_l^2 * (1 - min(1, H D_l / N(d,l))),
+    D_l = d(d+1)/2 * [C(l+r-3, r-1) + C(l+r-1, r-1) + C(l+r+1, r-1)]   (terms with l+k < 0 are 0)
+
+for every odd L (conservative truncation: the degrees above L are *not* counted as lost energy,
+so ``LB_L`` increases with L towards the full bound; ``tail`` bounds what the rest could add).
+
+Evaluation is rigorous: N and D are exact integers; ``eta_l^2 = rational * pi^(-2 [d even])``
+is propagated by its exact ratio recurrence in mpmath interval arithmetic (outward rounding).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from fractions import Fraction
+from functools import lru_cache
+
+import mpmath
+import numpy as np
+from mpmath import iv
+
+from workbench.core.harmonics import sign_coefficients
+from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
+
+__all__ = ["LowerBound", "lower_bound", "heads_needed", "degree_dimension_bound", "TAIL_TOL"]
+
+TAIL_TOL = 1e-3  # default: sum degrees until the uncounted tail can add at most this much
+MAX_DEGREE_CAP = 20001
+_IV_PREC = 96
+
+
+@dataclass(frozen=True)
+class LowerBound:
+    """Result of :func:`lower_bound`: use ``enclosure[0]`` as the certified number."""
+
+    d: int
+    r: int
+    heads: int
+    value: float  # nearest float to the exact truncated sum (inside the enclosure)
+    enclosure: tuple[float, float]  # rigorous: exact truncated sum lies in [lo, hi]
+    degrees_summed: int  # largest (odd) degree l summed
+    tail: float  # upper bound on what degrees > degrees_summed could add to the bound
+    method: str
+
+
+@contextmanager
+def _iv_prec() -> Iterator[None]:
+    old = iv.prec
+    iv.prec = _IV_PREC
+    try:
+        yield
+    finally:
+        iv.prec = old
+
+
+def degree_dimension_bound(d: int, r: int, l: int) -> int:
+    """``D_l``: bound on ``dim Pi_l V_h`` for one head of key-rank r (Lemma 5), exact integer."""
+    d = check_dim(d)
+    r = check_rank(r, d)
+    l = check_int("l", l, lo=0)
+    inv = sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
+    return d * (d + 1) // 2 * inv
+
+
+def _eta1_sq_exact(d: int) -> tuple[Fraction, bool]:
+    """``eta_1^2 = d a_0^2`` as ``(rational, has_pi^-2)``; ``a_0 = 2 Gamma(d/2)/(sqrt(pi)(d-1)
+    Gamma((d-1)/2))``, with Gamma at integers and half-integers written out exactly."""
+    if d % 2 == 0:
+        n = d // 2  # Gamma(n)/Gamma(n - 1/2) = 4^(n-1) ((n-1)!)^2 / ((2n-2)! sqrt(pi))
+        R = Fraction(4 ** (n - 1) * math.factorial(n - 1) ** 2, math.factorial(2 * n - 2))
+        return d * 4 * R * R / (d - 1) ** 2, True
+    n = (d - 1) // 2  # Gamma(n + 1/2)/Gamma(n) = (2n)! sqrt(pi) / (4^n n! (n-1)!)
+    R = Fraction(math.factorial(2 * n), 4**n * math.factorial(n) * math.factorial(n - 1))
+    return d * 4 * R * R / (d - 1) ** 2, False
+
+
+def _ratio(d: int, l: int) -> tuple[int, int]:
+    """``eta_{l+2}^2 / eta_l^2`` for odd l, as an exact fraction (num, den)."""
+    m = (l - 1) // 2
+    num = (2 * l + d + 2) * (l + d - 1) * (l + d - 2) * (2 * m + 1) ** 2
+    den = (2 * l + d - 2) * (l + 2) * (l + 1) * (2 * m + d + 1) ** 2
+    return num, den
+
+
+@lru_cache(maxsize=32)
+def _choose_degree(d: int, tol: float) -> int:
+    """Truncation degree, a function of d only (so the bound stays monotone in r and H): the
+    least odd L with (1 - sum_{l<=L} eta_l^2)/2 <= tol, raised to the first degree at which the
+    r = d-2, H = 1 term is non-zero when that degree is <= MAX_DEGREE_CAP."""
+    L = 401
+    while True:
+        e = sign_coefficients(d, L)
+        partial = np.cumsum(e[1::2] ** 2)
+        ok = np.nonzero((1 - partial) / 2 <= tol)[0]
+        if len(ok):
+            L = 2 * int(ok[0]) + 1
+            break
+        if L >= MAX_DEGREE_CAP:
+            L = MAX_DEGREE_CAP
+            break
+        L = min(4 * L + 1, MAX_DEGREE_CAP)
+    first = _first_contributing_degree(d, d - 2) if d >= 3 else None
+    if first is not None and first <= MAX_DEGREE_CAP:
+        L = max(L, first)
+    return L
+
+
+def _first_contributing_degree(d: int, r: int) -> int | None:
+    """First odd l <= MAX_DEGREE_CAP with D_l < N(d,l) (float log-binomials; a guide only)."""
+    from scipy.special import gammaln
+
+    l = np.arange(1, MAX_DEGREE_CAP + 1, 2, dtype=np.float64)
+
+    def log_comb(n: np.ndarray, k: float) -> np.ndarray:
+        out = gammaln(n + 1) - gammaln(k + 1) - gammaln(np.maximum(n - k, 0) + 1)
+        return np.where(n >= k, out, -np.inf)
+
+    terms = np.stack([log_comb(l + r - 3, r - 1), log_comb(l + r - 1, r - 1),
+                      log_comb(l + r + 1, r - 1)])
+    log_d = math.log(d * (d + 1) / 2) + np.logaddexp.reduce(terms, axis=0)
+    log_n = np.logaddexp(log_comb(l + d - 2, d - 2), log_comb(l + d - 3, d - 2))
+    idx = np.nonzero(log_d < log_n - 1e-9)[0]
+    return int(l[idx[0]]) if len(idx) else None
+
+
+@lru_cache(maxsize=16)
+def _tables(d: int, r: int, L: int) -> tuple[list[int], list[int], list[int], list, np.ndarray]:
+    """Odd degrees, exact N(d,l), exact D_l, interval eta_l^2, float eta_l^2 for l <= L."""
+    degrees = list(range(1, L + 1, 2))
+    # N(d,l) = C(l+d-2, d-2) + C(l+d-3, d-2); binomials by exact recurrence in j = l + d - 2.
+    binom_d: dict[int, int] = {}
+    b = 1  # C(d-2, d-2)
+    for j in range(0, L + 1):  # b = C(j + d - 2, d - 2)
+        binom_d[j] = b
+        b = b * (j + d - 1) // (j + 1)
+    Ns = [binom_d[l] + binom_d[l - 1] for l in degrees]
+    inv = {}
+    c = 1  # C(k + r - 1, r - 1)
+    for k in range(0, L + 3):
+        inv[k] = c
+        c = c * (k + r) // (k + 1)
+    q = d * (d + 1) // 2
+    Ds = [q * (inv.get(l - 2, 0) + inv[l] + inv[l + 2]) for l in degrees]
+    e1, has_pi = _eta1_sq_exact(d)
+    with _iv_prec():
+        e = iv.mpf(e1.numerator) / iv.mpf(e1.denominator)
+        if has_pi:
+            e = e / (iv.pi * iv.pi)
+        e2_iv = []
+        for l in degrees:
+            e2_iv.append(e)
+            num, den = _ratio(d, l)
+            e = e * iv.mpf(num) / iv.mpf(den)
+    e2_f = sign_coefficients(d, L)[1::2] ** 2
+    return degrees, Ns, Ds, e2_iv, e2_f
+
+
+def _bound_interval(d: int, r: int, H: int, L: int) -> tuple[mpmath.mpf, mpmath.mpf]:
+    degrees, Ns, Ds, e2_iv, _ = _tables(d, r, L)
+    with _iv_prec():
+        total = iv.mpf(0)
+        for i in range(len(degrees)):
+            gap = Ns[i] - H * Ds[i]
+            if gap > 0:
+                total += e2_iv[i] * (iv.mpf(gap) / iv.mpf(Ns[i]))
+        total = total / 2
+        return mpmath.mpf(total.a), mpmath.mpf(total.b)
+
+
+def _bound_mp(d: int, r: int, H: int, L: int) -> mpmath.mpf:
+    """The same sum in 30-digit mpmath (not rigorous; fast guide for searches)."""
+    degrees, Ns, Ds, _, e2_f = _tables(d, r, L)
+    with mpmath.workdps(30):
+        s = mpmath.mpf(0)
+        for i in range(len(degrees)):
+            gap = Ns[i] - H * Ds[i]
+            if gap > 0:
+                s += mpmath.mpf(e2_f[i]) * mpmath.mpf(gap) / Ns[i]
+        return s / 2
+
+
+@lru_cache(maxsize=32)
+def _tail_bound(d: int, L: int) -> float:
+    """Rigorous upper bound on (1 - sum_{l<=L} eta_l^2)/2 (uses r = 1 tables; eta is r-free)."""
+    _, _, _, e2_iv, _ = _tables(d, 1, L)
+    with _iv_prec():
+        s = iv.mpf(0)
+        for e in e2_iv:
+            s += e
+        return float(mpmath.mpf((1 - s).b) / 2) * (1 + 1e-15)
+
+
+def _resolve_degree(d: int, max_degree: int | None, tol: float) -> int:
+    if max_degree is None:
+        return _choose_degree(d, tol)
+    L = check_int("max_degree", max_degree, lo=1, hi=MAX_DEGREE_CAP)
+    return L if L % 2 == 1 else L - 1
+
+
+def lower_bound(
+    d: int, r: int, H: int, *, max_degree: int | None = None, tol: float = TAIL_TOL
+) -> LowerBound:
+    """Certified lower bound on the D_2 error of H rank-r generalized-attention heads (N = 2).
+
+    Degrees up to ``max_degree`` (default: the least odd L whose uncounted tail is <= ``tol``)
+    are summed; ``enclosure`` is rigorous, ``value`` is its float. Zero for ``r >= d-1``
+    (there ``D_l >= N(d,l)`` for every l; Lemma 6).
+    """
+    d = check_dim(d)
+    r = check_rank(r, d)
+    H = check_heads(H)
+    tol = check_float("tol", tol, lo=0.0, lo_open=True)
+    L = _resolve_degree(d, max_degree, tol)
+    tail = _tail_bound(d, L)
+    if r >= d - 1:
+        return LowerBound(d, r, H, 0.0, (0.0, 0.0), L, tail, "exact: r >= d-1 gives 0")
+    lo, hi = _bound_interval(d, r, H, L)
+    lo_f = float(lo)
+    hi_f = float(hi)
+    lo_f = max(0.0, math.nextafter(lo_f, -math.inf)) if lo_f > 0 else 0.0
+    hi_f = math.nextafter(hi_f, math.inf) if hi_f > 0 else 0.0
+    value = float((lo + hi) / 2) if hi > 0 else 0.0
+    value = min(max(value, lo_f), hi_f)
+    method = f"interval(prec={_IV_PREC} bits), exact binomials, odd degrees 1..{L}"
+    return LowerBound(d, r, H, value, (lo_f, hi_f), L, tail, method)
+
+
+def heads_needed(
+    d: int, r: int, eps: float, *, max_degree: int | None = None, tol: float = TAIL_TOL
+) -> int:
+    """Least H whose certified bound does not exclude error <= eps: the least H >= 1 with
+    ``lower_bound(d, r, H).enclosure[0] <= eps``. Every H below it is certified to have error
+    > eps on D_2 (N = 2), for every generalized-attention model of key-rank r.
+    """
+    d = check_dim(d)
+    r = check_rank(r, d)
+    eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
+    L = _resolve_degree(d, max_degree, check_float("tol", tol, lo=0.0, lo_open=True))
+    if r >= d - 1:
+        return 1
+
+    def certified_ok(H: int) -> bool:
+        return _bound_interval(d, r, H, L)[0] <= eps
+
+    if certified_ok(1):
+        return 1
+    degrees, Ns, Ds, _, e2_f = _tables(d, r, L)
+    # The bound is piecewise linear and non-increasing in H, with kinks at N_l / D_l.
+    with mpmath.workdps(40):
+        thr = sorted({mpmath.mpf(n) / D for n, D in zip(Ns, Ds)})
+        # locate the segment by bisection over the kinks, then solve the linear piece
+        lo_i, hi_i = 0, len(thr) - 1
+        while lo_i < hi_i:
+            mid = (lo_i + hi_i) // 2
+            Hm = max(1, int(mpmath.floor(thr[mid])))
+            if _bound_mp(d, r, Hm, L) <= eps:
+                hi_i = mid
+            else:
+                lo_i = mid + 1
+        seg_hi = max(1, int(mpmath.ceil(thr[lo_i])))
+        seg_lo = max(1, int(mpmath.floor(thr[lo_i - 1]))) if lo_i > 0 else 1
+        Hs = mpmath.mpf(seg_lo)
+        s0 = mpmath.mpf(0)
+        s1 = mpmath.mpf(0)
+        for i in range(len(degrees)):
+            if Ns[i] - seg_lo * Ds[i] > 0 and mpmath.mpf(Ns[i]) / Ds[i] > Hs + 0.5:
+                s0 += mpmath.mpf(e2_f[i])
+                s1 += mpmath.mpf(e2_f[i]) * mpmath.mpf(Ds[i]) / Ns[i]
+        guess = int(mpmath.ceil((s0 - 2 * eps) / s1)) if s1 > 0 else seg_hi
+        guess = min(max(guess, seg_lo), seg_hi)
+    # certify with the interval evaluation: widen a bracket around the guess, then bisect
+    lo, hi = max(1, guess - 1), guess + 1
+    step = 1
+    while lo > 1 and certified_ok(lo):
+        lo, step = max(1, lo - step), step * 2
+    step = 1
+    while not certified_ok(hi):
+        hi, step = hi + step, step * 2
+    # invariant: certified_ok(hi) and (lo == 1 is not ok, checked above, or not certified_ok(lo))
+    while hi - lo > 1:
+        mid = (lo + hi) // 2
+        if certified_ok(mid):
+            hi = mid
+        else:
+            lo = mid
+    return hi
