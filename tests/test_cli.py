@@ -5,10 +5,11 @@ import sqlite3
 import subprocess
 import sys
 
+import click
 import pytest
 
 from workbench import __version__
-from workbench.cli import main
+from workbench.cli import app, main
 from workbench.commands.registry import CONTRACT
 
 
@@ -72,11 +73,23 @@ def test_bad_input_is_one_line_exit_2(capsys, args, needle):
     assert "Traceback" not in err
 
 
+def _leaves(cmd, path):
+    if isinstance(cmd, click.Group):
+        for name, sub in cmd.commands.items():
+            yield from _leaves(sub, [*path, name])
+    else:
+        yield path, cmd
+
+
 def test_every_contract_command_exists_and_takes_json_and_seed(capsys):
-    for name, _, _ in CONTRACT:
-        code, out, _ = run(capsys, name, "--help")
-        assert code == 0, name
-        assert "--json" in out and "--seed" in out, name
+    assert {name for name, _, _ in CONTRACT} <= set(app.commands)
+    leaves = list(_leaves(app, []))
+    assert len(leaves) >= len(CONTRACT)
+    for path, cmd in leaves:
+        opts = {o for p in cmd.params for o in getattr(p, "opts", [])}
+        assert {"--json", "--seed"} <= opts, path
+        code, out, _ = run(capsys, *path, "--help")
+        assert code == 0 and "--json" in out, path
 
 
 def test_console_script_runs_without_traceback():
