@@ -174,7 +174,7 @@ def beta_for(eps: float, d: int, N: int = 2, points: str = "orthonormal") -> flo
         if hi > 1e30:
             raise ValueError(f"eps must be larger: no certified beta below 1e30 (got {eps})")
     lo = hi / 2
-    for _ in range(24):  # hi/lo <= 2^(2^-24): 1e-7 relative
+    for _ in range(16):  # hi/lo <= 2^(2^-16): 1e-5 relative
         mid = math.sqrt(lo * hi)
         if certified_bound(mid, d, N, points) <= eps:
             hi = mid

@@ -14,10 +14,10 @@ from __future__ import annotations
 
 import torch
 
-from constructions._kernel_solve import SOLVERS, SolveResult, solve_value_weights
+from constructions._kernel_solve import SOLVERS, SolveResult, dense_kernel, solve_value_weights
 from constructions._montecarlo import ClaimedError
 from workbench.core.attention import GeneralizedAttention
-from workbench.core.kernels import agreement_kernel, head_target_agreement, kernel_error
+from workbench.core.kernels import head_target_agreement, kernel_error
 from workbench.core.sphere import Generator, as_generator, uniform_sphere
 from workbench.core.validation import check_choice, check_dim, check_heads, check_tensor
 
@@ -56,8 +56,11 @@ def target_agreement(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
 
 
 def exact_error(Q: torch.Tensor, K: torch.Tensor, a: torch.Tensor) -> float:
-    """Exact ``D_2`` error ``1 - 2 a.b + a.C.a`` of heads ``(Q, K)`` with values ``a`` (dense C)."""
-    return kernel_error(a, target_agreement(Q, K), agreement_kernel(Q, K))
+    """Exact ``D_2`` error ``1 - 2 a.b + a.C.a`` of heads ``(Q, K)`` with values ``a`` (dense C).
+
+    ``C`` is built with ``C_hh = 1`` exactly (see ``_kernel_solve.kernel_block``).
+    """
+    return kernel_error(a, target_agreement(Q, K), dense_kernel(Q, K))
 
 
 def rank_one_model(Q: torch.Tensor, K: torch.Tensor, a: torch.Tensor) -> GeneralizedAttention:

@@ -1,4 +1,5 @@
-"""Gegenbauer machinery and the closed form of eta_l (PAPER.md §3; docs/derivations/harmonics.md)."""
+"""Gegenbauer machinery and the closed form of eta_l (PAPER.md §3; docs/derivations/harmonics.md).
+"""
 
 from __future__ import annotations
 
@@ -53,7 +54,8 @@ def test_closed_form_matches_quadrature_all_degrees(d: int) -> None:
 
 def test_d5_hand_value() -> None:
     assert sign_coefficients(5, 1)[1] == pytest.approx(0.838525491562421, rel=1e-14, abs=0)
-    assert sp.simplify(sign_coefficient_exact(5, 1) - sp.Rational(3, 8) / sp.sqrt(sp.Rational(1, 5))) == 0
+    hand = sp.Rational(3, 8) / sp.sqrt(sp.Rational(1, 5))
+    assert sp.simplify(sign_coefficient_exact(5, 1) - hand) == 0
     assert float(sign_coefficient_mp(5, 1)) == pytest.approx(3 / (8 * math.sqrt(1 / 5)), rel=1e-15)
 
 

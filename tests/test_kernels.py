@@ -89,7 +89,10 @@ def test_b_at_q_equals_k_against_independent_integral() -> None:
     assert float(head_target_agreement(3, 1.0)) == pytest.approx(1 - 1 / math.pi, abs=1e-15)
     with mpmath.workdps(30):
         for d in [5, 12]:  # b(1) = 1/2 + E|arcsin t| / pi, t = <y, w>
-            dens = lambda t, d=d: (1 - t * t) ** (mpmath.mpf(d - 3) / 2)  # noqa: E731
+
+            def dens(t: mpmath.mpf, d: int = d) -> mpmath.mpf:
+                return (1 - t * t) ** (mpmath.mpf(d - 3) / 2)
+
             num = mpmath.quad(lambda t: mpmath.asin(t) * dens(t), [0, 1])
             ref = 0.5 + num / mpmath.quad(dens, [0, 1]) / mpmath.pi
             assert float(head_target_agreement(d, 1.0)) == pytest.approx(float(ref), abs=1e-14)
@@ -101,6 +104,7 @@ def test_b_symmetry_and_shape() -> None:
     assert b.shape == c.shape and b.dtype == torch.float64
     assert torch.allclose(b + head_target_agreement(7, -c), torch.ones_like(b), atol=1e-15)
     assert float(head_target_agreement(7, 0.0)) == 0.5
+    assert head_target_agreement(7, 0.3).shape == () and head_target_agreement(2, 0.3).shape == ()
     big = torch.linspace(-1, 1, 65536, dtype=torch.float64)
     assert torch.all(torch.diff(head_target_agreement(9, big)) >= -1e-15)
 

@@ -159,7 +159,9 @@ def _invariant_rank(d: int, r: int, k: int, seed: int) -> int:
     return int((s > 1e-9 * s[0]).sum())
 
 
-@pytest.mark.parametrize("d,r,k", [(5, 2, 3), (6, 3, 4), (6, 2, 5), (7, 1, 5), (5, 4, 3), (8, 3, 2)])
+@pytest.mark.parametrize(
+    "d,r,k", [(5, 2, 3), (6, 3, 4), (6, 2, 5), (7, 1, 5), (5, 4, 3), (8, 3, 2)]
+)
 def test_lemma_5_invariant_harmonic_dimension(d: int, r: int, k: int) -> None:
     assert _invariant_rank(d, r, k, seed=d + 10 * r + 100 * k) == math.comb(k + r - 1, r - 1)
 

@@ -66,28 +66,31 @@ class StackedLayerNorm(nn.Module):
 
 
 class SelfAttention(MultiHeadAttention):
-    """Core ``MultiHeadAttention`` (same parameters, same math) with a faster self-attention path.
+    """Core ``MultiHeadAttention`` (same parameters, same math, same shape rules), faster.
 
-    Q, K and V come from one ``(K, B*T, d) @ (K, d, 3 H r)`` matmul per call, instead of a
-    broadcast matmul per head and batch element; scores and mixing stay batched matmuls.
+    Queries, keys and values come from one ``(K, B*T, d) @ (K, d, H r)`` matmul each, instead of
+    a broadcast matmul per head and batch element; scores and mixing stay batched matmuls.
     """
 
     def forward(self, X: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
-        if y is not None:
-            return super().forward(X, y)
+        Xk, Yk, _, _, lone = self._prepare(X, y)
         K, H, r, d = self.Wq.shape
-        x = X if X.ndim == 4 else X.unsqueeze(0)
-        x = x.expand(K, *x.shape[1:])
-        B, T = x.shape[1], x.shape[2]
-        W = torch.cat((self.Wq, self.Wk, self.Wv), dim=1).reshape(K, 3 * H * r, d)
-        proj = x.reshape(K, B * T, d) @ W.transpose(1, 2)
+        x = Xk.squeeze(1).expand(K, *Xk.shape[2:])
+        yq = Yk.squeeze(1).expand(K, *Yk.shape[2:])
+        B, N, T = x.shape[1], x.shape[2], yq.shape[2]
+        q = yq.reshape(K, B * T, d) @ self.Wq.reshape(K, H * r, d).transpose(1, 2)
+        kv = x.reshape(K, B * N, d) @ torch.cat((self.Wk, self.Wv), 1).reshape(K, 2 * H * r, d).mT
         if self.bias:
-            proj = proj + torch.cat((self.bq, self.bk, self.bv), dim=1).reshape(K, 1, 3 * H * r)
-        q, k, v = proj.view(K, B, T, 3, H, r).permute(3, 0, 4, 1, 2, 5)  # (K, H, B, T, r) each
+            q = q + self.bq.reshape(K, 1, H * r)
+            kv = kv + torch.cat((self.bk, self.bv), dim=1).reshape(K, 1, 2 * H * r)
+        q = q.view(K, B, T, H, r).permute(0, 3, 1, 2, 4)  # (K, H, B, T, r)
+        k, v = kv.view(K, B, N, 2, H, r).permute(3, 0, 4, 1, 2, 5)  # (K, H, B, N, r) each
         p = normalize(self.scale * (q @ k.transpose(-1, -2)), self.normalizer)
         o = (p @ v).permute(0, 2, 3, 1, 4).reshape(K, B * T, H * r)
         out = (o @ self.Wo.reshape(K, H * r, d)).view(K, B, T, d)
-        return out + self.bo[:, None, None, :] if self.bias else out
+        if self.bias:
+            out = out + self.bo[:, None, None, :]
+        return out.squeeze(-2) if lone else out
 
 
 class EncoderLayer(nn.Module):

@@ -3,7 +3,7 @@
 Conventions. ``t = <y, w>`` for ``w`` uniform on S^{d-1} has density proportional to
 ``(1-t^2)^((d-3)/2)``. ``P_l^{(d)}`` is the Legendre-normalised Gegenbauer polynomial
 (``P_l(1) = 1``), the *normalised* one is ``sqrt(N(d,l)) P_l`` (unit second moment under that
-density), and ``eta_l(d)`` is the coefficient of ``sign(t)`` on it. Closed form (derived in the note):
+density), and ``eta_l(d)`` is the coefficient of ``sign(t)`` on it. Closed form (see the note):
 
     eta_l = (-1)^m sqrt(N(d,l)) a_m,   l = 2m+1,
     a_m = E[sign(t) P_l(t)] = a_0 prod_{j<m} (2j+1)/(2j+d+1),   a_0 = E|t| = 2 rho_d / (d-1),
@@ -197,7 +197,8 @@ def _sign_coefficients_cached(d: int, max_degree: int) -> np.ndarray:
     if len(ls) > 1:
         l = ls[:-1]
         m = (l - 1) / 2
-        ratio_n = (2 * l + d + 2) / (2 * l + d - 2) * (l + d - 1) * (l + d - 2) / ((l + 2) * (l + 1))
+        ratio_n = (2 * l + d + 2) / (2 * l + d - 2) * (l + d - 1) * (l + d - 2)
+        ratio_n = ratio_n / ((l + 2) * (l + 1))
         ratio_a = ((2 * m + 1) / (2 * m + d + 1)) ** 2
         e2[1:] = e2[0] * np.cumprod(ratio_n * ratio_a)
     signs = np.where(((ls - 1) / 2) % 2 == 0, 1.0, -1.0)

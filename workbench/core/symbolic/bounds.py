@@ -192,7 +192,8 @@ def _certified() -> Bound:
 
     l_ = sp.Symbol("l", integer=True, positive=True)
     eta2 = sp.Function("eta")(d, l_) ** 2
-    Dl = d * (d + 1) / 2 * sum(sp.binomial(l_ + r + k, r - 1) for k in (-3, -1, 1))
+    low = sp.Piecewise((sp.binomial(l_ + r - 3, r - 1), l_ >= 2), (0, True))  # degree l-2 >= 0
+    Dl = d * (d + 1) / 2 * (low + sp.binomial(l_ + r - 1, r - 1) + sp.binomial(l_ + r + 1, r - 1))
     Nl = (2 * l_ + d - 2) / l_ * sp.binomial(l_ + d - 3, l_ - 1)
     rhs = sp.Rational(1, 2) * sp.Sum(eta2 * (1 - sp.Min(1, H * Dl / Nl)), (l_, 1, sp.oo))
 
@@ -223,5 +224,6 @@ ALL_BOUNDS: dict[str, Bound] = {
 def get_bound(bound_id: str) -> Bound:
     """Look a bound up by id."""
     if bound_id not in ALL_BOUNDS:
-        raise ValueError(f"bound_id must be one of {', '.join(sorted(ALL_BOUNDS))} (got {bound_id!r})")
+        ids = ", ".join(sorted(ALL_BOUNDS))
+        raise ValueError(f"bound_id must be one of {ids} (got {bound_id!r})")
     return ALL_BOUNDS[bound_id]

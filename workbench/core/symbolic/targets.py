@@ -3,7 +3,8 @@
 With ``z = <y, x1 - x2>``:
 
 - nearest neighbour, sign decomposition: ``f = (x1+x2)/2 + sign(z) (x1-x2)/2``;
-- soft (one full-rank head, Fact 1): ``X softmax(beta X^T y) = (x1+x2)/2 + tanh(beta z/2)(x1-x2)/2``;
+- soft (one full-rank head, Fact 1):
+  ``X softmax(beta X^T y) = (x1+x2)/2 + tanh(beta z/2)(x1-x2)/2``;
 - biased (bias b_i inside the scores): ``z -> z + b1 - b2``, hard or soft.
 """
 

@@ -1,0 +1,122 @@
+"""Monte Carlo error with CIs (issue 5): calibration of the nominal level, streaming, early stop.
+
+Truths used (no numbers from our own runs): a model that always answers ``x_1`` has error
+exactly 1 on i.i.d. uniform N = 2 (reflecting y across the bisector of x_1, x_2 swaps the
+target, so given the keys the error is ||x_1 - x_2||^2 with probability 1/2, and
+E ||x_1 - x_2||^2 = 2); the zero model has error exactly 1 on the sphere; random rank-1 hardmax
+heads with optimal values have the exact kernel error ``1 - 2 a.b + a.C.a`` on D_2.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+from scipy.stats import binomtest
+
+from verifiers.estimate import estimate_error, estimate_mean, z_value
+from verifiers.tasks import Task
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Small kernels: one thread avoids OpenMP stalls on a shared 2-core box; restored after."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+
+def first_key(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    return X[..., 0, :]
+
+
+def coverage(model, task: Task, truth: float, runs: int, n: int, **kw) -> int:
+    hits = 0
+    for i in range(runs):
+        est = estimate_error(model, task, samples=n, batch=n, generator=1000 + i, **kw)[0]
+        hits += est.covers(truth)
+    return hits
+
+
+@pytest.mark.parametrize("level", [0.95, 0.5])
+def test_normal_ci_is_calibrated(level: float) -> None:
+    runs = 200
+    hits = coverage(first_key, Task("nearest", d=5, N=2), 1.0, runs, 400, level=level)
+    assert binomtest(hits, runs, level).pvalue > 1e-3, (hits, runs, level)
+
+
+def test_bootstrap_ci_is_calibrated() -> None:
+    runs = 100
+    hits = coverage(first_key, Task("nearest", d=5, N=2), 1.0, runs, 300, method="bootstrap",
+                    resamples=400)
+    assert binomtest(hits, runs, 0.95).pvalue > 1e-3, hits
+
+
+def test_calibrated_on_random_features_kernel_error() -> None:
+    rf = pytest.importorskip("constructions.random_features")
+    Q, K = rf.sample_heads(4, 6, generator=3)
+    a = rf.solve_heads(Q, K).a
+    truth = rf.exact_error(Q, K, a)
+    model = rf.rank_one_model(Q, K, a)
+    runs = 120
+    hits = coverage(model, Task("nearest", d=6, N=2, points="orthonormal"), truth, runs, 400)
+    assert binomtest(hits, runs, 0.95).pvalue > 1e-3, (hits, truth)
+
+
+def test_zero_model_scores_exactly_one() -> None:
+    est = estimate_error(lambda X, y: torch.zeros_like(y), Task("nearest", d=7, N=5),
+                         samples=3000, batch=1000)[0]
+    assert est.mean == pytest.approx(1.0, abs=1e-6) and est.std < 1e-6
+
+
+def test_streaming_matches_one_shot_statistics() -> None:
+    vals = torch.randn(3, 1001, dtype=torch.float64).exp()
+    pos = [0]
+
+    def draw(b: int, g: torch.Generator | None) -> torch.Tensor:
+        out = vals[:, pos[0] : pos[0] + b]
+        pos[0] += b
+        return out
+
+    for batch in (1, 7, 1001):
+        pos[0] = 0
+        ests = estimate_mean(draw, samples=1001, batch=batch)
+        for k, e in enumerate(ests):
+            assert e.n == 1001
+            assert e.mean == pytest.approx(float(vals[k].mean()), rel=1e-12)
+            assert e.std == pytest.approx(float(vals[k].std()), rel=1e-10)
+            half = z_value(0.95) * e.std / 1001**0.5
+            assert e.half_width == pytest.approx(half, rel=1e-10)
+
+
+def test_early_stop_on_half_width() -> None:
+    task = Task("nearest", d=5, N=2)
+    est = estimate_error(first_key, task, samples=200_000, batch=500, tol=0.05)[0]
+    assert est.n < 200_000 and est.half_width <= 0.05
+    full = estimate_error(first_key, task, samples=2000, batch=500)[0]
+    assert full.n == 2000
+
+
+def test_stacked_models_get_one_estimate_each() -> None:
+    def two(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        return torch.stack([torch.zeros_like(y), X[:, 0]])
+
+    zero, first = estimate_error(two, Task("nearest", d=5, N=2), samples=4000, level=0.999)
+    assert zero.mean == pytest.approx(1.0) and zero.std < 1e-6
+    assert first.covers(1.0) and first.std > 0.1
+
+
+def test_fresh_samples_differ_by_generator() -> None:
+    task = Task("nearest", d=5, N=2)
+    a = estimate_error(first_key, task, samples=500, generator=1)[0]
+    b = estimate_error(first_key, task, samples=500, generator=2)[0]
+    c = estimate_error(first_key, task, samples=500, generator=1)[0]
+    assert a != b and a == c
+
+
+@pytest.mark.parametrize("kw,name", [({"level": 1.0}, "level"), ({"method": "t"}, "method"),
+                                     ({"samples": 1}, "samples"), ({"tol": -1.0}, "tol")])
+def test_bad_arguments_name_the_parameter(kw: dict, name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        estimate_error(first_key, Task("nearest", d=3, N=2), **kw)

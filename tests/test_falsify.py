@@ -1,0 +1,88 @@
+"""The falsifier (issue 5): finds a planted violation with a replayable counterexample, and
+never reports one against Theorem 2's certified lower bound."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import asdict
+
+import pytest
+import torch
+
+from verifiers.falsify import Attempt, Domain, bound_value, falsify, replay
+
+
+@pytest.fixture(autouse=True)
+def _one_thread():
+    """Small kernels: one thread avoids OpenMP stalls on a shared 2-core box; restored after."""
+    n = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(n)
+
+
+SMALL = Domain(d=(4, 8), r=(1, 1), H=(1, 4), N=(2, 2))
+
+
+def planted(d: int, r: int, H: int, N: int) -> float:
+    """Wrong claim: rank-1 heads cannot go below 0.9 (claimed only where d >= 6)."""
+    return 0.9 if d >= 6 else 0.0
+
+
+def test_finds_planted_violation_and_replays_it() -> None:
+    report = falsify(planted, SMALL, budget=8, steps=150, eval_samples=4000, seed=0)
+    cx = report.counterexample
+    assert cx is not None, [t.to_dict() for t in report.trials]
+    a = cx.attempt
+    assert a.d >= 6 and a.r == 1 and 1 <= a.H <= 4 and a.N == 2
+    assert cx.estimate.hi < cx.bound == 0.9
+    assert cx.estimate.level == pytest.approx(1 - 0.05 / 8)  # Bonferroni over the budget
+    assert all(not t.violated for t in report.trials[:-1]) and report.trials[-1] is cx
+    again = replay(Attempt(**json.loads(json.dumps(asdict(a)))))  # from its JSON record
+    assert again == cx.estimate
+    assert report.to_dict()["violated"] is True
+
+
+def test_true_bound_is_not_violated() -> None:
+    """Trained and solved approximators never beat the certified bound beyond their CI."""
+    lb = pytest.importorskip("workbench.core.lower_bound").lower_bound
+    pytest.importorskip("constructions.random_features")
+    report = falsify(lambda d, r, H, N: lb(d, r, H), Domain(d=(5, 10), r=(1, 1), H=(1, 8)),
+                     budget=2, attacks=("train", "random_features"), steps=150,
+                     eval_samples=4000, seed=1)
+    assert report.counterexample is None
+    assert len(report.trials) == 4 and {t.attempt.attack for t in report.trials} == {
+        "train", "random_features"}
+    assert all(t.bound > 0 for t in report.trials)
+
+
+def test_generalized_attack_and_exploration() -> None:
+    report = falsify(lambda d, r, H, N: 0.0, Domain(d=(3, 6), r=(1, 3), H=(1, 3), N=(2, 3)),
+                     budget=3, attacks=("generalized",), steps=20, eval_samples=500, seed=2)
+    pts = {(t.attempt.d, t.attempt.r, t.attempt.H, t.attempt.N) for t in report.trials}
+    assert report.counterexample is None and len(pts) >= 2
+    assert all(t.attempt.r <= t.attempt.d for t in report.trials)
+
+
+def test_bound_value_accepts_enclosures_and_values() -> None:
+    class Enc:
+        enclosure = (0.25, 0.26)
+        value = 0.255
+
+    class Val:
+        value = 0.4
+
+    assert bound_value(lambda *p: Enc(), 5, 1, 1, 2) == 0.25
+    assert bound_value(lambda *p: Val(), 5, 1, 1, 2) == 0.4
+    assert bound_value(lambda *p: 0.1, 5, 1, 1, 2) == 0.1
+
+
+@pytest.mark.parametrize("kw,name", [({"budget": 0}, "budget"), ({"attacks": ("x",)}, "attack"),
+                                     ({"alpha": 1.5}, "alpha")])
+def test_bad_arguments(kw: dict, name: str) -> None:
+    with pytest.raises(ValueError, match=name):
+        falsify(planted, SMALL, **kw)
+    with pytest.raises(ValueError, match="r"):
+        Domain(d=(2, 3), r=(4, 4))
+    with pytest.raises(ValueError, match="random_features"):
+        replay(Attempt(5, 2, 1, 2, "random_features", 0))
