@@ -122,7 +122,9 @@ class BlockedKernel:
         return out
 
 
-def kernel_matvec(Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, block: int = 1024) -> torch.Tensor:
+def kernel_matvec(
+    Q: torch.Tensor, K: torch.Tensor, V: torch.Tensor, block: int = 1024
+) -> torch.Tensor:
     """``C @ V`` without forming ``C`` (float64, exact blocks)."""
     return BlockedKernel(Q, K, block).matvec(V, exact=True)
 
@@ -181,7 +183,7 @@ def solve_value_weights(
     block: int = 1024,
     cache_mb: float = 1024.0,
 ) -> SolveResult:
-    """Optimal scalar values ``a`` for heads ``(Q, K)``: ``C a = b`` (PAPER.md §3, random features)."""
+    """Optimal scalar values ``a`` for heads ``(Q, K)``: ``C a = b`` (PAPER.md §3)."""
     method = check_choice("solver", method, SOLVERS)
     tol = check_float("tol", tol, lo=0.0)
     max_iter = check_int("max_iter", max_iter, lo=1)

@@ -53,14 +53,22 @@ class ClaimedError:
     extra: dict[str, Any] = field(default_factory=dict)
 
     @staticmethod
-    def exact(value: float, relation: str, method: str, statement: str, **extra: Any) -> ClaimedError:
+    def exact(
+        value: float, relation: str, method: str, statement: str, **extra: Any
+    ) -> ClaimedError:
         v = float(value)
         return ClaimedError(v, relation, method, statement, v, v, dict(extra))
 
     @staticmethod
     def from_estimate(est: Estimate, relation: str, statement: str, **extra: Any) -> ClaimedError:
         return ClaimedError(
-            est.mean, relation, "monte_carlo", statement, est.lo, est.hi, {"samples": est.samples, **extra}
+            est.mean,
+            relation,
+            "monte_carlo",
+            statement,
+            est.lo,
+            est.hi,
+            {"samples": est.samples, **extra},
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -74,7 +82,7 @@ def mc_mean(
     batch: int = 8192,
     z: float = Z99,
 ) -> Estimate:
-    """Mean of i.i.d. per-sample values ``draw(n, gen) -> (n,)`` with a CLT CI, streamed in batches."""
+    """Mean of i.i.d. values ``draw(n, gen) -> (n,)`` with a CLT CI, streamed in batches."""
     samples = check_int("samples", samples, lo=2)
     batch = check_int("batch", batch, lo=1)
     z = check_float("z", z, lo=0.0)
@@ -94,17 +102,21 @@ def mc_mean(
     return Estimate(mean, se, mean - z * se, mean + z * se, n, z)
 
 
-def pooled(values: list[float], z: float = Z99) -> Estimate:
-    """CI for the mean of independent replicate values (e.g. per-seed errors)."""
+def pooled(values: list[float], level: float = 0.99) -> Estimate:
+    """Student-t CI for the mean of independent replicate values (e.g. per-seed errors)."""
+    from scipy.stats import t as student_t
+
     k = len(values)
     if k < 1:
         raise ValueError("values must hold at least one value")
+    level = check_float("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
     mean = sum(values) / k
     if k == 1:
-        return Estimate(mean, float("nan"), float("nan"), float("nan"), 1, z)
+        return Estimate(mean, float("nan"), float("nan"), float("nan"), 1, float("nan"))
     var = sum((v - mean) ** 2 for v in values) / (k - 1)
     se = math.sqrt(var / k)
-    return Estimate(mean, se, mean - z * se, mean + z * se, k, z)
+    q = float(student_t.ppf(0.5 + level / 2, k - 1))
+    return Estimate(mean, se, mean - q * se, mean + q * se, k, q)
 
 
 def squared_error(out: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:

@@ -81,7 +81,9 @@ def theorem3_family(
     d, N = check_dim(d), check_points(N)
     if N < 2:
         raise ValueError(f"N must be an integer >= 2 for the biased family (got {N})")
-    spacing = 4.0 / d**2 if spacing is None else check_float("spacing", spacing, lo=0.0, lo_open=True)
+    spacing = (
+        4.0 / d**2 if spacing is None else check_float("spacing", spacing, lo=0.0, lo_open=True)
+    )
     coefficients = check_choice("coefficients", coefficients, COEFFICIENT_LAWS)
     j = torch.arange(-(d**2), d**2 + 1, dtype=torch.float64)
     biases = torch.zeros(len(j), N, dtype=torch.float64)
@@ -96,14 +98,22 @@ def theorem3_family(
     return BiasedFamily(d, biases, coeffs)
 
 
-def biased_model(family: BiasedFamily, normalizer: str = "hardmax", beta: float = 1.0) -> GeneralizedAttention:
+def biased_model(
+    family: BiasedFamily, normalizer: str = "hardmax", beta: float = 1.0
+) -> GeneralizedAttention:
     """Full-rank biased attention, one head per term: ``W = Q = I``, bias ``b_j``, ``M = c_j I``."""
     normalizer = check_choice("normalizer", normalizer, NORMALIZERS)
     beta = check_float("beta", beta, lo=0.0, lo_open=True)
     d, J, N = family.d, family.terms, family.N
     model = GeneralizedAttention(
-        d, d, J, score="bias", score_options={"max_len": N}, normalizer=normalizer,
-        scale=beta if normalizer == "softmax" else 1.0, dtype=torch.float64,
+        d,
+        d,
+        J,
+        score="bias",
+        score_options={"max_len": N},
+        normalizer=normalizer,
+        scale=beta if normalizer == "softmax" else 1.0,
+        dtype=torch.float64,
     )
     eye = torch.eye(d, dtype=torch.float64)
     with torch.no_grad():
@@ -114,7 +124,9 @@ def biased_model(family: BiasedFamily, normalizer: str = "hardmax", beta: float 
     return model
 
 
-def soft_bound_values(family: BiasedFamily, X: torch.Tensor, y: torch.Tensor, beta: float) -> torch.Tensor:
+def soft_bound_values(
+    family: BiasedFamily, X: torch.Tensor, y: torch.Tensor, beta: float
+) -> torch.Tensor:
     """Per-sample ``(sum_j |c_j| 2 min(1, (N-1) exp(-beta gap_j)))^2`` (pointwise bound)."""
     beta = check_temperature(beta)
     s = torch.einsum("bnd,bd->bn", X, y)[:, None, :] + family.biases.to(X.dtype)[None]  # (B, J, N)
@@ -154,4 +166,8 @@ def biased(
         return soft_bound_values(family, X, y, beta)
 
     est = mc_mean(draw, check_int("claim_samples", claim_samples, lo=2), generator, batch=2048)
-    return model, ClaimedError.from_estimate(est, "<=", STATEMENT_SOFT, heads=family.terms, beta=beta), family
+    return (
+        model,
+        ClaimedError.from_estimate(est, "<=", STATEMENT_SOFT, heads=family.terms, beta=beta),
+        family,
+    )

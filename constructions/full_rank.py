@@ -82,7 +82,10 @@ def _mean_exp_abs_t(a: float, d: int) -> float:
     cut = max(0.0, half - 40.0 / a) if a > 0 else 0.0
     num = integrate.quad(f, 0.0, cut, epsabs=0, epsrel=1e-11, limit=200)[0] if cut > 0 else 0.0
     num += integrate.quad(f, cut, half, epsabs=0, epsrel=1e-11, limit=200)[0]
-    norm = math.exp(0.5 * math.log(math.pi) + special.gammaln((d - 1) / 2) - special.gammaln(d / 2)) / 2
+    norm = (
+        math.exp(0.5 * math.log(math.pi) + special.gammaln((d - 1) / 2) - special.gammaln(d / 2))
+        / 2
+    )
     return num / norm
 
 

@@ -27,6 +27,7 @@ Condorcet-winner index ``lambda`` (``N`` heads) -> copy key ``lambda`` (one head
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 from itertools import combinations
 
 import numpy as np
@@ -36,7 +37,13 @@ from torch import nn
 
 from constructions._montecarlo import ClaimedError, mc_mean
 from workbench.core.attention import GeneralizedAttention, MultiHeadAttention, StackedAttention
-from workbench.core.sphere import POINT_LAWS, Generator, as_generator, sample_instances, uniform_sphere
+from workbench.core.sphere import (
+    POINT_LAWS,
+    Generator,
+    as_generator,
+    sample_instances,
+    uniform_sphere,
+)
 from workbench.core.validation import check_choice, check_dim, check_heads, check_int, check_points
 
 COPY_STYLES: tuple[str, ...] = ("generalized", "standard")
@@ -119,7 +126,12 @@ class VotingTransformer(nn.Module):
         return z, self.layers[-1](Z, z)[0]
 
     def forward(self, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-        if X.ndim != 3 or y.ndim != 2 or X.shape[-1] != self.layout.d or X.shape[1] != self.layout.N:
+        if (
+            X.ndim != 3
+            or y.ndim != 2
+            or X.shape[-1] != self.layout.d
+            or X.shape[1] != self.layout.N
+        ):
             raise ValueError(
                 f"X must have shape (B, N, d) = (B, {self.layout.N}, {self.layout.d}) and y (B, d)"
                 f" (got {tuple(X.shape)} and {tuple(y.shape)})"
@@ -138,8 +150,9 @@ def _unit_row(D: int, idx: list[int], vals: list[float]) -> torch.Tensor:
     return v
 
 
-def _copy_layer(L: ScratchLayout, key: torch.Tensor, query: torch.Tensor, bias: torch.Tensor | None,
-                style: str) -> StackedAttention:
+def _copy_layer(
+    L: ScratchLayout, key: torch.Tensor, query: torch.Tensor, bias: torch.Tensor | None, style: str
+) -> StackedAttention:
     """One rank-1 head with key map ``key`` and query map ``query`` copying the content."""
     D, d = L.D, L.d
     if style == "standard" and bias is None:  # d standard rank-1 heads, value e_i -> e_i
@@ -150,7 +163,9 @@ def _copy_layer(L: ScratchLayout, key: torch.Tensor, query: torch.Tensor, bias: 
         return MultiHeadAttention.from_weights(Wq, Wk, E, E.clone(), normalizer="hardmax")
     score = "dot" if bias is None else "bias"
     opts = None if bias is None else {"max_len": L.N}
-    layer = GeneralizedAttention(D, 1, 1, score=score, score_options=opts, normalizer="hardmax", dtype=_F64)
+    layer = GeneralizedAttention(
+        D, 1, 1, score=score, score_options=opts, normalizer="hardmax", dtype=_F64
+    )
     with torch.no_grad():
         layer.W.copy_(key.reshape(1, 1, 1, D))
         layer.score.Q.copy_(query.reshape(1, 1, 1, D))
@@ -171,15 +186,19 @@ def _two_key_model(d: int, H: int, gen: torch.Generator | None, style: str) -> V
     Wv = _unit_row(D, L.pos, [1.0, -1.0]).expand(1, H, 1, D).clone()
     Wo = _unit_row(D, L.tally, [1.0 / H]).expand(1, H, 1, D).clone()
     votes = MultiHeadAttention.from_weights(Wq, Wq.clone(), Wv, Wo, normalizer="hardmax")
-    copy = _copy_layer(L, _unit_row(D, L.pos, [1.0, -1.0]), _unit_row(D, L.tally, [1.0]), None, style)
+    copy = _copy_layer(
+        L, _unit_row(D, L.pos, [1.0, -1.0]), _unit_row(D, L.tally, [1.0]), None, style
+    )
     return VotingTransformer(L, [votes, copy])
 
 
-def _biased_layer(D: int, N: int, W: torch.Tensor, Q: torch.Tensor, bias: torch.Tensor,
-                  M: torch.Tensor) -> GeneralizedAttention:
+def _biased_layer(
+    D: int, N: int, W: torch.Tensor, Q: torch.Tensor, bias: torch.Tensor, M: torch.Tensor
+) -> GeneralizedAttention:
     H = W.shape[0]
-    layer = GeneralizedAttention(D, 1, H, score="bias", score_options={"max_len": N},
-                                 normalizer="hardmax", dtype=_F64)
+    layer = GeneralizedAttention(
+        D, 1, H, score="bias", score_options={"max_len": N}, normalizer="hardmax", dtype=_F64
+    )
     with torch.no_grad():
         layer.W.copy_(W.reshape(1, H, 1, D))
         layer.score.Q.copy_(Q.reshape(1, H, 1, D))
@@ -201,8 +220,14 @@ def _tournament_model(d: int, N: int, H: int, gen: torch.Generator | None) -> Vo
         bias1[p, :, [i, j]] = 0.0
         M1[p, :, L.tally[p], L.pos[i]] = 1.0 / H
         M1[p, :, L.tally[p], L.pos[j]] = -1.0 / H
-    votes = _biased_layer(D, N, W1.reshape(P * H, D), W1.reshape(P * H, D).clone(),
-                          bias1.reshape(P * H, N), M1.reshape(P * H, D, D))
+    votes = _biased_layer(
+        D,
+        N,
+        W1.reshape(P * H, D),
+        W1.reshape(P * H, D).clone(),
+        bias1.reshape(P * H, N),
+        M1.reshape(P * H, D, D),
+    )
     # layer 2: sign of each tally -> +-(e_{C_i} - e_{C_j})
     W2 = torch.zeros(P, D, dtype=_F64)
     Q2 = torch.zeros(P, D, dtype=_F64)
@@ -235,8 +260,9 @@ def _tournament_model(d: int, N: int, H: int, gen: torch.Generator | None) -> Vo
 
 def _single_key_model(d: int) -> VotingTransformer:
     L = ScratchLayout(d, 1)
-    copy = _copy_layer(L, _unit_row(L.D, L.pos, [1.0]), _unit_row(L.D, [L.one], [1.0]), None,
-                       "generalized")
+    copy = _copy_layer(
+        L, _unit_row(L.D, L.pos, [1.0]), _unit_row(L.D, [L.one], [1.0]), None, "generalized"
+    )
     return VotingTransformer(L, [copy])
 
 
@@ -259,8 +285,11 @@ def ensemble_error(d: int, H: int) -> float:
     ``2 E_t[P(Bin(H,p) < H/2) + P(= H/2)/2]``, ``p = 1/2 + arcsin|t|/pi``, ``|t| = cos phi`` with
     density ``sin^{d-2} phi`` on ``[0, pi/2]`` (adaptive quadrature).
     """
-    d, H = check_dim(d), check_heads(H)
+    return _ensemble_error(check_dim(d), check_heads(H))
 
+
+@lru_cache(maxsize=4096)
+def _ensemble_error(d: int, H: int) -> float:
     def f(phi: float) -> float:
         p = 0.5 + math.asin(math.cos(phi)) / math.pi
         return float(_tail_wrong(H, np.array([p]), True)[0]) * math.sin(phi) ** (d - 2)
@@ -269,7 +298,10 @@ def ensemble_error(d: int, H: int) -> float:
     cut = max(0.0, half - 20.0 / math.sqrt(H))
     num = integrate.quad(f, 0.0, cut, epsabs=0, epsrel=1e-10, limit=200)[0] if cut > 0 else 0.0
     num += integrate.quad(f, cut, half, epsabs=0, epsrel=1e-10, limit=200)[0]
-    norm = math.exp(0.5 * math.log(math.pi) + special.gammaln((d - 1) / 2) - special.gammaln(d / 2)) / 2
+    norm = (
+        math.exp(0.5 * math.log(math.pi) + special.gammaln((d - 1) / 2) - special.gammaln(d / 2))
+        / 2
+    )
     return 2 * num / norm
 
 
@@ -278,11 +310,18 @@ def hoeffding_bound(d: int, H: int) -> float:
     d, H = check_dim(d), check_heads(H)
 
     def f(phi: float) -> float:
-        return math.exp(-2 * H * (math.asin(math.cos(phi)) / math.pi) ** 2) * math.sin(phi) ** (d - 2)
+        return math.exp(-2 * H * (math.asin(math.cos(phi)) / math.pi) ** 2) * math.sin(phi) ** (
+            d - 2
+        )
 
     half = math.pi / 2
-    num = integrate.quad(f, 0.0, half, epsabs=0, epsrel=1e-10, limit=200, points=[half - 1 / math.sqrt(H)])[0]
-    norm = math.exp(0.5 * math.log(math.pi) + special.gammaln((d - 1) / 2) - special.gammaln(d / 2)) / 2
+    num = integrate.quad(
+        f, 0.0, half, epsabs=0, epsrel=1e-10, limit=200, points=[half - 1 / math.sqrt(H)]
+    )[0]
+    norm = (
+        math.exp(0.5 * math.log(math.pi) + special.gammaln((d - 1) / 2) - special.gammaln(d / 2))
+        / 2
+    )
     return 2 * num / norm
 
 
@@ -327,7 +366,12 @@ def majority_vote(
         model = _two_key_model(d, H, gen, copy_style)
         v = ensemble_error(d, H)
         claim = ClaimedError.exact(
-            v, "==", "quadrature", STATEMENT_2, hoeffding=hoeffding_bound(d, H), sqrt_d_over_H=math.sqrt(d / H)
+            v,
+            "==",
+            "quadrature",
+            STATEMENT_2,
+            hoeffding=hoeffding_bound(d, H),
+            sqrt_d_over_H=math.sqrt(d / H),
         )
         return model, claim
     model = _tournament_model(d, N, H, gen)
@@ -367,21 +411,34 @@ def fit_exponents(ds: list[int], Hs: list[int], max_error: float = 0.25) -> dict
 
 
 def tournament_size(N: int, H: int) -> dict[str, int]:
-    """Layers, heads and scratch dimensions of the construction for ``N`` keys, ``H`` votes per pair."""
+    """Layers, heads and scratch dimensions for ``N`` keys and ``H`` votes per pair."""
     N, H = check_points(N), check_heads(H)
     if N == 1:
         return {"layers": 1, "heads_total": 1, "scratch_dims": 1, "rank": 1}
     if N == 2:
         return {"layers": 2, "heads_total": H + 1, "scratch_dims": 4, "rank": 1}
     P = N * (N - 1) // 2
-    return {"layers": 4, "heads_total": H * P + P + N + 1, "scratch_dims": N + 1 + P + N + 1, "rank": 1}
+    return {
+        "layers": 4,
+        "heads_total": H * P + P + N + 1,
+        "scratch_dims": N + 1 + P + N + 1,
+        "rank": 1,
+    }
 
 
-def votes_needed(d: int, N: int, eps: float, points: str = "iid", samples: int = 20_000,
-                 generator: Generator = 0, max_heads: int = 1 << 20) -> int:
+def votes_needed(
+    d: int,
+    N: int,
+    eps: float,
+    points: str = "iid",
+    samples: int = 20_000,
+    generator: Generator = 0,
+    max_heads: int = 1 << 20,
+) -> int:
     """Least power-of-two H whose (upper-CI) claimed tournament error is ``<= eps``."""
     H = 1
     while H <= max_heads:
+
         def draw(m: int, g: torch.Generator | None, H: int = H) -> torch.Tensor:
             X, y = sample_instances(m, N, d, points=points, generator=g)
             return tournament_bound_values(X, y, H)

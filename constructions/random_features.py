@@ -64,7 +64,7 @@ def exact_error(Q: torch.Tensor, K: torch.Tensor, a: torch.Tensor) -> float:
 
 
 def rank_one_model(Q: torch.Tensor, K: torch.Tensor, a: torch.Tensor) -> GeneralizedAttention:
-    """Generalized attention (Eq. 2), rank 1, hardmax: ``W_h = k_h^T``, ``Q_h = q_h^T``, ``M_h = a_h I``."""
+    """Eq. 2 layer, rank 1, hardmax: ``W_h = k_h^T``, ``Q_h = q_h^T``, ``M_h = a_h I``."""
     Q = check_tensor("Q", Q, (None, None))
     H, d = Q.shape
     K = check_tensor("K", K, (H, d))

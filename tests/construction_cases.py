@@ -54,13 +54,22 @@ def _cases() -> list[Case]:
     s = 1 / math.sqrt(2)
     c = [
         Case("tie_orthonormal_d3", _t([[e[0], e[1]]]), _t([_unit(e[0] + e[1])]), tie=True),
-        Case("near_tie_d3", _t([[e[0], e[1]]]), _t([_unit(e[0] + e[1] + 1e-9 * e[0] + 0.3 * e[2])])),
+        Case(
+            "near_tie_d3", _t([[e[0], e[1]]]), _t([_unit(e[0] + e[1] + 1e-9 * e[0] + 0.3 * e[2])])
+        ),
         Case("N1_d3", _t([[_unit([1.0, 2.0, -1.0])]]), _t([_unit([0.3, -0.2, 0.9])])),
         Case("N1_d2", _t([[[0.6, 0.8]]]), _t([[-1.0, 0.0]])),
         Case("d2_orthonormal", _t([[[1.0, 0.0], [0.0, 1.0]]]), _t([_unit([0.9, 0.2])])),
-        Case("d2_close_keys", _t([[_unit([1.0, 0.01]), _unit([1.0, -0.01])]]), _t([_unit([0.2, 1.0])])),
-        Case("antipodal_d3", _t([[_unit([1.0, 2.0, 2.0]), -_unit([1.0, 2.0, 2.0])]]),
-             _t([_unit([0.1, -0.5, 0.3])])),
+        Case(
+            "d2_close_keys",
+            _t([[_unit([1.0, 0.01]), _unit([1.0, -0.01])]]),
+            _t([_unit([0.2, 1.0])]),
+        ),
+        Case(
+            "antipodal_d3",
+            _t([[_unit([1.0, 2.0, 2.0]), -_unit([1.0, 2.0, 2.0])]]),
+            _t([_unit([0.1, -0.5, 0.3])]),
+        ),
         Case("antipodal_d2", _t([[[s, s], [-s, -s]]]), _t([_unit([-0.3, 0.1])])),
         Case("query_equals_key", _t([[e[0], e[2]]]), _t([e[2]])),
         Case("query_opposite_key", _t([[e[0], e[2]]]), _t([-e[0]])),
@@ -75,7 +84,9 @@ CASES: list[Case] = _cases()
 CASES_N2: list[Case] = [c for c in CASES if c.N == 2]
 
 
-def many_cases(N: int, d: int, n: int, seed: int, orthonormal: bool) -> tuple[torch.Tensor, torch.Tensor]:
+def many_cases(
+    N: int, d: int, n: int, seed: int, orthonormal: bool
+) -> tuple[torch.Tensor, torch.Tensor]:
     """``n`` random instances drawn with numpy (independent of the core samplers)."""
     rng = np.random.default_rng(seed)
     if orthonormal:
@@ -112,7 +123,9 @@ def nearest_set(X: torch.Tensor, y: torch.Tensor, tol: float = 1e-12) -> list[li
     return [list(np.flatnonzero(row >= row.max() - tol)) for row in s]
 
 
-def brute_biased(X: torch.Tensor, y: torch.Tensor, biases: np.ndarray, coeffs: np.ndarray) -> np.ndarray:
+def brute_biased(
+    X: torch.Tensor, y: torch.Tensor, biases: np.ndarray, coeffs: np.ndarray
+) -> np.ndarray:
     """``sum_j c_j x_{argmax_i (<x_i,y> + b_ji)}`` by looping."""
     Xn, yn = X.numpy(), y.numpy()
     out = np.zeros((Xn.shape[0], Xn.shape[2]))

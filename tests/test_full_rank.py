@@ -57,7 +57,9 @@ def test_quadrature_claim_matches_monte_carlo_and_bounds_error(points, d, beta):
     model, claim = full_rank(d, beta, 2, points)
     mc = claimed_bound_mc(d, 2, beta, points, samples=60_000, generator=7)
     assert mc.lo <= claim.value <= mc.hi
-    err = model_error(lambda X, y: model(X, y), nearest_neighbour, d, 2, 40_000, points, generator=8)
+    err = model_error(
+        lambda X, y: model(X, y), nearest_neighbour, d, 2, 40_000, points, generator=8
+    )
     assert err.lo <= claim.hi
     assert err.mean < claim.value  # the 4(1-p)^2 bound is loose by >= 2x on N = 2
 
@@ -85,6 +87,10 @@ def test_certified_bound_dominates_the_expectation(N, d, points):
     beta = 8.0
     mc = claimed_bound_mc(d, N, beta, points, samples=40_000, generator=3)
     assert certified_bound(beta, d, N, points) >= mc.lo
+
+
+@pytest.mark.parametrize("N,d,points", [(3, 5, "orthonormal"), (2, 3, "iid")])
+def test_beta_for_is_monotone_in_eps(N, d, points):
     b1, b2 = beta_for(1e-1, d, N, points), beta_for(1e-2, d, N, points)
     assert b2 > b1 > 0
 
@@ -101,7 +107,9 @@ def test_rewrites_give_the_same_output():
     # duplicated head with split values
     eye = torch.eye(d, dtype=torch.float64).reshape(1, 1, d, d)
     two = MultiHeadAttention.from_weights(
-        torch.cat([beta * eye] * 2, 1), torch.cat([eye] * 2, 1), torch.cat([eye] * 2, 1),
+        torch.cat([beta * eye] * 2, 1),
+        torch.cat([eye] * 2, 1),
+        torch.cat([eye] * 2, 1),
         torch.cat([eye / 2] * 2, 1),
     )
     torch.testing.assert_close(two(X, y)[0].detach(), base, atol=1e-12, rtol=0)

@@ -3,6 +3,7 @@ fitted exponent, the N >= 3 tournament, and rewrites."""
 
 from __future__ import annotations
 
+import math
 from itertools import combinations
 
 import numpy as np
@@ -89,10 +90,11 @@ def test_two_keys_match_reference_on_random_inputs(d, H, ortho):
 def test_ensemble_error_matches_pooled_monte_carlo(points):
     d, H = 4, 15
     errs = []
-    for s in range(24):
+    for s in range(16):
         model, claim = majority_vote(d, H, points=points, generator=s)
-        errs.append(model_error(lambda X, y: model(X, y), nearest_neighbour, d, 2, 1500, points,
-                                generator=1000 + s).mean)
+        errs.append(
+            model_error(model, nearest_neighbour, d, 2, 1000, points, generator=1000 + s).mean
+        )
     est = pooled(errs)
     assert est.lo <= claim.value <= est.hi, (claim.value, est)
 
@@ -107,6 +109,16 @@ def test_ensemble_error_identities():
         errs = [ensemble_error(d, H) for H in (1, 3, 9, 27, 81)]
         assert all(b < a for a, b in zip(errs, errs[1:]))
     assert ensemble_error(2, 1) == pytest.approx(0.5, abs=1e-10)
+
+
+@pytest.mark.parametrize("d", [3, 4, 16, 64])
+def test_large_H_matches_the_gaussian_asymptotic(d):
+    """err ~ sqrt(2 pi) f_d(0) / sqrt(H), f_d(0) = Gamma(d/2) / (sqrt(pi) Gamma((d-1)/2))."""
+    f0 = math.exp(math.lgamma(d / 2) - math.lgamma((d - 1) / 2)) / math.sqrt(math.pi)
+    H = 40001
+    assert ensemble_error(d, H) * math.sqrt(H) / (math.sqrt(2 * math.pi) * f0) == pytest.approx(
+        1.0, abs=0.03
+    )
 
 
 def test_fitted_exponent_matches_sqrt_d_over_H():
@@ -128,11 +140,16 @@ def test_rewrites_give_the_same_output():
     D = model.layout.D
     Rbig = torch.eye(D, dtype=torch.float64)
     Rbig[:d, :d] = R
-    rot_votes = MultiHeadAttention.from_weights(v.Wq @ Rbig.T, v.Wk @ Rbig.T, v.Wv, v.Wo,
-                                                normalizer="hardmax")
+    rot_votes = MultiHeadAttention.from_weights(
+        v.Wq @ Rbig.T, v.Wk @ Rbig.T, v.Wv, v.Wo, normalizer="hardmax"
+    )
     dup_votes = MultiHeadAttention.from_weights(  # every voter twice, half the weight each
-        torch.cat([v.Wq, v.Wq], 1), torch.cat([v.Wk, v.Wk], 1), torch.cat([v.Wv, v.Wv], 1),
-        torch.cat([v.Wo, v.Wo], 1) / 2, normalizer="hardmax")
+        torch.cat([v.Wq, v.Wq], 1),
+        torch.cat([v.Wk, v.Wk], 1),
+        torch.cat([v.Wv, v.Wv], 1),
+        torch.cat([v.Wo, v.Wo], 1) / 2,
+        normalizer="hardmax",
+    )
     with torch.no_grad():
         model.layers[0] = rot_votes
         rot = model(X @ R.T, y @ R.T)[0]
@@ -144,14 +161,18 @@ def test_rewrites_give_the_same_output():
 
 @pytest.mark.parametrize("N,d,H", [(3, 4, 5), (4, 6, 3)])
 def test_tournament_matches_reference_and_claim(N, d, H):
-    model, claim = majority_vote(d, H, N=N, points="iid", generator=N, claim_samples=20_000)
+    model, claim = majority_vote(d, H, N=N, points="iid", generator=N, claim_samples=8000)
     assert model.size() == tournament_size(N, H)
-    X, y = many_cases(N, d, 150, seed=N * d, orthonormal=False)
+    X, y = many_cases(N, d, 80, seed=N * d, orthonormal=False)
     out = model(X, y)[0].detach().numpy()
     np.testing.assert_allclose(out, _reference_tournament(_votes_q(model), H, X, y), atol=1e-12)
-    errs = [model_error(lambda X, y: m(X, y), nearest_neighbour, d, N, 1000, "iid", generator=s).mean
-            for s, m in ((s, majority_vote(d, H, N=N, points="iid", generator=s, claim_samples=2)[0])
-                         for s in range(10))]
+    errs = [
+        model_error(m, nearest_neighbour, d, N, 600, "iid", generator=s).mean
+        for s, m in (
+            (s, majority_vote(d, H, N=N, points="iid", generator=s, claim_samples=2)[0])
+            for s in range(8)
+        )
+    ]
     assert pooled(errs).lo <= claim.hi
 
 

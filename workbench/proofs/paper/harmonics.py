@@ -1,0 +1,340 @@
+"""Claims about the harmonic-analysis layer (PAPER.md §3; docs/derivations/harmonics.md).
+
+Every check compares the library (``workbench.core.harmonics``, ``workbench.core.kernels``) with an
+*independent* computation:
+
+- ``N(d,l)`` against the count ``dim Hom_l - dim Hom_{l-2}`` and against the Gegenbauer norm
+  ``E[P_l(t)^2] = 1/N(d,l)`` by exact Gauss-Jacobi quadrature;
+- the closed form of ``eta_l`` against 30-digit tanh-sinh quadrature of ``sign``; the partial sums
+  of ``eta_l^2`` in interval arithmetic from the Gamma closed form written with exact factorials
+  (not the library's ratio recurrence);
+- the kernels ``C`` and ``b`` of rank-1 hardmax heads against Monte Carlo on ``D_2`` with CLT
+  intervals (Bonferroni-corrected so that each claim's family of intervals has level 99.9%).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+from contextlib import contextmanager
+from fractions import Fraction
+from statistics import NormalDist
+
+import mpmath
+import numpy as np
+import sympy as sp
+import torch
+from mpmath import iv
+from scipy.special import roots_jacobi
+
+from workbench.core.harmonics import (
+    dim_harmonics,
+    gegenbauer_transform,
+    legendre_d,
+    sign_coefficient_exact,
+    sign_coefficient_mp,
+    sign_coefficients,
+)
+from workbench.core.kernels import (
+    agreement_kernel,
+    head_target_agreement,
+    head_target_agreement_d2,
+    head_target_agreement_series,
+    kernel_error,
+)
+from workbench.core.sphere import make_generator, sample_instances, uniform_sphere
+from workbench.proofs.claim import CheckContext, Evidence
+from workbench.proofs.paper._mc import mean_ci
+from workbench.proofs.registry import claim
+
+FAMILY_LEVEL = 0.999  # each Monte Carlo claim: all its intervals hold together with this level
+_IV_PREC = 160
+
+
+# --------------------------------------------------------------------------- shared helpers
+def family_z(m: int, level: float = FAMILY_LEVEL) -> tuple[float, float]:
+    """Two-sided normal quantile and per-interval level for ``m`` intervals (Bonferroni)."""
+    per = 1.0 - (1.0 - level) / max(1, m)
+    return NormalDist().inv_cdf(1.0 - (1.0 - per) / 2.0), per
+
+
+def hom_dim(d: int, l: int) -> int:
+    """Dimension of the homogeneous polynomials of degree l in d variables (0 for l < 0)."""
+    return math.comb(l + d - 1, d - 1) if l >= 0 else 0
+
+
+def harmonic_count(d: int, l: int) -> int:
+    """``dim Hom_l - dim Hom_{l-2}``: the independent count of ``N(d,l)`` (Laplacian is onto)."""
+    return hom_dim(d, l) - hom_dim(d, l - 2)
+
+
+def _gamma_exact(two_x: int) -> tuple[Fraction, int]:
+    """``Gamma(two_x / 2) = q * sqrt(pi)^k`` exactly, for integers and half-integers > 0."""
+    if two_x % 2 == 0:
+        return Fraction(math.factorial(two_x // 2 - 1)), 0
+    n = (two_x - 1) // 2  # Gamma(n + 1/2) = (2n)! sqrt(pi) / (4^n n!)
+    return Fraction(math.factorial(2 * n), 4**n * math.factorial(n)), 1
+
+
+def eta_squared_exact(d: int, l: int) -> tuple[Fraction, int]:
+    """``eta_l(d)^2 = q * pi^p`` exactly, from the Gamma closed form of Lemma H1 written with
+    exact factorials and the independent count :func:`harmonic_count` (not the library's ratio
+    recurrence). ``p`` is 0 for odd d and -2 for even d; even l give ``(0, 0)``."""
+    if l % 2 == 0:
+        return Fraction(0), 0
+    m = (l - 1) // 2
+    g1, k1 = _gamma_exact(2 * (d - 1))  # Gamma(d-1)
+    g2, k2 = _gamma_exact(2 * m + d)  # Gamma(m + d/2)
+    g3, k3 = _gamma_exact(d - 1)  # Gamma((d-1)/2)
+    g4, k4 = _gamma_exact(2 * (2 * m + d))  # Gamma(2m + d)
+    a = 2 * g1 * math.factorial(2 * m) * g2 / (g3 * g4 * math.factorial(m))
+    k = k1 + k2 - 1 - k3 - k4  # power of sqrt(pi) in a_m
+    assert k % 2 == 0
+    return harmonic_count(d, l) * a * a, k
+
+
+@contextmanager
+def iv_precision(bits: int = _IV_PREC) -> Iterator[None]:
+    old = iv.prec
+    iv.prec = bits
+    try:
+        yield
+    finally:
+        iv.prec = old
+
+
+def eta_squared_interval(d: int, l: int) -> mpmath.ctx_iv.ivmpf:
+    """``eta_l(d)^2`` as an mpmath interval (call inside :func:`iv_precision`)."""
+    q, p = eta_squared_exact(d, l)
+    val = iv.mpf(q.numerator) / iv.mpf(q.denominator)
+    return val * iv.pi**p if p else val
+
+
+def partial_sum_interval(d: int, L: int) -> tuple[float, float]:
+    """Rigorous float enclosure of ``sum_{l odd <= L} eta_l(d)^2``."""
+    with iv_precision():
+        s = iv.mpf(0)
+        for l in range(1, L + 1, 2):
+            s += eta_squared_interval(d, l)
+        return _outward(s)
+
+
+def _outward(x: mpmath.ctx_iv.ivmpf) -> tuple[float, float]:
+    lo, hi = float(mpmath.mpf(x.a)), float(mpmath.mpf(x.b))
+    return math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
+
+
+# --------------------------------------------------------------------------- N(d, l)
+@claim(
+    "harmonics.dimension",
+    "N(d,l) = (2l+d-2)/l C(l+d-3, l-1) is the dimension of the degree-l spherical harmonics",
+    "lemma",
+    statement="N(d,l) = dim Hom_l - dim Hom_{l-2} and E_t[P_l(t)^2] = 1/N(d,l)",
+    source="PAPER.md §3; docs/derivations/harmonics.md (Conventions)",
+)
+def dimension(ctx: CheckContext) -> list[Evidence]:
+    quick = ctx.scale == "quick"
+    dims = list(range(2, 13)) + [64] if quick else list(range(2, 33)) + [64, 257, 1024]
+    l_max = 30 if quick else 80
+    out: list[Evidence] = []
+    for d in dims:
+        diff = max(abs(dim_harmonics(d, l) - harmonic_count(d, l)) for l in range(l_max + 1))
+        out.append(
+            Evidence(diff, 0, "==", "exact", {"d": d, "l_max": l_max},
+                     note="max_l |N(d,l) - (dim Hom_l - dim Hom_{l-2})|")
+        )
+    # E_t[P_l(t)^2] = 1/N(d,l) (addition theorem), by Gauss-Jacobi quadrature exact to degree 2n-1
+    for d in (2, 3, 5, 10, 64) if quick else (2, 3, 4, 5, 7, 10, 16, 64, 256):
+        a = (d - 3) / 2
+        x, w = roots_jacobi(l_max + 2, a, a)
+        w = w / w.sum()
+        P = legendre_d(d, l_max, x)
+        rel = max(
+            abs(float((P[l] ** 2) @ w) * dim_harmonics(d, l) - 1.0) for l in range(l_max + 1)
+        )
+        out.append(
+            Evidence(rel, 0.0, "<=", "identity", {"d": d, "l_max": l_max}, tolerance=1e-11,
+                     note="max_l |N(d,l) E[P_l^2] - 1|, Gauss-Jacobi quadrature (float64)")
+        )
+    return out
+
+
+# --------------------------------------------------------------------------- eta_l
+@claim(
+    "harmonics.sign_coefficients",
+    "Closed form of the Gegenbauer coefficients eta_l of sign(t); sum_l eta_l^2 = 1",
+    "lemma",
+    depends_on=("harmonics.dimension",),
+    statement="eta_l = (-1)^m sqrt(N) 2 G(d-1) (2m)! G(m+d/2) / (sqrt(pi) G((d-1)/2) G(2m+d) m!),"
+    " l = 2m+1; sum_{l odd} eta_l^2 = 1",
+    source="PAPER.md §3; docs/derivations/harmonics.md (Lemma H1)",
+)
+def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
+    quick = ctx.scale == "quick"
+    out: list[Evidence] = []
+    # (1) closed form (30 digits) vs 30-digit tanh-sinh quadrature; float64 path vs quadrature
+    pts = (
+        [(3, 1), (3, 4), (4, 3), (5, 1), (5, 5), (10, 7), (64, 3)]
+        if quick
+        else [(d, l) for d in (2, 3, 4, 5, 10, 64) for l in (1, 2, 5, 11, 21, 41)]
+    )
+    with mpmath.workdps(30):
+        for d, l in pts:
+            ref = gegenbauer_transform(lambda t: mpmath.sign(t), d, l, dps=30)
+            closed = sign_coefficient_mp(d, l, dps=30)
+            p = {"d": d, "l": l}
+            out.append(Evidence(float(abs(closed - ref)), 0.0, "<=", "exact", p, tolerance=1e-25,
+                                note="|closed form - 30-digit quadrature|, 30-digit arithmetic"))
+            f64 = float(sign_coefficients(d, l)[l])
+            out.append(Evidence(f64, float(ref), "==", "identity", p,
+                                tolerance=1e-14 * max(1.0, abs(float(ref))),
+                                note="float64 ratio recurrence vs quadrature"))
+    # (2) d = 5 hand value eta_1 = 3 / (8 sqrt(1/5)), symbolically and in float
+    hand = sp.Rational(3, 8) / sp.sqrt(sp.Rational(1, 5))
+    sym_diff = sp.simplify(sign_coefficient_exact(5, 1) - hand)
+    out.append(Evidence(float(abs(sym_diff)), 0.0, "==", "exact", {"d": 5, "l": 1},
+                        note="sympy: closed form minus 3/(8 sqrt(1/5))"))
+    q, pw = eta_squared_exact(5, 1)
+    out.append(Evidence(float(q), 45 / 64, "==", "exact", {"d": 5, "l": 1, "pi_power": pw},
+                        note="exact-factorial eta_1^2 = (3 sqrt5 / 8)^2 = 45/64"))
+    out.append(Evidence(float(sign_coefficients(5, 1)[1]), 3 / (8 * math.sqrt(1 / 5)), "==",
+                        "identity", {"d": 5, "l": 1}, tolerance=2e-15))
+    # (3) the exact-factorial eta_l^2 agree with the library's float64 values
+    for d in (2, 5, 8, 64) if quick else (2, 3, 4, 5, 8, 16, 64, 256):
+        L = 61 if quick else 401
+        f = sign_coefficients(d, L) ** 2
+        with iv_precision():
+            rel = max(abs(float(eta_squared_interval(d, l).mid) / f[l] - 1) for l in
+                      range(1, L + 1, 2))
+        out.append(Evidence(rel, 0.0, "<=", "identity", {"d": d, "L": L}, tolerance=1e-13,
+                            note="max relative gap, exact-factorial vs float64 eta_l^2"))
+    # (4) partial sums: S_L <= 1 (Bessel) rigorously, and 1 - S_L <= eps at a witness L
+    for d in (2, 3, 5, 8, 64) if quick else (2, 3, 4, 5, 8, 16, 32, 64, 128):
+        for L in (1, 11, 101):
+            lo, hi = partial_sum_interval(d, L)
+            out.append(Evidence((lo + hi) / 2, 1.0, "<=", "interval", {"d": d, "L": L},
+                                ci=(lo, hi), ci_level=1.0, note="sum_{l odd <= L} eta_l^2"))
+        for eps in (1e-2,) if quick else (1e-2, 3e-3, 1e-3):
+            L = _witness_degree(d, eps)
+            lo, hi = partial_sum_interval(d, L)
+            out.append(Evidence(1 - (lo + hi) / 2, eps, "<=", "interval",
+                                {"d": d, "L": L, "eps": eps}, ci=(1 - hi, 1 - lo), ci_level=1.0,
+                                note="1 - S_L at the least L the float recurrence proposes"))
+    return out
+
+
+def _witness_degree(d: int, eps: float) -> int:
+    """Least odd L with ``1 - S_L <= eps`` according to the float64 recurrence (a proposal that
+    the interval evaluation then certifies or refutes)."""
+    L = 101
+    while True:
+        rest = 1 - np.cumsum(sign_coefficients(d, L)[1::2] ** 2)
+        idx = np.nonzero(rest <= eps * (1 - 1e-9))[0]
+        if len(idx):
+            return 2 * int(idx[0]) + 1
+        L = 4 * L + 1
+
+
+# --------------------------------------------------------------------------- kernels C and b
+def _picks(Q: torch.Tensor, K: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """+1 where head (q, k) picks x_1, i.e. <q,y><k, x_1 - x_2> > 0; shape (n, H)."""
+    return torch.sign((y @ Q.T) * ((X[:, 0] - X[:, 1]) @ K.T))
+
+
+def _d2_series_tail(L: int) -> float:
+    """Rigorous bound on the d = 2 series tail ``1/2 sum_{l odd > L} |eta_l|^3 / sqrt2``:
+    ``|eta_l| = 4 / (pi l sqrt2)`` gives terms ``8 / (pi^3 l^3)`` and
+    ``sum_{l odd >= L+2} l^-3 <= 1 / (4 L^2)``."""
+    return 2.0 / (math.pi**3 * L * L)
+
+
+@claim(
+    "kernels.agreement",
+    "Kernels of rank-1 hardmax heads on D_2: C, b and the error 1 - 2a.b + a.C.a",
+    "lemma",
+    depends_on=("harmonics.sign_coefficients",),
+    statement="C_hh' = 1/2 + (2/pi^2) asin<q,q'> asin<k,k'>; b = Pr[head picks target];"
+    " err = 1 - 2 a.b + a.C.a",
+    source="PAPER.md §3; docs/derivations/harmonics.md (Lemmas H2-H4)",
+)
+@torch.no_grad()
+def kernels_agreement(ctx: CheckContext) -> list[Evidence]:
+    quick = ctx.scale == "quick"
+    n = 20_000 if quick else 400_000
+    dims = (2, 5) if quick else (2, 3, 5, 8, 16, 64)
+    H = 4
+    cosines = torch.tensor([-1.0, -0.5, 0.0, 0.3, 0.9, 1.0], dtype=torch.float64)
+    per_d = H * (H - 1) // 2 + H + len(cosines) + 1
+    z, level = family_z(per_d * len(dims))
+    out: list[Evidence] = []
+    g = make_generator(ctx.seed + 4242)
+    for d in dims:
+        Q = uniform_sphere(H, d=d, generator=g)
+        K = uniform_sphere(H, d=d, generator=g)
+        K[0] = Q[0]  # a tied head (q = k) among random ones
+        # heads with prescribed <q,k> (q = e1, k in the (e1, e2) plane) for b(c)
+        Qc = torch.zeros(len(cosines), d, dtype=torch.float64)
+        Qc[:, 0] = 1.0
+        Kc = torch.zeros_like(Qc)
+        Kc[:, 0], Kc[:, 1] = cosines, torch.sqrt(1 - cosines**2)
+        X, y = sample_instances(n, 2, d, points="orthonormal", generator=g)
+        s = _picks(Q, K, X, y)
+        target = torch.sign(torch.einsum("nd,nd->n", y, X[:, 0] - X[:, 1]))
+        C = agreement_kernel(Q, K)
+        b = head_target_agreement(d, (Q * K).sum(-1))
+        for h in range(H):
+            for h2 in range(h + 1, H):
+                m, ci = mean_ci((s[:, h] == s[:, h2]).double(), z)
+                out.append(Evidence(m, float(C[h, h2]), "==", "monte_carlo",
+                                    {"d": d, "entry": f"C[{h},{h2}]", "n": n}, ci=ci,
+                                    ci_level=level))
+            m, ci = mean_ci((s[:, h] == target).double(), z)
+            out.append(Evidence(m, float(b[h]), "==", "monte_carlo",
+                                {"d": d, "entry": f"b[{h}]", "n": n}, ci=ci, ci_level=level))
+        sc = _picks(Qc, Kc, X, y)
+        bc = head_target_agreement(d, cosines)
+        for j, c in enumerate(cosines.tolist()):
+            m, ci = mean_ci((sc[:, j] == target).double(), z)
+            out.append(Evidence(m, float(bc[j]), "==", "monte_carlo",
+                                {"d": d, "entry": "b(c)", "cos_qk": c, "n": n}, ci=ci,
+                                ci_level=level))
+        # the error of sum_h a_h x_{pick_h} against 1 - 2 a.b + a.C.a
+        a = torch.randn(H, generator=g, dtype=torch.float64) / H + 1.0 / H
+        picked = torch.where(s.unsqueeze(-1) > 0, X[:, :1], X[:, 1:2])  # (n, H, d)
+        model = torch.einsum("h,nhd->nd", a, picked)
+        f = torch.where(target.unsqueeze(-1) > 0, X[:, 0], X[:, 1])
+        m, ci = mean_ci(((f - model) ** 2).sum(-1), z)
+        out.append(Evidence(m, kernel_error(a, b, C), "==", "monte_carlo",
+                            {"d": d, "entry": "error", "n": n, "H": H}, ci=ci, ci_level=level))
+        # C_hh = 1; the library's arcsin(<q,q>) turns a 1e-16 rounding of <q,q> into ~1e-8
+        out.append(Evidence(float((C.diagonal() - 1).abs().max()), 0.0, "<=", "identity",
+                            {"d": d, "entry": "diag(C)"}, tolerance=1e-7,
+                            note="|C_hh - 1|: asin near 1 amplifies rounding to ~sqrt(eps)"))
+    # d = 2: the closed form against the general-d Gegenbauer series (rigorous tail bound)
+    L = 4001 if quick else 40001
+    c = torch.linspace(-1, 1, 41, dtype=torch.float64)
+    diff = float((head_target_agreement_d2(c) - head_target_agreement_series(2, c, L)).abs().max())
+    out.append(Evidence(diff, 0.0, "<=", "identity", {"d": 2, "max_degree": L},
+                        tolerance=_d2_series_tail(L) + 1e-13,
+                        note="max |closed form - series|; tolerance = series tail bound"))
+    # d >= 3: the 1-D integral formula against the series (tail estimated from the terms)
+    for d, L in ((5, 1001), (10, 401)) if quick else ((3, 4001), (5, 2001), (10, 401), (64, 201)):
+        diff = float(
+            (head_target_agreement(d, c) - head_target_agreement_series(d, c, L)).abs().max()
+        )
+        out.append(Evidence(diff, 0.0, "<=", "identity", {"d": d, "max_degree": L},
+                            tolerance=_series_tail_estimate(d, L) + 1e-13,
+                            note="max |integral formula - series|; tolerance = tail estimate"))
+    return out
+
+
+def _series_tail_estimate(d: int, L: int) -> float:
+    """``1/2 sum_{l odd > L} |eta_l|^3 / sqrt(N(d,l))``: summed to 16 L, then a power-law
+    remainder with the terms' decay rate ``l^-(3 + (d-2)/2)`` (an estimate, not a proof)."""
+    L2 = 16 * L + 1
+    eta = np.abs(sign_coefficients(d, L2))
+    ls = np.arange(L + 2, L2 + 1, 2)
+    terms = eta[ls] ** 3 / np.sqrt([float(dim_harmonics(d, int(k))) for k in ls])
+    p = 3 + (d - 2) / 2
+    rest = terms[-1] * L2 / (2 * (p - 1))
+    return 0.5 * float(terms.sum() + rest)
