@@ -19,7 +19,7 @@ from typing import Any
 import torch
 from torch import nn
 
-from workbench.core.scores import DotScore, ScoreFunction, make_score
+from workbench.core.scores import DotScore, ScoreFunction, make_score, pair_scores, project
 from workbench.core.validation import (
     check_choice,
     check_dim,
@@ -172,14 +172,16 @@ class GeneralizedAttention(StackedAttention):
     def probabilities(self, X: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
         """``phi_h(W_h X, y)``: shape ``(K, H, B, T, N)``."""
         Xk, Yk, kp, qp, _ = self._prepare(X, y)
-        keys = Xk @ self.W.unsqueeze(2).transpose(-1, -2)  # (K, H, B, N, r)
+        keys = project(Xk, self.W)  # (K, H, B, N, r)
         return normalize(self.scale * self.score(keys, Yk, kp, qp), self.normalizer)
 
     def forward(self, X: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
         Xk, _, _, _, lone = self._prepare(X, y)
         p = self.probabilities(X, y)
-        heads = (p @ Xk) @ self.M.unsqueeze(2).transpose(-1, -2)  # (K, H, B, T, d)
-        out = heads.sum(dim=1)
+        mixed = torch.einsum("khbtn,kbnd->kbthd", p, Xk.squeeze(1))  # X phi_h, (K, B, T, H, d)
+        K, B, T, H, d = mixed.shape
+        Mt = self.M.transpose(-1, -2).reshape(K, H * d, d)  # sum_h M_h (.)
+        out = torch.matmul(mixed.reshape(K, B * T, H * d), Mt).reshape(K, B, T, d)
         return out.squeeze(-2) if lone else out
 
 
@@ -258,20 +260,23 @@ class MultiHeadAttention(StackedAttention):
     def probabilities(self, X: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
         """Attention weights ``(K, H, B, T, N)``."""
         Xk, Yk, _, _, _ = self._prepare(X, y)
-        q = Yk @ self.Wq.unsqueeze(2).transpose(-1, -2)  # (K, H, B, T, r)
-        k = Xk @ self.Wk.unsqueeze(2).transpose(-1, -2)  # (K, H, B, N, r)
+        q = project(Yk, self.Wq)  # (K, H, B, T, r)
+        k = project(Xk, self.Wk)  # (K, H, B, N, r)
         if self.bias:
             q = q + self.bq[:, :, None, None, :]
             k = k + self.bk[:, :, None, None, :]
-        return normalize(self.scale * (q @ k.transpose(-1, -2)), self.normalizer)
+        return normalize(self.scale * pair_scores(q, k), self.normalizer)
 
     def forward(self, X: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
         Xk, _, _, _, lone = self._prepare(X, y)
         p = self.probabilities(X, y)
-        v = Xk @ self.Wv.unsqueeze(2).transpose(-1, -2)  # (K, H, B, N, r)
+        v = project(Xk, self.Wv)  # (K, H, B, N, r)
         if self.bias:
             v = v + self.bv[:, :, None, None, :]
-        out = ((p @ v) @ self.Wo.unsqueeze(2)).sum(dim=1)  # (K, B, T, d)
+        o = torch.einsum("khbtn,khbnr->kbthr", p, v)  # (K, B, T, H, r)
+        K, B, T, H, r = o.shape
+        out = torch.matmul(o.reshape(K, B * T, H * r), self.Wo.reshape(K, H * r, self.d))
+        out = out.reshape(K, B, T, self.d)
         if self.bias:
             out = out + self.bo[:, None, None, :]
         return out.squeeze(-2) if lone else out

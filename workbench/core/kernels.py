@@ -78,8 +78,14 @@ def agreement_kernel_cross(
 
 
 def agreement_kernel(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
-    """Head-vs-head agreement kernel ``C`` (H, H) of rank-1 hardmax heads on D_2 (PAPER.md §3)."""
-    return agreement_kernel_cross(Q, K, Q, K)
+    """Head-vs-head agreement kernel ``C`` (H, H) of rank-1 hardmax heads on D_2 (PAPER.md §3).
+
+    The diagonal is exactly 1 (a head always agrees with itself); computing it through
+    ``arcsin(<q, q>)`` would lose ~1e-8 to the steepness of arcsin at 1.
+    """
+    C = agreement_kernel_cross(Q, K, Q, K)
+    C.diagonal().fill_(1.0)
+    return C
 
 
 def kernel_error(a: torch.Tensor, b: torch.Tensor, C: torch.Tensor) -> float:

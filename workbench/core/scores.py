@@ -20,6 +20,24 @@ from workbench.core.validation import check_choice, check_float, check_int
 SCORE_KINDS: tuple[str, ...] = ("dot", "bias", "rope", "alibi", "mlp")
 
 
+def project(Z: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
+    """Map rows of ``Z`` by every head: ``Z`` ``(Kz, [1,] B, L, d)``, ``W`` ``(K, H, m, d)``.
+
+    Returns ``(K, H, B, L, m)``. One large matmul per model instead of ``K H B`` tiny ones.
+    """
+    if Z.ndim == 5:
+        Z = Z.squeeze(1)
+    K, H, m, d = W.shape
+    Kz, B, L, _ = Z.shape
+    out = torch.matmul(Z.reshape(Kz, B * L, d), W.permute(0, 3, 1, 2).reshape(K, d, H * m))
+    return out.reshape(K, B, L, H, m).permute(0, 3, 1, 2, 4)
+
+
+def pair_scores(q: torch.Tensor, k: torch.Tensor) -> torch.Tensor:
+    """``<q_t, k_n>`` for ``q`` ``(K, H, B, T, r)`` and ``k`` ``(K, H, B, N, r)``."""
+    return torch.einsum("khbtr,khbnr->khbtn", q, k)
+
+
 class ScoreFunction(nn.Module):
     """Base class: holds ``(K, H)`` and the rank ``r`` and ambient dimension ``d``."""
 
@@ -61,10 +79,10 @@ class DotScore(ScoreFunction):
             self.Q.copy_(_normal(self.Q.shape, generator) / math.sqrt(self.d))
 
     def project_queries(self, queries: torch.Tensor) -> torch.Tensor:
-        return queries @ self.Q.unsqueeze(2).transpose(-1, -2)  # (K, H, B, T, r)
+        return project(queries, self.Q)  # (K, H, B, T, r)
 
     def forward(self, keys, queries, key_pos, query_pos):  # type: ignore[override]
-        return self.project_queries(queries) @ keys.transpose(-1, -2)
+        return pair_scores(self.project_queries(queries), keys)
 
 
 class BiasScore(DotScore):
@@ -113,7 +131,7 @@ class RoPEScore(DotScore):
 
     def forward(self, keys, queries, key_pos, query_pos):  # type: ignore[override]
         q = self._rotate(self.project_queries(queries), query_pos)
-        return q @ self._rotate(keys, key_pos).transpose(-1, -2)
+        return pair_scores(q, self._rotate(keys, key_pos))
 
     def extra_config(self) -> dict[str, object]:
         return {"base": self.base}
@@ -158,7 +176,7 @@ class MLPScore(ScoreFunction):
 
     def forward(self, keys, queries, key_pos, query_pos):  # type: ignore[override]
         hk = keys @ self.A.unsqueeze(2)  # (K, H, B, N, m)
-        hq = queries @ self.B.unsqueeze(2) + self.c[:, :, None, None, :]  # (K, H, B, T, m)
+        hq = project(queries, self.B.transpose(-1, -2)) + self.c[:, :, None, None, :]
         hidden = torch.relu(hq.unsqueeze(-2) + hk.unsqueeze(-3))  # (K, H, B, T, N, m)
         return (hidden * self.v[:, :, None, None, None, :]).sum(-1)
 

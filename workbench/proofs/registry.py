@@ -24,6 +24,8 @@ _REGISTRY: dict[str, Claim] = {}
 BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.setting",
     "workbench.proofs.paper.fact1",
+    "workbench.proofs.paper.harmonics",
+    "workbench.proofs.paper.thm2",
 )
 
 

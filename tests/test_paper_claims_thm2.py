@@ -1,0 +1,165 @@
+"""The harmonic-analysis and Theorem 2 claims hold at quick scale, and their checks can fail.
+
+(``workbench/proofs/paper/harmonics.py``, ``workbench/proofs/paper/thm2.py``; PAPER.md §3;
+docs/derivations/lower_bound.md.)
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+
+import mpmath
+import pytest
+
+from workbench.core.lower_bound import LowerBound
+from workbench.core.lower_bound import lower_bound as true_lower_bound
+from workbench.proofs.claim import CheckContext, combine
+from workbench.proofs.paper import harmonics as hm
+from workbench.proofs.paper import thm2
+from workbench.proofs.registry import load_claims, run_claims
+
+IDS = [
+    "harmonics.dimension",
+    "harmonics.sign_coefficients",
+    "kernels.agreement",
+    "thm2.projection_reduction",
+    "thm2.odd_reduction",
+    "thm2.conditional_law",
+    "thm2.isotropy",
+    "thm2.invariant_dimension",
+    "thm2.degree_dimension",
+    "thm2.certified_bound",
+    "thm2.fitted_models_respect_bound",
+    "thm2.random_features_respect_bound",
+    "thm2.full_rank_reaches_zero",
+]
+QUICK = CheckContext(scale="quick", seed=0)
+
+
+def _verdict(fn, kind: str = "lemma") -> str:
+    return combine(fn(QUICK), kind)
+
+
+def test_claims_hold_at_quick_scale() -> None:
+    results = {r.claim.id: r for r in run_claims(QUICK, only=IDS)}
+    assert set(IDS) <= set(results)
+    bad = [(i, r.verdict, r.error) for i, r in results.items() if r.verdict != "holds"]
+    assert not bad, bad
+    for cid in IDS:
+        assert results[cid].evidence, cid
+
+
+def test_kinds_and_dependency_chain() -> None:
+    claims = load_claims()
+    kinds = {cid: claims[cid].kind for cid in IDS}
+    assert kinds["thm2.certified_bound"] == "theorem"
+    assert kinds["thm2.random_features_respect_bound"] == "experiment"
+    assert kinds["thm2.fitted_models_respect_bound"] == "experiment"
+    assert all(kinds[c] == "lemma" for c in IDS if c.startswith(("harmonics.", "kernels.")))
+    lemmas = {
+        "thm2.projection_reduction",
+        "thm2.odd_reduction",
+        "thm2.conditional_law",
+        "thm2.isotropy",
+        "thm2.degree_dimension",
+    }
+    assert lemmas <= set(claims["thm2.certified_bound"].depends_on)
+    assert "thm2.invariant_dimension" in claims["thm2.degree_dimension"].depends_on
+    for cid in ("thm2.random_features_respect_bound", "thm2.full_rank_reaches_zero"):
+        assert "thm2.certified_bound" in claims[cid].depends_on
+
+
+def test_evidence_methods_and_intervals_are_honest() -> None:
+    for e in thm2.full_rank_reaches_zero(QUICK) + hm.kernels_agreement(QUICK):
+        if e.method == "monte_carlo":
+            assert e.ci is not None and e.ci[0] < e.value < e.ci[1]
+            assert e.ci_level is not None and 0.999 <= e.ci_level < 1
+    assert {e.method for e in thm2.random_features_respect_bound(QUICK)} == {"solved"}
+
+
+# ------------------------------------------------------------------- the checks can fail
+def _shifted(delta: float, scale: float = 1.0):
+    """``lower_bound`` with a deliberately wrong value ``scale * LB + delta``."""
+
+    def fake(d: int, r: int, H: int, **kw) -> LowerBound:
+        lb = true_lower_bound(d, r, H, **kw)
+        lo, hi = lb.enclosure
+        return dataclasses.replace(
+            lb, value=scale * lb.value + delta, enclosure=(scale * lo + delta, scale * hi + delta)
+        )
+
+    return fake
+
+
+def test_too_large_bound_is_violated_by_random_features(monkeypatch) -> None:
+    monkeypatch.setattr(thm2, "lower_bound", _shifted(1.0))  # above the zero model's error 1
+    ev = thm2.random_features_respect_bound(QUICK)
+    assert combine(ev, "experiment") == "violated"
+    assert all(e.verdict == "violated" for e in ev)
+
+
+def test_too_large_bound_is_violated_by_fitted_models(monkeypatch) -> None:
+    monkeypatch.setattr(thm2, "lower_bound", _shifted(2.0))
+    assert _verdict(thm2.fitted_models_respect_bound, "experiment") == "violated"
+
+
+def test_zero_bound_is_violated_by_full_rank_separation(monkeypatch) -> None:
+    # if the rank-1 bound were 0, no head would get strictly below it
+    monkeypatch.setattr(thm2, "lower_bound", _shifted(0.0, scale=0.0))
+    ev = thm2.full_rank_reaches_zero(QUICK)
+    assert combine(ev, "theorem") == "violated"
+    assert any(e.verdict == "violated" and e.method == "monte_carlo" for e in ev)
+
+
+def test_wrong_enclosure_is_violated_by_certified_bound(monkeypatch) -> None:
+    monkeypatch.setattr(thm2, "lower_bound", _shifted(1e-9))
+    ev = thm2.certified_bound(QUICK)
+    bad = [e for e in ev if e.verdict == "violated"]
+    assert bad and any("independent" in e.params for e in bad)
+
+
+def test_independent_bound_matches_library() -> None:
+    lo, hi = thm2.independent_bound(6, 2, 3, 41)
+    a, b = true_lower_bound(6, 2, 3, max_degree=41).enclosure
+    assert max(lo, a) <= min(hi, b) and hi - lo < 1e-15
+
+
+def test_wrong_sign_coefficients_are_violated(monkeypatch) -> None:
+    real = hm.sign_coefficient_mp
+    monkeypatch.setattr(
+        hm,
+        "sign_coefficient_mp",
+        lambda d, l, dps=50: real(d, l, dps) * (1 + mpmath.mpf(10) ** -20),
+    )
+    assert _verdict(hm.sign_coefficients_claim) == "violated"
+
+
+def test_wrong_kernel_is_violated_by_monte_carlo(monkeypatch) -> None:
+    # a kernel with the wrong constant (1/pi^2 instead of 2/pi^2) is refuted by Monte Carlo
+    real = hm.agreement_kernel
+    monkeypatch.setattr(hm, "agreement_kernel", lambda Q, K: (real(Q, K) + 0.5) / 2)
+    ev = hm.kernels_agreement(QUICK)
+    assert any(e.verdict == "violated" and e.params.get("entry", "").startswith("C[") for e in ev)
+
+
+def test_wrong_dimension_count_is_violated(monkeypatch) -> None:
+    monkeypatch.setattr(hm, "dim_harmonics", lambda d, l: math.comb(l + d - 1, d - 1))
+    assert _verdict(hm.dimension) == "violated"
+
+
+@pytest.mark.parametrize("d,l", [(2, 1), (2, 7), (5, 1), (6, 9), (64, 3)])
+def test_exact_eta_squared(d: int, l: int) -> None:
+    q, p = hm.eta_squared_exact(d, l)
+    assert p == (-2 if d % 2 == 0 else 0)
+    assert float(q) * math.pi**p == pytest.approx(
+        float(hm.sign_coefficient_mp(d, l)) ** 2, rel=1e-14
+    )
+    assert hm.eta_squared_exact(d, l + 1) == (0, 0)
+
+
+def test_head_degree_dimension_known_values() -> None:
+    # r = 1 in d = 3: the rotations about the key axis leave frequencies 0, +-1, +-2 -> 5 dims
+    assert thm2.head_degree_dimension(3, 1, 9, seed=0) == 5
+    # a space that fills all of H_l when N(d,l) is small
+    assert thm2.head_degree_dimension(4, 1, 1, seed=0) == 4
