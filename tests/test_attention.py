@@ -37,7 +37,7 @@ def test_full_rank_head_tends_to_hard_target(points, N, d):
     X, y = sample_instances(4000, N, d, points=points, generator=5)
     hard = nearest_neighbour(X, y)
     errs = [
-        float((full_rank_head(d, b)(X, y)[0] - hard).pow(2).sum(-1).mean())
+        float((full_rank_head(d, b)(X, y)[0] - hard).detach().pow(2).sum(-1).mean())
         for b in (1.0, 10.0, 100.0, 1e3, 1e4)
     ]
     assert all(a > b for a, b in zip(errs, errs[1:]))
@@ -104,6 +104,26 @@ def test_stacked_models_equal_separate_evaluations(score, normalizer):
     # separately built models stacked together give the same stack
     restacked = stack_models([layer.select(k) for k in range(K)])
     assert torch.allclose(restacked(X, y), out, atol=1e-12)
+
+
+def test_from_weights_with_biases_matches_hand_computation():
+    g = make_generator(4)
+    W = [torch.randn(2, 3, 5, generator=g, dtype=F64) for _ in range(4)]
+    b = {
+        "bq": torch.randn(2, 3, generator=g, dtype=F64),
+        "bo": torch.randn(5, generator=g, dtype=F64),
+    }
+    layer = MultiHeadAttention.from_weights(*W, biases=b)
+    X, y = sample_instances(3, 4, 5, generator=5)
+    want = torch.zeros(3, 5, dtype=F64) + b["bo"]
+    for h in range(2):
+        Wq, Wk, Wv, Wo = (w[h] for w in W)
+        for n in range(3):
+            p = torch.softmax((Wk @ X[n].T).T @ (Wq @ y[n] + b["bq"][h]), dim=0)
+            want[n] += Wo.T @ Wv @ (X[n].T @ p)
+    assert torch.allclose(layer(X, y)[0], want, atol=1e-12)
+    with pytest.raises(ValueError, match="^bo must have shape"):
+        MultiHeadAttention.from_weights(*W, biases={"bo": torch.zeros(4, dtype=F64)})
 
 
 def test_multihead_stack_with_bias_equals_separate():

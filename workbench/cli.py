@@ -43,13 +43,31 @@ def main(argv: Sequence[str] | None = None) -> int:
         click.echo(f"error: {_one_line(e.format_message())}", err=True)
         return e.exit_code
     except ValueError as e:
-        click.echo(f"error: {_one_line(str(e))}", err=True)
+        click.echo(f"error: {_flag_names(_one_line(str(e)))}", err=True)
         return EXIT_BAD_INPUT
     return int(rv) if isinstance(rv, int) else 0
 
 
 def _one_line(msg: str) -> str:
     return " ".join(msg.split())
+
+
+def _flag_names(msg: str) -> str:
+    """Name the CLI flag, not the Python parameter: ``eval_samples must`` -> ``--eval-samples``."""
+    name, sep, rest = msg.partition(" must ")
+    if not sep or " " in name:
+        return msg
+    flags: dict[str, str] = {}
+    stack: list[click.Command] = [app]
+    while stack:
+        cmd = stack.pop()
+        if isinstance(cmd, click.Group):
+            stack.extend(cmd.commands.values())
+        for p in cmd.params:
+            if isinstance(p, click.Option) and p.name:
+                flags.setdefault(p.name, max(p.opts, key=len))
+    flag = flags.get(name)
+    return f"{flag} must {rest}" if flag else msg
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -241,8 +241,13 @@ class MultiHeadAttention(StackedAttention):
         Wo: torch.Tensor,
         normalizer: str = "softmax",
         scale: float = 1.0,
+        biases: dict[str, torch.Tensor] | None = None,
     ) -> MultiHeadAttention:
-        """Build a layer from explicit ``(K, H, r, d)`` (or ``(H, r, d)``) weights."""
+        """Build a layer from explicit ``(K, H, r, d)`` (or ``(H, r, d)``) weights.
+
+        ``biases`` (optional) maps ``bq, bk, bv`` to ``(K, H, r)`` and ``bo`` to ``(K, d)``
+        tensors; any it omits are zero.
+        """
         ws = [w if w.ndim == 4 else w.unsqueeze(0) for w in (Wq, Wk, Wv, Wo)]
         shape = ws[0].shape
         for name, w in zip(("Wq", "Wk", "Wv", "Wo"), ws):
@@ -251,10 +256,27 @@ class MultiHeadAttention(StackedAttention):
                     f"{name} must have shape (K, H, r, d) = {tuple(shape)} (got {tuple(w.shape)})"
                 )
         K, H, r, d = shape
-        layer = cls(d, r, H, models=K, normalizer=normalizer, scale=scale, dtype=ws[0].dtype)
+        layer = cls(
+            d,
+            r,
+            H,
+            models=K,
+            normalizer=normalizer,
+            scale=scale,
+            bias=biases is not None,
+            dtype=ws[0].dtype,
+        )
         with torch.no_grad():
             for name, w in zip(("Wq", "Wk", "Wv", "Wo"), ws):
                 getattr(layer, name).copy_(w)
+            for name, b in (biases or {}).items():
+                if name not in ("bq", "bk", "bv", "bo"):
+                    raise ValueError(f"biases must have keys among bq, bk, bv, bo (got {name!r})")
+                want = tuple(getattr(layer, name).shape)
+                b = b if b.ndim == len(want) else b.unsqueeze(0)
+                if tuple(b.shape) != want:
+                    raise ValueError(f"{name} must have shape {want} (got {tuple(b.shape)})")
+                getattr(layer, name).copy_(b)
         return layer
 
     def probabilities(self, X: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:

@@ -403,8 +403,8 @@ def invariant_dimension(ctx: CheckContext) -> list[Evidence]:
             (8, 3, 2),
             (8, 2, 6),
             (10, 3, 4),
-            (9, 8, 4),
-            (12, 2, 7),
+            (7, 6, 4),
+            (10, 2, 5),
         )
     )
     out: list[Evidence] = []
