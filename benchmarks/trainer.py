@@ -10,15 +10,20 @@ AdamW, warm-up + cosine decay and fresh samples each step.
 
 Reports model-steps/s (models x steps / seconds), the ratio, achieved GFLOP/s (analytic matmul
 FLOPs of forward + backward = 3 x forward) against a plain ``torch.matmul`` peak measured in the
-same run. Writes ``benchmarks/results/trainer.json``.
-Usage: ``python benchmarks/trainer.py [threads]`` (default 2).
+same run. Each side is warmed up, then timed ``REPEATS`` times, the two sides interleaved (so a
+change in the machine's load hits both); the medians are reported, with every repeat and the
+load average. Writes ``benchmarks/results/trainer.json``.
+Usage: ``python benchmarks/trainer.py [threads ...]`` (default ``1 2``; the first thread count
+gives the main figures, the others go under ``other_threads``).
 """
 
 from __future__ import annotations
 
 import json
 import math
+import os
 import platform
+import statistics
 import sys
 import time
 from pathlib import Path
@@ -31,6 +36,7 @@ from verifiers.train import ModelSpec, TrainConfig, derive_seed, lr_factor, trai
 from workbench.core.sphere import make_generator
 
 OUT = Path(__file__).parent / "results" / "trainer.json"
+REPEATS = 3
 
 
 class BaselineEncoder(nn.Module):
@@ -99,54 +105,75 @@ def point(d: int, N: int, shapes: list[tuple[int, int]], steps: int, batch: int,
     specs = [ModelSpec("encoder", r, h, seed=i, options={"ffn_width": ffn})
              for i, (r, h) in enumerate(shapes)]
     cfg = TrainConfig(steps=steps, batch=batch, eval_samples=0)
-    train(specs[:1], task, TrainConfig(steps=2, batch=batch, eval_samples=0))  # warm-up
-    t_batched = train(specs, task, cfg).seconds
-    t_base = baseline(task, shapes, steps, batch, ffn)
+    train(specs, task, TrainConfig(steps=2, batch=batch, eval_samples=0))  # warm-up
+    baseline(task, sorted(set(shapes)), 2, batch, ffn)  # warm-up
+    t_batched, t_base, load = [], [], [os.getloadavg()[0]]
+    groups = 0
+    for _ in range(REPEATS):
+        run = train(specs, task, cfg)
+        t_batched.append(run.seconds)
+        groups = run.groups
+        t_base.append(baseline(task, shapes, steps, batch, ffn))
+        load.append(os.getloadavg()[0])
+    tb, tr = statistics.median(t_batched), statistics.median(t_base)
     flops = sum(flops_per_model_step(d, N, r, h, ffn, batch) for r, h in shapes) * steps
     K = len(shapes)
     return {
         "d": d, "N": N, "models": K, "steps": steps, "batch": batch, "ffn_width": ffn,
-        "shapes_rank_heads": shapes,
-        "batched_model_steps_per_s": K * steps / t_batched,
-        "baseline_model_steps_per_s": K * steps / t_base,
-        "ratio": t_base / t_batched,
-        "batched_gflops": flops / t_batched / 1e9,
-        "baseline_gflops": flops / t_base / 1e9,
+        "shapes_rank_heads": sorted(set(shapes)), "copies_of_each_shape": K // len(set(shapes)),
+        "batched_groups": groups,
+        "batched_model_steps_per_s": K * steps / tb,
+        "baseline_model_steps_per_s": K * steps / tr,
+        "ratio": tr / tb,
+        "ratio_per_repeat": [b / a for a, b in zip(t_batched, t_base)],
+        "batched_gflops": flops / tb / 1e9,
+        "baseline_gflops": flops / tr / 1e9,
         "batched_seconds": t_batched, "baseline_seconds": t_base,
+        "load_average_1min": load,
     }
 
 
-def main(threads: int = 2) -> None:
+def run_all(threads: int) -> dict[str, object]:
     torch.set_num_threads(threads)
     torch.manual_seed(0)
-    peak = matmul_peak()
+    peak = statistics.median(matmul_peak() for _ in range(3))
     grid16 = [(1, 16), (2, 8), (4, 4), (16, 1)]  # H r = d, the paper's c = 1 grid at d = 16
     mix16 = grid16 + [(4, 8), (1, 32), (8, 2), (2, 16)]  # c = 1 and c = 2
     points = [
-        point(16, 8, [s for s in grid16 for _ in range(4)], steps=100, batch=256, ffn=64),
-        point(16, 8, [s for s in mix16 for _ in range(2)], steps=100, batch=256, ffn=64),
+        point(16, 8, [s for s in grid16 for _ in range(4)], steps=30, batch=256, ffn=64),
+        point(16, 8, [s for s in mix16 for _ in range(2)], steps=30, batch=256, ffn=64),
         point(64, 16, [s for s in [(1, 64), (4, 16), (16, 4), (64, 1)] for _ in range(4)],
-              steps=10, batch=256, ffn=256),
+              steps=3, batch=256, ffn=256),
     ]
     for p in points:
         p["batched_fraction_of_peak"] = p["batched_gflops"] / peak  # type: ignore[operator]
+    return {"threads": torch.get_num_threads(), "matmul_peak_gflops": peak, "points": points}
+
+
+def main(threads: list[int]) -> None:
+    runs = [run_all(t) for t in threads]
     out = {
-        "device": "cpu", "threads": torch.get_num_threads(), "torch": torch.__version__,
-        "machine": platform.processor() or platform.machine(),
-        "matmul_peak_gflops": peak, "points": points,
+        "device": "cpu", "torch": torch.__version__, "cpus": os.cpu_count(),
+        "machine": platform.processor() or platform.machine(), **runs[0],
+        "other_threads": runs[1:],
         "note": "one post-norm encoder layer, farthest task, FFN width 4d (not 2048) so that "
                 "attention, not the FFN, is what is compared; GFLOPs analytic (matmuls only); "
-                "measured on a 2-core machine shared with other jobs",
+                f"medians of {REPEATS} interleaved repeats after warm-up; measured on a 2-core "
+                "machine shared with other jobs (see load_average_1min: a load above the "
+                "thread count means other processes competed for the cores)",
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=2))
-    for p in points:
-        print(f"d={p['d']} N={p['N']} shapes={len(set(map(tuple, p['shapes_rank_heads'])))}: "
-              f"ratio {p['ratio']:.2f}x, batched {p['batched_model_steps_per_s']:.1f} vs "
-              f"baseline {p['baseline_model_steps_per_s']:.1f} model-steps/s, "
-              f"{p['batched_gflops']:.2f} GFLOP/s (matmul peak {peak:.1f})")
-    assert all(math.isfinite(p["ratio"]) for p in points)  # type: ignore[arg-type]
+    for run in runs:
+        for p in run["points"]:  # type: ignore[attr-defined]
+            print(f"threads={run['threads']} d={p['d']} N={p['N']} "
+                  f"shapes={len(p['shapes_rank_heads'])}: ratio {p['ratio']:.2f}x, batched "
+                  f"{p['batched_model_steps_per_s']:.1f} vs baseline "
+                  f"{p['baseline_model_steps_per_s']:.1f} model-steps/s, "
+                  f"{p['batched_gflops']:.2f} GFLOP/s (matmul peak "
+                  f"{run['matmul_peak_gflops']:.1f})")
+            assert math.isfinite(p["ratio"])
 
 
 if __name__ == "__main__":
-    main(int(sys.argv[1]) if len(sys.argv) > 1 else 2)
+    main([int(a) for a in sys.argv[1:]] or [1, 2])

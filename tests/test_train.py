@@ -13,10 +13,11 @@ import textwrap
 import pytest
 import torch
 
-from verifiers.models import EncoderStack, RegressionStack, SelfAttention
+from verifiers.models import EncoderStack, RegressionStack
 from verifiers.tasks import Task
 from verifiers.train import ModelSpec, TrainConfig, lr_factor, train
 from workbench.core.attention import MultiHeadAttention
+from workbench.core.mixed_attention import MixedAttention
 
 
 @pytest.fixture(autouse=True)
@@ -182,7 +183,8 @@ def test_separation_full_rank_beats_rank_one_above_lower_bound() -> None:
 
 @pytest.mark.parametrize("bias,normalizer", [(True, "softmax"), (False, "hardmax")])
 def test_fast_attention_equals_core(bias: bool, normalizer: str) -> None:
-    """``SelfAttention`` restates core ``MultiHeadAttention``; the numbers must not change."""
+    """``MixedAttention`` (the trainer's layer) restates core ``MultiHeadAttention``; the numbers
+    must not change."""
     g = torch.Generator().manual_seed(0)
     core = MultiHeadAttention(6, 2, 3, models=2, bias=bias, normalizer=normalizer, scale=0.7,
                               generator=g)
@@ -190,8 +192,7 @@ def test_fast_attention_equals_core(bias: bool, normalizer: str) -> None:
         with torch.no_grad():
             for name in ("bq", "bk", "bv", "bo"):
                 getattr(core, name).normal_(generator=g)
-    fast = SelfAttention(**core.config())
-    fast.load_state_dict(core.state_dict())
+    fast = MixedAttention.from_core([core])
     X, y, Y = torch.randn(4, 5, 6), torch.randn(4, 6), torch.randn(2, 4, 3, 6)
     for args in ((X,), (X, y), (X.expand(2, 4, 5, 6), Y), (X, Y[0])):
         torch.testing.assert_close(fast(*args), core(*args), rtol=1e-5, atol=1e-6)

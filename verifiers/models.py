@@ -16,12 +16,13 @@ be shared ``(B, ...)`` or per model ``(K, B, ...)``.
 from __future__ import annotations
 
 import math
+from collections.abc import Sequence
 
 import torch
 import torch.nn.functional as F
 from torch import nn
 
-from workbench.core.attention import MultiHeadAttention, normalize
+from workbench.core.mixed_attention import MixedAttention
 from workbench.core.validation import check_choice, check_heads, check_int, check_rank
 
 POSITIONAL: tuple[str, ...] = ("none", "additive", "concat")
@@ -65,42 +66,19 @@ class StackedLayerNorm(nn.Module):
         return x * _k_view(self.weight, x.ndim) + _k_view(self.bias, x.ndim)
 
 
-class SelfAttention(MultiHeadAttention):
-    """Core ``MultiHeadAttention`` (same parameters, same math, same shape rules), faster.
+class EncoderLayer(nn.Module):
+    """Post-norm layer: ``x = LN(x + MHA(x)); x = LN(x + FFN(x))``, scores scaled by 1/sqrt(r).
 
-    Queries, keys and values come from one ``(K, B*T, d) @ (K, d, H r)`` matmul each, instead of
-    a broadcast matmul per head and batch element; scores and mixing stay batched matmuls.
+    ``ranks``/``heads``: one value per model (``H r`` equal for all), or ints for all alike.
     """
 
-    def forward(self, X: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
-        Xk, Yk, _, _, lone = self._prepare(X, y)
-        K, H, r, d = self.Wq.shape
-        x = Xk.squeeze(1).expand(K, *Xk.shape[2:])
-        yq = Yk.squeeze(1).expand(K, *Yk.shape[2:])
-        B, N, T = x.shape[1], x.shape[2], yq.shape[2]
-        q = yq.reshape(K, B * T, d) @ self.Wq.reshape(K, H * r, d).transpose(1, 2)
-        kv = x.reshape(K, B * N, d) @ torch.cat((self.Wk, self.Wv), 1).reshape(K, 2 * H * r, d).mT
-        if self.bias:
-            q = q + self.bq.reshape(K, 1, H * r)
-            kv = kv + torch.cat((self.bk, self.bv), dim=1).reshape(K, 1, 2 * H * r)
-        q = q.view(K, B, T, H, r).permute(0, 3, 1, 2, 4)  # (K, H, B, T, r)
-        k, v = kv.view(K, B, N, 2, H, r).permute(3, 0, 4, 1, 2, 5)  # (K, H, B, N, r) each
-        p = normalize(self.scale * (q @ k.transpose(-1, -2)), self.normalizer)
-        o = (p @ v).permute(0, 2, 3, 1, 4).reshape(K, B * T, H * r)
-        out = (o @ self.Wo.reshape(K, H * r, d)).view(K, B, T, d)
-        if self.bias:
-            out = out + self.bo[:, None, None, :]
-        return out.squeeze(-2) if lone else out
-
-
-class EncoderLayer(nn.Module):
-    """Post-norm layer: ``x = LN(x + MHA(x)); x = LN(x + FFN(x))``, scores scaled by 1/sqrt(r)."""
-
-    def __init__(self, width: int, rank: int, heads: int, ffn_width: int, models: int = 1,
+    def __init__(self, width: int, ranks: int | Sequence[int], heads: int | Sequence[int],
+                 ffn_width: int, models: int = 1,
                  generator: torch.Generator | None = None) -> None:
         super().__init__()
-        self.attn = SelfAttention(width, rank, heads, models, scale=1 / math.sqrt(rank),
-                                       bias=True, generator=generator)
+        rs = list(ranks) if isinstance(ranks, (list, tuple)) else [ranks] * models
+        self.attn = MixedAttention(width, rs, heads, models, scale=[1 / math.sqrt(r) for r in rs],
+                                   bias=True, generator=generator)
         self.ln1 = StackedLayerNorm(width, models)
         self.ff1 = StackedLinear(width, ffn_width, models, generator=generator)
         self.ff2 = StackedLinear(ffn_width, width, models, generator=generator)
@@ -114,12 +92,16 @@ class EncoderLayer(nn.Module):
 class EncoderStack(nn.Module):
     """L post-norm encoder layers of rank ``rank`` with ``heads`` heads (PAPER.md §4, Figure 2).
 
+    ``rank`` and ``heads`` may also be sequences of one value per model (mixed ranks in one
+    stack, ``heads * rank`` equal for all models).
+
     ``length`` tokens at most; ``positional`` in ``none|additive|concat`` (``pos_dims`` extra
     coordinates for ``concat``); ``read_in`` maps ``d_in`` to ``width`` first (else width is
     ``d_in``). Output ``(K, B, T, d_out)``, or ``(K, B, d_out)`` for a lone query.
     """
 
-    def __init__(self, d_in: int, d_out: int, rank: int, heads: int, layers: int = 1,
+    def __init__(self, d_in: int, d_out: int, rank: int | Sequence[int],
+                 heads: int | Sequence[int], layers: int = 1,
                  models: int = 1, ffn_width: int = 2048, positional: str = "none",
                  pos_dims: int = 0, length: int = 64, read_in: bool = False,
                  width: int | None = None, generator: torch.Generator | None = None) -> None:
@@ -132,12 +114,21 @@ class EncoderStack(nn.Module):
         base = check_int("width", width, lo=1) if read_in and width is not None else d_in
         self.read_in = StackedLinear(d_in, base, models, generator=generator) if read_in else None
         self.width = base + self.pos_dims
-        self.rank, self.heads = check_rank(rank, self.width, "rank"), check_heads(heads, "heads")
+        ranks = list(rank) if isinstance(rank, (list, tuple)) else [rank] * self.models
+        heads_ = list(heads) if isinstance(heads, (list, tuple)) else [heads] * self.models
+        for name, vals in (("rank", ranks), ("heads", heads_)):
+            if len(vals) != self.models:
+                raise ValueError(f"{name} must hold models = {self.models} values "
+                                 f"(got {len(vals)})")
+        self.ranks = tuple(check_rank(r, self.width, "rank") for r in ranks)
+        self.head_counts = tuple(check_heads(h, "heads") for h in heads_)
+        self.rank, self.heads = self.ranks[0], self.head_counts[0]  # model 0's (for display)
         pdim = self.pos_dims if positional == "concat" else base
         g = torch.randn(models, length, pdim, generator=generator, dtype=torch.float64)
         self.pos = nn.Parameter(0.02 * g.float()) if positional != "none" else None
         self.layers = nn.ModuleList(
-            EncoderLayer(self.width, rank, heads, ffn_width, models, generator)
+            EncoderLayer(self.width, list(self.ranks), list(self.head_counts), ffn_width, models,
+                         generator)
             for _ in range(self.layers_n)
         )
         self.readout = StackedLinear(self.width, d_out, models, generator=generator)
@@ -169,14 +160,15 @@ class EncoderStack(nn.Module):
         return self.forward_tokens(tokens)[..., -1, :]
 
     def paper_params(self) -> int:
-        """``L * H * r * width``: the paper's count (§4: ``H r d`` per layer)."""
-        return self.layers_n * self.heads * self.rank * self.width
+        """``L * H * r * width``: the paper's count (§4: ``H r d`` per layer), equal for all K."""
+        return self.layers_n * self.layers[0].attn.P * self.width
 
 
 class RegressionStack(EncoderStack):
     """In-context linear regression model: ``forward(xs, ys) -> (K, B)`` predictions of ``y_q``."""
 
-    def __init__(self, n_dims: int, rank: int, heads: int, layers: int = 12, models: int = 1,
+    def __init__(self, n_dims: int, rank: int | Sequence[int], heads: int | Sequence[int],
+                 layers: int = 12, models: int = 1,
                  width: int = 48, ffn_width: int = 192, positional: str = "none",
                  pos_dims: int = 0, length: int = 64,
                  generator: torch.Generator | None = None) -> None:

@@ -31,19 +31,15 @@ import torch
 from torch import nn
 
 from verifiers.estimate import Estimate, estimate_error
-from verifiers.models import (
-    EncoderStack,
-    RegressionStack,
-    SelfAttention,
-    stack_modules,
-    unstack_state,
-)
+from verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
 from verifiers.tasks import Task, sample_stacked
 from workbench.core.attention import GeneralizedAttention
+from workbench.core.mixed_attention import MixedAttention
 from workbench.core.sphere import make_generator
 from workbench.core.validation import check_choice, check_float, check_int
 
 ARCHS: tuple[str, ...] = ("attention", "generalized", "encoder", "regression")
+MIXED_ARCHS: tuple[str, ...] = ("attention", "encoder", "regression")  # group by width H r
 
 
 def derive_seed(seed: int, tag: str) -> int:
@@ -75,8 +71,14 @@ class ModelSpec:
             raise ValueError(f"layers must be 1 for arch {self.arch!r} (got {self.layers})")
 
     def shape_key(self) -> str:
-        """Models with equal keys train in one stacked group."""
+        """Models with equal keys train in one stacked group.
+
+        Standard attention models group by their projection width ``P = H r`` (mixed ranks and
+        head counts share one ``MixedAttention`` stack); generalized attention by ``(r, H)``.
+        """
         opts = json.dumps(self.options, sort_keys=True)
+        if self.arch in MIXED_ARCHS:
+            return f"{self.arch}|P={self.rank * self.heads}|{self.layers}|{opts}"
         return f"{self.arch}|{self.rank}|{self.heads}|{self.layers}|{opts}"
 
 
@@ -139,27 +141,36 @@ class TrainRun:
 
 
 def build_model(spec: ModelSpec, task: Task, models: int = 1,
-                generator: torch.Generator | None = None) -> nn.Module:
-    """The stacked module of ``spec`` for ``task`` with ``models`` copies."""
+                generator: torch.Generator | None = None,
+                shapes: list[tuple[int, int]] | None = None) -> nn.Module:
+    """The stacked module of ``spec`` for ``task`` with ``models`` copies.
+
+    ``shapes``: per-model ``(rank, heads)`` for a mixed stack of the group of ``spec`` (same
+    ``H r``; attention, encoder and regression models only); default ``spec``'s for all.
+    """
     o = dict(spec.options)
+    if shapes is not None and spec.arch not in MIXED_ARCHS:
+        raise ValueError(f"shapes must be None for arch {spec.arch!r}")
+    rank: int | list[int] = [r for r, _ in shapes] if shapes else spec.rank
+    heads: int | list[int] = [h for _, h in shapes] if shapes else spec.heads
     if spec.arch == "attention":
-        return SelfAttention(task.d, spec.rank, spec.heads, models, generator=generator, **o)
+        return MixedAttention(task.d, rank, heads, models, generator=generator, **o)
     if spec.arch == "generalized":
         return GeneralizedAttention(task.d, spec.rank, spec.heads, models, generator=generator,
                                     **o)
     if spec.arch == "encoder":
         o.setdefault("length", task.N + 1)
-        return EncoderStack(task.d, task.d, spec.rank, spec.heads, spec.layers, models,
+        return EncoderStack(task.d, task.d, rank, heads, spec.layers, models,
                             generator=generator, **o)
     o.setdefault("length", task.N + 1)
-    return RegressionStack(task.d, spec.rank, spec.heads, spec.layers, models,
+    return RegressionStack(task.d, rank, heads, spec.layers, models,
                            generator=generator, **o)
 
 
 def param_counts(module: nn.Module, models: int) -> tuple[int, int]:
     """``(paper, total)`` parameters of one model: ``L H r d`` and every trainable number."""
     total = sum(p.numel() for p in module.parameters()) // models
-    if isinstance(module, EncoderStack):
+    if isinstance(module, (EncoderStack, MixedAttention)):
         return module.paper_params(), total
     return module.heads * module.rank * module.d, total  # type: ignore[operator]
 
@@ -181,7 +192,10 @@ class _Group:
         K, dev = len(self.specs), torch.device(cfg.device)
         ones = [build_model(s, task, 1, make_generator(derive_seed(s.seed, "init")))
                 for s in self.specs]
-        self.module = stack_modules(ones, build_model(self.specs[0], task, K)).to(dev)
+        shapes = [(s.rank, s.heads) for s in self.specs]
+        target = build_model(self.specs[0], task, K, shapes=shapes if self.specs[0].arch in
+                             MIXED_ARCHS else None)
+        self.module = stack_modules(ones, target).to(dev)
         self.params = [p for p in self.module.parameters() if p.requires_grad]
         self.m = [torch.zeros_like(p) for p in self.params]
         self.v = [torch.zeros_like(p) for p in self.params]
@@ -247,7 +261,9 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
     keys: dict[str, list[tuple[int, ModelSpec]]] = {}
     for i, s in enumerate(specs):
         keys.setdefault(s.shape_key(), []).append((i, s))
-    groups = [_Group(v, task, cfg) for v in keys.values()]
+    # equal (rank, heads) next to each other: one attention-core call per run of equal ranks
+    groups = [_Group(sorted(v, key=lambda e: (e[1].rank, e[0])), task, cfg)
+              for v in keys.values()]
     fingerprint = json.dumps([task.to_dict(), [asdict(s) for s in specs], asdict(cfg)],
                              sort_keys=True, default=str)
     start, elapsed = 0, 0.0

@@ -1,9 +1,20 @@
-"""Fact 1: one full-rank head approximates nearest-neighbour retrieval to any accuracy."""
+"""Fact 1: one full-rank head approximates nearest-neighbour retrieval to any accuracy.
+
+The head is the construction's model (``constructions.full_rank``); the checks compare it with
+independent computations: the core targets, fresh Monte Carlo samples drawn by the verifiers
+(``verifiers.estimate_error``), and the construction's own claimed error.
+"""
 
 from __future__ import annotations
 
+from statistics import NormalDist
+
 import torch
 
+from constructions.full_rank import beta_for as construction_beta_for
+from constructions.full_rank import certified_bound, full_rank, full_rank_model
+from verifiers.estimate import estimate_error
+from verifiers.tasks import Task
 from workbench.core.attention import MultiHeadAttention
 from workbench.core.sphere import sample_instances
 from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
@@ -13,10 +24,18 @@ from workbench.proofs.registry import claim
 
 
 def full_rank_head(d: int, beta: float) -> MultiHeadAttention:
-    """``W_K^T W_Q = beta I`` and ``W_O^T W_V = I`` (float64)."""
-    eye = torch.eye(d, dtype=torch.float64).reshape(1, d, d)
-    s = beta**0.5
-    return MultiHeadAttention.from_weights(s * eye, s * eye, eye, eye)
+    """``W_K^T W_Q = beta I`` and ``W_O^T W_V = I`` (float64): the Fact 1 construction's model."""
+    return full_rank_model(d, beta)
+
+
+def bonferroni_level(m: int, family: float = 0.999) -> float:
+    """Per-interval level so that ``m`` intervals hold jointly with probability >= ``family``."""
+    return 1.0 - (1.0 - family) / max(1, m)
+
+
+def z_of(level: float) -> float:
+    """Two-sided normal quantile of a CI at ``level``."""
+    return NormalDist().inv_cdf(0.5 + level / 2)
 
 
 @claim(
@@ -101,4 +120,82 @@ def hard_limit(ctx: CheckContext) -> list[Evidence]:
             m, ci = mean_ci(err)
             p = {"d": d, "N": N, "points": points, "beta": beta, "eps": eps, "n": n}
             out.append(Evidence(m, eps, "<=", "monte_carlo", p, ci=ci, ci_level=0.999))
+    return out
+
+
+BETA_FOR_EPS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
+
+
+@claim(
+    "fact1.beta_for",
+    "The certified temperature beta_for(eps, d, N) gives a head with error <= eps",
+    "fact",
+    depends_on=("fact1.pointwise_bound",),
+    statement="E||f - X softmax(beta X^T y)||^2 <= eps at beta = beta_for(eps, d, N)",
+    source="PAPER.md §2 Fact 1 [derived]; docs/derivations/constructions.md §1",
+)
+@torch.no_grad()
+def beta_for(ctx: CheckContext, beta_scale: float = 1.0) -> list[Evidence]:
+    """Fresh-sample Monte Carlo error (``verifiers.estimate_error``) against ``eps`` and against
+    the construction's quadrature claim; and quadrature claim <= certified bound.
+
+    ``beta_scale`` multiplies the certified temperature (1 in the registered check; the tests use
+    a small value to show that the check can fail).
+    """
+    quick = ctx.scale == "quick"
+    n = 30_000 if quick else 400_000
+    cases = [(8, 2, "orthonormal"), (6, 3, "orthonormal")]
+    if not quick:
+        cases += [(16, 2, "orthonormal"), (64, 2, "orthonormal"), (16, 2, "iid"), (16, 4, "iid")]
+    level = bonferroni_level(2 * len(cases) * len(BETA_FOR_EPS))
+    out: list[Evidence] = []
+    for k, (d, N, points) in enumerate(cases):
+        task = Task("nearest", d=d, N=N, points=points)
+        for j, eps in enumerate(BETA_FOR_EPS):
+            beta = construction_beta_for(eps, d, N, points) * beta_scale
+            p = {"d": d, "N": N, "points": points, "eps": eps, "beta": beta, "n": n}
+            model, claimed = full_rank(
+                d, beta, N, points, claim_samples=20_000, generator=ctx.seed + 101 + k
+            )
+            est = estimate_error(
+                model, task, samples=n, batch=8192, level=level, generator=ctx.seed + 1000 * k + j
+            )[0]
+            ci = (est.lo, est.hi)
+            out.append(
+                Evidence(
+                    est.mean,
+                    eps,
+                    "<=",
+                    "monte_carlo",
+                    p,
+                    ci=ci,
+                    ci_level=level,
+                    note="fresh samples, verifiers.estimate_error",
+                )
+            )
+            if N == 2:  # the construction's claim is an exact quadrature for N = 2
+                cert = certified_bound(beta, d, N, points)
+                out.append(
+                    Evidence(
+                        claimed.value,
+                        cert,
+                        "<=",
+                        "exact",
+                        p,
+                        tolerance=1e-9,
+                        note="quadrature claim <= certified union/Riemann bound",
+                    )
+                )
+                out.append(
+                    Evidence(
+                        est.mean,
+                        claimed.value,
+                        "<=",
+                        "monte_carlo",
+                        p,
+                        ci=ci,
+                        ci_level=level,
+                        note="measured error <= quadrature claim",
+                    )
+                )
     return out

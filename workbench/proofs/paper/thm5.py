@@ -1,0 +1,207 @@
+"""Theorem 5: two layers of rank-1 attention approximate f for N = 2 by majority voting.
+
+The construction is ``constructions.majority_vote`` (the sketch in PAPER.md is [inferred]; the
+reading is in docs/derivations/constructions.md §3). Its claim is the *exact* error averaged
+over the random head draws, ``ensemble_error(d, H)`` (quadrature). The checks compare it with
+
+- the constructed two-layer model run on fresh samples for several head draws (a Student-t CI
+  over the per-draw Monte Carlo means, so the head-draw variance is in the interval);
+- an independent vectorised majority-vote interpreter that uses the model's own query vectors;
+- Hoeffding's bound, and a derived sufficient head count ``H = ceil(pi^2 d / eps^2)``;
+- the derived heuristic ``err ~ sqrt(d / H)``, i.e. the exponent -1/2 of err in H.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import torch
+from scipy import stats
+
+from constructions.majority_vote import ensemble_error, hoeffding_bound, majority_vote
+from workbench.core.sphere import sample_instances
+from workbench.core.targets import nearest_neighbour
+from workbench.proofs.claim import CheckContext, Evidence
+from workbench.proofs.paper.fact1 import bonferroni_level
+from workbench.proofs.registry import claim
+
+
+def vote_reference(q: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Majority of ``sign(<q,y><q,x_1 - x_2>)`` over the rows of ``q``; a tie picks ``x_1``."""
+    qy = y @ q.T  # (B, H)
+    qw = (X[:, 0] - X[:, 1]) @ q.T
+    tally = torch.where(qy * qw >= 0, 1, -1).sum(-1)
+    return torch.where((tally >= 0)[:, None], X[:, 0], X[:, 1])
+
+
+def pooled_error(
+    d: int, H: int, draws: int, n: int, seed: int, level: float
+) -> tuple[float, tuple[float, float], float]:
+    """Mean over ``draws`` head draws of the fresh-sample error, Student-t CI at ``level``,
+    and the largest deviation of the model from :func:`vote_reference`."""
+    means, dev = [], 0.0
+    for s in range(draws):
+        model, _ = majority_vote(d, H, generator=seed + s)
+        X, y = sample_instances(n, 2, d, "orthonormal", generator=seed + 10_000 + s)
+        out = model(X, y)[0]
+        means.append(float((out - nearest_neighbour(X, y)).square().sum(-1).mean()))
+        q = model.layers[0].Wq.detach()[0, :, 0, :d]
+        dev = max(dev, float((out - vote_reference(q, X, y)).abs().max()))
+    m = float(np.mean(means))
+    half = float(stats.t.ppf(0.5 + level / 2, draws - 1)) * float(np.std(means, ddof=1))
+    half /= math.sqrt(draws)
+    return m, (m - half, m + half), dev
+
+
+@claim(
+    "thm5.majority_vote",
+    "Theorem 5 (N = 2): two rank-1 layers with H + 1 heads reach error ensemble_error(d, H) "
+    "<= eps with H = ceil(pi^2 d / eps^2)",
+    "theorem",
+    statement="E_heads E||f - A||^2 = 2 E_t[P(Bin(H,p) < H/2) + P(Bin(H,p) = H/2)/2] "
+    "<= 2 E exp(-2H (arcsin|t|/pi)^2) <= eps for H >= pi^2 d / eps^2",
+    source="PAPER.md §2 Theorem 5 [stated; sketch inferred]; docs/derivations/constructions.md §3",
+)
+@torch.no_grad()
+def majority_vote_claim(ctx: CheckContext, claim_shift: float = 0.0) -> list[Evidence]:
+    """``claim_shift`` is added to the claimed error (0 here; the tests use it to break it)."""
+    quick = ctx.scale == "quick"
+    grid = [(4, 15), (8, 63)] if quick else [(4, 15), (8, 63), (16, 255), (32, 101)]
+    draws, n = (12, 600) if quick else (40, 4000)
+    level = bonferroni_level(len(grid))
+    out: list[Evidence] = []
+    for k, (d, H) in enumerate(grid):
+        model, claimed = majority_vote(d, H, generator=ctx.seed)
+        size = model.size()
+        p = {"d": d, "H": H}
+        out.append(Evidence(size["layers"], 2, "==", "exact", p, note="two layers"))
+        out.append(Evidence(size["rank"], 1, "==", "exact", p, note="every key map has rank 1"))
+        out.append(Evidence(size["heads_total"], H + 1, "==", "exact", p, note="H + 1 heads"))
+        m, ci, dev = pooled_error(d, H, draws, n, ctx.seed + 1000 * k, level)
+        out.append(
+            Evidence(
+                dev,
+                0.0,
+                "<=",
+                "identity",
+                {**p, "draws": draws, "n": n},
+                tolerance=1e-12,
+                note="model == independent majority-vote interpreter",
+            )
+        )
+        out.append(
+            Evidence(
+                m,
+                claimed.value + claim_shift,
+                "==",
+                "monte_carlo",
+                {**p, "draws": draws, "n_per_draw": n},
+                ci=ci,
+                ci_level=level,
+                note="fresh-sample error pooled over head draws (Student-t) vs exact claim",
+            )
+        )
+        out.append(
+            Evidence(
+                claimed.value,
+                hoeffding_bound(d, H),
+                "<=",
+                "exact",
+                p,
+                tolerance=1e-9,
+                note="exact ensemble error <= Hoeffding bound",
+            )
+        )
+    for d in (4, 16, 64) if quick else (2, 4, 16, 64, 256):
+        for eps in (0.3, 0.1) if quick else (0.3, 0.2, 0.1, 0.05):
+            H = math.ceil(math.pi**2 * d / eps**2)
+            out.append(
+                Evidence(
+                    hoeffding_bound(d, H),
+                    eps,
+                    "<=",
+                    "exact",
+                    {"d": d, "eps": eps, "H": H},
+                    tolerance=1e-9,
+                    note="[derived] H = ceil(pi^2 d / eps^2) heads suffice (Hoeffding)",
+                )
+            )
+    return out
+
+
+def fit_exponent(d: int, lo: int, hi: int) -> tuple[float, float, int]:
+    """OLS slope of ``log ensemble_error`` on ``log H`` over odd H in ``[2^lo, 2^hi]``.
+
+    Returns the slope, its standard error and the residual degrees of freedom. The values are
+    deterministic (quadrature), so the standard error measures the misfit to a pure power law,
+    not sampling noise.
+    """
+    Hs = sorted({2**k + 1 for k in range(lo, hi + 1)} | {3 * 2**k + 1 for k in range(lo, hi - 1)})
+    x = np.log(np.array(Hs, dtype=np.float64))
+    z = np.log([ensemble_error(d, H) for H in Hs])
+    A = np.c_[np.ones_like(x), x]
+    coef, *_ = np.linalg.lstsq(A, z, rcond=None)
+    r = z - A @ coef
+    dof = len(Hs) - 2
+    cov = (r @ r / dof) * np.linalg.inv(A.T @ A)
+    return float(coef[1]), float(math.sqrt(cov[1, 1])), dof
+
+
+EXPONENT_TOLERANCE = 0.005
+
+
+@claim(
+    "thm5.error_exponent",
+    "[derived heuristic] the majority-vote error falls like sqrt(d/H): exponent -1/2 in H",
+    "lemma",
+    depends_on=("thm5.majority_vote",),
+    statement="d log ensemble_error(d, H) / d log H -> -1/2 as H -> inf",
+    source="PAPER.md §2 Theorem 5 [derived heuristic]; docs/derivations/constructions.md §3",
+)
+def error_exponent(ctx: CheckContext, target: float = -0.5) -> list[Evidence]:
+    """Fitted exponent over an asymptotic window vs ``target`` (-1/2; the tests pass -0.4).
+
+    The comparison is approximate: -1/2 is the H -> inf limit and the local slope deviates from it
+    by O(d / H) (about 0.002 for d = 16 on the window 2^10..2^16). The evidence therefore carries
+    the OLS interval (misfit, 99.9 %) *and* a stated tolerance of 0.005 for that finite-H bias,
+    plus a second piece showing the deviation shrinks when the window moves to larger H.
+    """
+    quick = ctx.scale == "quick"
+    dims = (8, 16) if quick else (4, 8, 16, 32, 64)
+    out: list[Evidence] = []
+    for d in dims:
+        lo = 10 + max(0, int(math.log2(d)) - 4)  # window starts at H ~ 64 d
+        slope, se, dof = fit_exponent(d, lo, lo + 6)
+        half = float(stats.t.ppf(0.9995, dof)) * se
+        p = {"d": d, "H_range": (2**lo + 1, 2 ** (lo + 6) + 1), "dof": dof}
+        out.append(
+            Evidence(
+                slope,
+                target,
+                "==",
+                "exact",
+                p,
+                ci=(slope - half, slope + half),
+                ci_level=0.999,
+                tolerance=EXPONENT_TOLERANCE,
+                note="OLS slope of log exact ensemble error; CI = misfit (deterministic "
+                "data); tolerance = allowed finite-H bias of an asymptotic exponent",
+            )
+        )
+        early, _, _ = fit_exponent(d, lo - 4, lo + 2)
+        out.append(
+            Evidence(
+                abs(slope - target),
+                abs(early - target),
+                "<=",
+                "exact",
+                {
+                    **p,
+                    "early_H_range": (2 ** (lo - 4) + 1, 2 ** (lo + 2) + 1),
+                    "early_slope": early,
+                },
+                note="the deviation from the heuristic shrinks as H grows",
+            )
+        )
+    return out
