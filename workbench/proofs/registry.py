@@ -26,6 +26,10 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.fact1",
     "workbench.proofs.paper.harmonics",
     "workbench.proofs.paper.thm2",
+    "workbench.proofs.paper.thm3",
+    "workbench.proofs.paper.thm5",
+    "workbench.proofs.paper.conjecture6",
+    "workbench.proofs.paper.experiments",
 )
 
 

@@ -208,7 +208,7 @@ def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
                     p,
                     tolerance=1e-25,
                     note="|closed form - 30-digit quadrature|, 30-digit arithmetic"
-                    + (" (d = 2: in the angle)" if d == 2 else ""),
+                    + (" (d = 2: Fourier integral)" if d == 2 else ""),
                 )
             )
             f64 = float(sign_coefficients(d, l)[l])
@@ -312,10 +312,9 @@ def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
 
 
 def _quad_eta(d: int, l: int) -> mpmath.mpf:
-    """``eta_l(d)`` by 30-digit tanh-sinh quadrature. For d = 2 the library's quadrature in t
-    evaluates the weight ``(1-t^2)^(-1/2)`` with cancellation near t = +-1 (it loses ~8 of 30
-    digits), so there the integral is taken in the angle: ``eta_l = sqrt2/pi int_0^pi
-    sign(cos phi) cos(l phi) dphi``, with the breakpoint at pi/2."""
+    """``eta_l(d)`` by 30-digit tanh-sinh quadrature. For d = 2 the Gegenbauer polynomials are
+    Chebyshev polynomials, so a second, independent route is used there: the Fourier integral
+    ``eta_l = sqrt2/pi int_0^pi sign(cos phi) cos(l phi) dphi`` with the breakpoint at pi/2."""
     if d != 2:
         return gegenbauer_transform(lambda t: mpmath.sign(t), d, l, dps=30)
     with mpmath.workdps(40):
