@@ -15,7 +15,7 @@ from verifiers.tasks import Task
 from verifiers.train import ModelSpec, TrainConfig, train
 from workbench.core.lower_bound import lower_bound
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.fact1 import bonferroni_level
+from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
 from workbench.proofs.registry import claim
 
 CERTIFIED = "thm2.certified_bound"
@@ -32,6 +32,7 @@ ALPHA = 0.001  # falsifier: family error rate (Bonferroni over its trials)
     "lower_bound(16, 1, 16)",
     source="PAPER.md §2 Theorem 2, §4 (Figure 2, small scale)",
 )
+@one_thread
 def rank_separation_small(ctx: CheckContext) -> list[Evidence]:
     quick = ctx.scale == "quick"
     d, N, H = 16, 2, 16
@@ -129,6 +130,7 @@ def certified(d: int, r: int, H: int, N: int) -> float:
     "bit for bit; falsify(lower_bound) returns none within its budget",
     source="DESIGN.md (verdicts, falsify.py); PAPER.md §3 (certified bound)",
 )
+@one_thread
 def falsifier_finds_planted(ctx: CheckContext, true_bound=certified) -> list[Evidence]:
     """``true_bound`` is Theorem 2's bound (the tests pass a wrong one to make this fail)."""
     quick = ctx.scale == "quick"

@@ -7,6 +7,9 @@ independent computations: the core targets, fresh Monte Carlo samples drawn by t
 
 from __future__ import annotations
 
+import functools
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from statistics import NormalDist
 
 import torch
@@ -31,6 +34,33 @@ def full_rank_head(d: int, beta: float) -> MultiHeadAttention:
 def bonferroni_level(m: int, family: float = 0.999) -> float:
     """Per-interval level so that ``m`` intervals hold jointly with probability >= ``family``."""
     return 1.0 - (1.0 - family) / max(1, m)
+
+
+@contextmanager
+def single_thread(device: str = "cpu") -> Iterator[None]:
+    """One torch thread on the CPU while a check runs (restored after).
+
+    The checks' kernels are small; with several threads on a shared machine OpenMP waits
+    dominate (the trainer ran ~5x slower with 2 threads on a busy 2-core box).
+    """
+    n = torch.get_num_threads()
+    if device == "cpu":
+        torch.set_num_threads(1)
+    try:
+        yield
+    finally:
+        torch.set_num_threads(n)
+
+
+def one_thread(fn: Callable[..., list[Evidence]]) -> Callable[..., list[Evidence]]:
+    """Run a check ``fn(ctx, ...)`` under :func:`single_thread` on ``ctx.device``."""
+
+    @functools.wraps(fn)
+    def wrapper(ctx: CheckContext, *args: object, **kwargs: object) -> list[Evidence]:
+        with single_thread(ctx.device):
+            return fn(ctx, *args, **kwargs)
+
+    return wrapper
 
 
 def z_of(level: float) -> float:
@@ -134,6 +164,7 @@ BETA_FOR_EPS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
     statement="E||f - X softmax(beta X^T y)||^2 <= eps at beta = beta_for(eps, d, N)",
     source="PAPER.md §2 Fact 1 [derived]; docs/derivations/constructions.md §1",
 )
+@one_thread
 @torch.no_grad()
 def beta_for(ctx: CheckContext, beta_scale: float = 1.0) -> list[Evidence]:
     """Fresh-sample Monte Carlo error (``verifiers.estimate_error``) against ``eps`` and against

@@ -24,7 +24,7 @@ from constructions.biased import biased
 from verifiers.estimate import estimate_error
 from workbench.core.sphere import sample_instances
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.fact1 import bonferroni_level
+from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
 from workbench.proofs.registry import claim
 
 
@@ -85,6 +85,7 @@ class BiasedTask:
     "docs/derivations/constructions.md §4",
 )
 @torch.no_grad()
+@one_thread
 def biased_construction(ctx: CheckContext, coefficients: str = "alternating") -> list[Evidence]:
     """``coefficients`` selects the reference reading (the tests pass a wrong one)."""
     quick = ctx.scale == "quick"

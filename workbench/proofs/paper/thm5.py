@@ -7,7 +7,11 @@ over the random head draws, ``ensemble_error(d, H)`` (quadrature). The checks co
 - the constructed two-layer model run on fresh samples for several head draws (a Student-t CI
   over the per-draw Monte Carlo means, so the head-draw variance is in the interval);
 - an independent vectorised majority-vote interpreter that uses the model's own query vectors;
-- Hoeffding's bound, and a derived sufficient head count ``H = ceil(pi^2 d / eps^2)``;
+- Hoeffding's bound, and a derived sufficient head count ``H = ceil(pi^2 d / eps^2)``:
+  ``ensemble_error <= 2 E exp(-2H arcsin^2|t| / pi^2) <= 2 E exp(-2H t^2 / pi^2)
+  <= 2 (1 + 4H / (pi^2 d))^(-1/2) < eps``. The third step: with ``G ~ N(0, I_d)``,
+  ``G_1 = t |G|`` with t independent of ``|G|``, so Jensen in ``|G|^2`` gives
+  ``E exp(-a t^2) <= E exp(-a G_1^2 / d) = (1 + 2a/d)^(-1/2)``. Each step is evaluated;
 - the derived heuristic ``err ~ sqrt(d / H)``, i.e. the exponent -1/2 of err in H.
 """
 
@@ -23,7 +27,7 @@ from constructions.majority_vote import ensemble_error, hoeffding_bound, majorit
 from workbench.core.sphere import sample_instances
 from workbench.core.targets import nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.fact1 import bonferroni_level
+from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
 from workbench.proofs.registry import claim
 
 
@@ -64,6 +68,7 @@ def pooled_error(
     source="PAPER.md §2 Theorem 5 [stated; sketch inferred]; docs/derivations/constructions.md §3",
 )
 @torch.no_grad()
+@one_thread
 def majority_vote_claim(ctx: CheckContext, claim_shift: float = 0.0) -> list[Evidence]:
     """``claim_shift`` is added to the claimed error (0 here; the tests use it to break it)."""
     quick = ctx.scale == "quick"
@@ -116,15 +121,27 @@ def majority_vote_claim(ctx: CheckContext, claim_shift: float = 0.0) -> list[Evi
     for d in (4, 16, 64) if quick else (2, 4, 16, 64, 256):
         for eps in (0.3, 0.1) if quick else (0.3, 0.2, 0.1, 0.05):
             H = math.ceil(math.pi**2 * d / eps**2)
+            closed = 2 / math.sqrt(1 + 4 * H / (math.pi**2 * d))
+            p = {"d": d, "eps": eps, "H": H}
             out.append(
                 Evidence(
                     hoeffding_bound(d, H),
+                    closed,
+                    "<=",
+                    "exact",
+                    p,
+                    tolerance=1e-9,
+                    note="Hoeffding <= 2 (1 + 4H/(pi^2 d))^(-1/2) (sphere MGF <= Gaussian MGF)",
+                )
+            )
+            out.append(
+                Evidence(
+                    closed,
                     eps,
                     "<=",
                     "exact",
-                    {"d": d, "eps": eps, "H": H},
-                    tolerance=1e-9,
-                    note="[derived] H = ceil(pi^2 d / eps^2) heads suffice (Hoeffding)",
+                    p,
+                    note="[derived] H = ceil(pi^2 d / eps^2) heads suffice",
                 )
             )
     return out

@@ -1,0 +1,121 @@
+"""The construction/verifier claims (Fact 1's temperature, Theorems 3 and 5, Conjecture 6, the
+small experiments) hold at quick scale, the conjecture stays evidence, and every check can fail.
+
+(``workbench/proofs/paper/{fact1,thm3,thm5,conjecture6,experiments}.py``.)
+"""
+
+from __future__ import annotations
+
+import functools
+
+import pytest
+
+from workbench.proofs.claim import CheckContext, Claim, combine
+from workbench.proofs.paper import experiments, fact1, thm3, thm5
+from workbench.proofs.registry import load_claims, run_claims
+
+QUICK = CheckContext(scale="quick", seed=0)
+EXPECTED = {
+    "fact1.beta_for": ("fact", "holds"),
+    "thm3.biased_construction": ("lemma", "holds"),
+    "thm5.majority_vote": ("theorem", "holds"),
+    "thm5.error_exponent": ("lemma", "holds"),
+    "conjecture6.tournament_growth": ("conjecture", "inconclusive"),
+    "experiment.rank_separation_small": ("experiment", "holds"),
+    "experiment.falsifier_finds_planted": ("experiment", "holds"),
+}
+
+
+@pytest.fixture(scope="module")
+def results():
+    return {r.claim.id: r for r in run_claims(QUICK, only=list(EXPECTED))}
+
+
+def test_claims_reach_their_verdicts_at_quick_scale(results) -> None:
+    for cid, (kind, verdict) in EXPECTED.items():
+        r = results[cid]
+        assert r.error is None, (cid, r.error)
+        assert r.claim.kind == kind, cid
+        assert r.verdict == verdict, (
+            cid,
+            r.verdict,
+            [e.to_dict() for e in r.evidence if e.verdict != "holds"],
+        )
+        assert r.evidence, cid
+    # the conjecture is inconclusive although every piece of its evidence agrees
+    assert all(e.verdict == "holds" for e in results["conjecture6.tournament_growth"].evidence)
+
+
+def test_dependencies() -> None:
+    claims = load_claims()
+    assert claims["fact1.beta_for"].depends_on == ("fact1.pointwise_bound",)
+    for cid in ("experiment.rank_separation_small", "experiment.falsifier_finds_planted"):
+        assert "thm2.certified_bound" in claims[cid].depends_on
+    assert "thm5.majority_vote" in claims["thm5.error_exponent"].depends_on
+
+
+def test_evidence_is_statistical_where_sampling_is_involved(results) -> None:
+    for cid in EXPECTED:
+        for e in results[cid].evidence:
+            if e.method in ("monte_carlo", "trained", "solved") and e.ci is None:
+                # the only CI-free sampled values are head counts chosen by an upper-CI rule
+                assert cid == "conjecture6.tournament_growth", (cid, e.to_dict())
+    sep = results["experiment.rank_separation_small"].evidence
+    assert {e.relation for e in sep} == {"<=", ">="}
+    planted = results["experiment.falsifier_finds_planted"].evidence
+    assert planted[0].params["found"] is True and planted[0].ci[1] < 0.9
+    assert planted[1].value == 0.0  # replay is bit for bit
+
+
+# --- the checks can fail --------------------------------------------------------------------
+
+
+def test_too_cold_temperature_is_violated() -> None:
+    ev = fact1.beta_for(QUICK, beta_scale=0.01)
+    assert combine(ev, "fact") == "violated"
+
+
+def test_wrong_reading_of_the_theorem3_target_is_violated() -> None:
+    ev = thm3.biased_construction(QUICK, coefficients="ones")
+    assert combine(ev, "lemma") == "violated"
+
+
+def test_wrong_majority_vote_claim_is_violated() -> None:
+    ev = thm5.majority_vote_claim(QUICK, claim_shift=0.15)
+    assert combine(ev, "theorem") == "violated"
+
+
+def test_wrong_exponent_is_violated() -> None:
+    assert combine(thm5.error_exponent(QUICK, target=-0.4), "lemma") == "violated"
+
+
+def test_wrong_lower_bound_is_falsified() -> None:
+    """A 'lower bound' of 0.95 is beaten by trained and solved rank-1 heads."""
+    ev = experiments.falsifier_finds_planted(QUICK, true_bound=lambda d, r, H, N: 0.95)
+    assert combine(ev, "experiment") == "violated"
+
+
+def test_rank_separation_fails_against_a_too_high_bound(monkeypatch) -> None:
+    class Fake:
+        enclosure = (0.5, 0.5)
+
+    monkeypatch.setattr(experiments, "lower_bound", lambda d, r, H: Fake())
+    ev = experiments.rank_separation_small(QUICK)
+    assert combine(ev, "experiment") == "violated"
+
+
+def test_violated_claim_makes_dependents_unsupported() -> None:
+    claims = dict(load_claims())
+    c = claims["thm5.majority_vote"]
+    claims[c.id] = Claim(
+        c.id,
+        c.title,
+        c.kind,
+        functools.partial(thm5.majority_vote_claim, claim_shift=0.15),
+        c.depends_on,
+    )
+    res = {
+        r.claim.id: r.verdict
+        for r in run_claims(QUICK, only=["thm5.error_exponent"], claims=claims)
+    }
+    assert res == {"thm5.majority_vote": "violated", "thm5.error_exponent": "unsupported"}
