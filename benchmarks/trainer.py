@@ -160,7 +160,10 @@ def main(threads: list[int]) -> None:
                 "attention, not the FFN, is what is compared; GFLOPs analytic (matmuls only); "
                 f"medians of {REPEATS} interleaved repeats after warm-up; measured on a 2-core "
                 "machine shared with other jobs (see load_average_1min: a load above the "
-                "thread count means other processes competed for the cores)",
+                "thread count means other processes competed for the cores); with 2 threads "
+                "on this shared box the baseline's many small ops stall in OpenMP waits "
+                "(its d=64 repeats took 24-32 s against 4-5 s with 1 thread), so the 1-thread "
+                "figures are the main ones and the 2-thread d=64 ratio overstates the speed-up",
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=2))
