@@ -5,19 +5,8 @@ from __future__ import annotations
 import json
 
 import pytest
-import torch
 
 from workbench.cli import main
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small kernels: one thread avoids OpenMP stalls on a shared 2-core box; restored after."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
 
 ARGS = ["train", "--d", "6", "--N", "2", "--rank", "1", "--heads", "3", "--steps", "15",
         "--batch", "32", "--eval-samples", "500", "--device", "cpu"]

@@ -17,16 +17,6 @@ from verifiers.estimate import estimate_error, estimate_mean, z_value
 from verifiers.tasks import Task
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small kernels: one thread avoids OpenMP stalls on a shared 2-core box; restored after."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
-
 def first_key(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     return X[..., 0, :]
 

@@ -7,19 +7,8 @@ import json
 from dataclasses import asdict
 
 import pytest
-import torch
 
 from verifiers.falsify import Attempt, Domain, bound_value, falsify, replay
-
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small kernels: one thread avoids OpenMP stalls on a shared 2-core box; restored after."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
 
 SMALL = Domain(d=(4, 8), r=(1, 1), H=(1, 4), N=(2, 2))
 

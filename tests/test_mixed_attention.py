@@ -13,13 +13,6 @@ D = 8
 SHAPES = [(1, 8), (2, 4), (8, 1), (4, 2)]  # H r = d: the paper's c = 1 grid at d = 8
 
 
-@pytest.fixture(autouse=True)
-def _one_thread():
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
 
 def _cores(bias: bool, normalizer: str, seed: int = 0) -> list[MultiHeadAttention]:
     g = torch.Generator().manual_seed(seed)

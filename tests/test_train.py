@@ -19,16 +19,6 @@ from verifiers.train import ModelSpec, TrainConfig, lr_factor, train
 from workbench.core.attention import MultiHeadAttention
 from workbench.core.mixed_attention import MixedAttention
 
-
-@pytest.fixture(autouse=True)
-def _one_thread():
-    """Small kernels: one thread avoids OpenMP stalls on a shared 2-core box; restored after."""
-    n = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(n)
-
-
 SMALL = TrainConfig(steps=12, batch=32, eval_samples=512, eval_batch=256)
 
 
