@@ -100,3 +100,24 @@ def test_console_script_runs_without_traceback():
     )
     assert proc.returncode == 2
     assert proc.stderr.strip().startswith("error:") and "Traceback" not in proc.stderr
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["check", "--only", "setting.sphere_law", "--db", "/nonexistent-dir/x.db"],
+        ["train", "--d", "4", "--N", "2", "--rank", "1", "--heads", "1", "--layers", "1",
+         "--steps", "1", "--seeds", "1", "--checkpoint", "/nonexistent-dir/ck.pt"],
+    ],
+)
+def test_unusable_paths_are_bad_input(capsys, args):
+    code, _, err = run(capsys, *args)
+    assert code == 2 and err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_db_that_is_not_sqlite_is_rejected_before_running(tmp_path, capsys):
+    db = tmp_path / "junk.db"
+    db.write_text("not a database")
+    code, out, err = run(capsys, "check", "--only", "setting.sphere_law", "--db", str(db))
+    assert code == 2 and "--db" in err and out == ""
+    assert db.read_text() == "not a database"

@@ -42,6 +42,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.ClickException as e:
         click.echo(f"error: {_one_line(e.format_message())}", err=True)
         return e.exit_code
+    except OSError as e:  # an unreadable or unwritable path given on the command line
+        where = f": {e.filename}" if e.filename else ""
+        click.echo(f"error: {e.strerror or _one_line(str(e))}{where}", err=True)
+        return EXIT_BAD_INPUT
     except ValueError as e:
         click.echo(f"error: {_flag_names(_one_line(str(e)))}", err=True)
         return EXIT_BAD_INPUT

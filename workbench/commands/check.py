@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import sqlite3
 import time
 from typing import Any
@@ -34,6 +35,8 @@ def cli(
     if seed < 0:
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
     dev = _device(device)
+    if db is not None:
+        _check_db(db)
     ctx = CheckContext(scale=scale, seed=seed, device=dev)
     results = run_claims(ctx, only=only or None)
     summary = _summary(results)
@@ -51,6 +54,22 @@ def cli(
         raise CheckFailed(
             f"{summary['violated']} claim(s) violated, {summary['errors']} check(s) failed to run"
         )
+
+
+def _check_db(db: str) -> None:
+    """Fail before any claim runs if the results file cannot be used."""
+    parent = os.path.dirname(os.path.abspath(db))
+    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+        raise ValueError(f"--db must be a file in an existing, writable folder (got {db!r})")
+    if os.path.exists(db):
+        try:
+            con = sqlite3.connect(db)
+            try:
+                con.execute("PRAGMA schema_version").fetchone()
+            finally:
+                con.close()
+        except sqlite3.DatabaseError as e:
+            raise ValueError(f"--db must be an SQLite database file ({db!r}: {e})") from None
 
 
 def _device(device: str) -> str:

@@ -6,6 +6,7 @@ parameter counts. ``--checkpoint PATH`` makes a killed run resumable.
 
 from __future__ import annotations
 
+import os
 import sys
 from typing import Any
 
@@ -52,6 +53,11 @@ def cli(d: int, N: int, rank: int, heads: int, layers: int, steps: int, seeds: i
     check_float("--lr", lr, lo=0.0, lo_open=True)
     check_int("--batch", batch, lo=1)
     check_int("--eval-samples", eval_samples, lo=100)
+    if checkpoint is not None:
+        parent = os.path.dirname(os.path.abspath(checkpoint))
+        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
+            raise ValueError(f"--checkpoint must be a file in an existing, writable folder "
+                             f"(got {checkpoint!r})")
     check_int("--seed", seed, lo=0)
     if distribution == "orthonormal" and N > d:
         raise ValueError(f"--N must be an integer in 1..d = 1..{d} for orthonormal points"
