@@ -9,7 +9,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import torch
 
@@ -140,10 +140,12 @@ def model_error(
 
     ``forward`` may return ``(B, d)`` or ``(1, B, d)`` (one model of a stacked layer).
     """
-    from workbench.core.sphere import sample_instances
+    from workbench.core.sphere import PointLaw, QueryLaw, sample_instances
 
     def draw(m: int, gen: torch.Generator | None) -> torch.Tensor:
-        X, y = sample_instances(m, N, d, points=points, queries=queries, generator=gen)
+        X, y = sample_instances(
+            m, N, d, points=cast(PointLaw, points), queries=cast(QueryLaw, queries), generator=gen
+        )
         with torch.no_grad():
             out = forward(X, y)
         if out.ndim == 3:

@@ -21,12 +21,14 @@ Carlo with a CI), ``gap_j`` the top-1 minus top-2 biased score of term j.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import cast
 
 import torch
 
 from constructions._montecarlo import ClaimedError, mc_mean
 from workbench.core.attention import GeneralizedAttention
-from workbench.core.sphere import POINT_LAWS, Generator, as_generator, sample_instances
+from workbench.core.scores import BiasScore
+from workbench.core.sphere import POINT_LAWS, Generator, PointLaw, as_generator, sample_instances
 from workbench.core.targets import biased_nearest_neighbour, check_keys_query
 from workbench.core.validation import (
     check_choice,
@@ -118,8 +120,9 @@ def biased_model(
     eye = torch.eye(d, dtype=torch.float64)
     with torch.no_grad():
         model.W.copy_(eye.expand(1, J, d, d))
-        model.score.Q.copy_(eye.expand(1, J, d, d))
-        model.score.bias.copy_(family.biases.reshape(1, J, N))
+        score = cast(BiasScore, model.score)
+        score.Q.copy_(eye.expand(1, J, d, d))
+        score.bias.copy_(family.biases.reshape(1, J, N))
         model.M.copy_(family.coeffs.reshape(1, J, 1, 1) * eye)
     return model
 
@@ -162,7 +165,8 @@ def biased(
         return model, claim, family
 
     def draw(m: int, g: torch.Generator | None) -> torch.Tensor:
-        X, y = sample_instances(m, N, d, points=points, queries="gaussian", generator=g)
+        law = cast(PointLaw, points)
+        X, y = sample_instances(m, N, d, points=law, queries="gaussian", generator=g)
         return soft_bound_values(family, X, y, beta)
 
     est = mc_mean(draw, check_int("claim_samples", claim_samples, lo=2), generator, batch=2048)

@@ -12,12 +12,15 @@ Head laws: ``independent`` (q, k i.i.d. uniform), ``tied`` (q = k), ``cosine_uni
 
 from __future__ import annotations
 
+from typing import cast
+
 import torch
 
 from constructions._kernel_solve import SOLVERS, SolveResult, dense_kernel, solve_value_weights
 from constructions._montecarlo import ClaimedError
 from workbench.core.attention import GeneralizedAttention
 from workbench.core.kernels import head_target_agreement, kernel_error
+from workbench.core.scores import DotScore
 from workbench.core.sphere import Generator, as_generator, uniform_sphere
 from workbench.core.validation import check_choice, check_dim, check_heads, check_tensor
 
@@ -72,7 +75,7 @@ def rank_one_model(Q: torch.Tensor, K: torch.Tensor, a: torch.Tensor) -> General
     model = GeneralizedAttention(d, 1, H, score="dot", normalizer="hardmax", dtype=torch.float64)
     with torch.no_grad():
         model.W.copy_(K.reshape(1, H, 1, d))
-        model.score.Q.copy_(Q.reshape(1, H, 1, d))
+        cast(DotScore, model.score).Q.copy_(Q.reshape(1, H, 1, d))
         model.M.copy_(a.reshape(1, H, 1, 1) * torch.eye(d, dtype=torch.float64))
     return model
 
