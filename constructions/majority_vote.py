@@ -29,6 +29,7 @@ from __future__ import annotations
 import math
 from functools import lru_cache
 from itertools import combinations
+from typing import cast
 
 import numpy as np
 import torch
@@ -37,9 +38,11 @@ from torch import nn
 
 from constructions._montecarlo import ClaimedError, mc_mean
 from workbench.core.attention import GeneralizedAttention, MultiHeadAttention, StackedAttention
+from workbench.core.scores import BiasScore, DotScore
 from workbench.core.sphere import (
     POINT_LAWS,
     Generator,
+    PointLaw,
     as_generator,
     sample_instances,
     uniform_sphere,
@@ -107,7 +110,7 @@ class VotingTransformer(nn.Module):
 
     @property
     def heads(self) -> list[int]:
-        return [layer.heads for layer in self.layers]
+        return [cast(StackedAttention, layer).heads for layer in self.layers]
 
     def size(self) -> dict[str, int]:
         """Depth, heads per layer and in total, scratch dimensions, max key rank."""
@@ -115,7 +118,7 @@ class VotingTransformer(nn.Module):
             "layers": len(self.layers),
             "heads_total": sum(self.heads),
             "scratch_dims": self.layout.scratch,
-            "rank": max(layer.rank for layer in self.layers),
+            "rank": max(cast(StackedAttention, layer).rank for layer in self.layers),
         }
 
     def residual(self, X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor]:
@@ -168,12 +171,12 @@ def _copy_layer(
     )
     with torch.no_grad():
         layer.W.copy_(key.reshape(1, 1, 1, D))
-        layer.score.Q.copy_(query.reshape(1, 1, 1, D))
+        cast(DotScore, layer.score).Q.copy_(query.reshape(1, 1, 1, D))
         M = torch.zeros(D, D, dtype=_F64)
         M[:d, :d] = torch.eye(d, dtype=_F64)
         layer.M.copy_(M.reshape(1, 1, D, D))
         if bias is not None:
-            layer.score.bias.copy_(bias.reshape(1, 1, L.N))
+            cast(BiasScore, layer.score).bias.copy_(bias.reshape(1, 1, L.N))
     return layer
 
 
@@ -201,8 +204,9 @@ def _biased_layer(
     )
     with torch.no_grad():
         layer.W.copy_(W.reshape(1, H, 1, D))
-        layer.score.Q.copy_(Q.reshape(1, H, 1, D))
-        layer.score.bias.copy_(bias.reshape(1, H, N))
+        score = cast(BiasScore, layer.score)
+        score.Q.copy_(Q.reshape(1, H, 1, D))
+        score.bias.copy_(bias.reshape(1, H, N))
         layer.M.copy_(M.reshape(1, H, D, D))
     return layer
 
@@ -377,7 +381,7 @@ def majority_vote(
     model = _tournament_model(d, N, H, gen)
 
     def draw(m: int, g: torch.Generator | None) -> torch.Tensor:
-        X, y = sample_instances(m, N, d, points=points, generator=g)
+        X, y = sample_instances(m, N, d, points=cast(PointLaw, points), generator=g)
         return tournament_bound_values(X, y, H)
 
     est = mc_mean(draw, check_int("claim_samples", claim_samples, lo=2), gen)
@@ -440,7 +444,7 @@ def votes_needed(
     while H <= max_heads:
 
         def draw(m: int, g: torch.Generator | None, H: int = H) -> torch.Tensor:
-            X, y = sample_instances(m, N, d, points=points, generator=g)
+            X, y = sample_instances(m, N, d, points=cast(PointLaw, points), generator=g)
             return tournament_bound_values(X, y, H)
 
         est = mc_mean(draw, samples, generator)

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Sequence
+from typing import cast
 
 import torch
 import torch.nn.functional as F
@@ -76,7 +77,9 @@ class EncoderLayer(nn.Module):
                  ffn_width: int, models: int = 1,
                  generator: torch.Generator | None = None) -> None:
         super().__init__()
-        rs = list(ranks) if isinstance(ranks, (list, tuple)) else [ranks] * models
+        rs: list[int] = (
+            list(ranks) if isinstance(ranks, (list, tuple)) else [cast(int, ranks)] * models
+        )
         self.attn = MixedAttention(width, rs, heads, models, scale=[1 / math.sqrt(r) for r in rs],
                                    bias=True, generator=generator)
         self.ln1 = StackedLayerNorm(width, models)
@@ -161,7 +164,7 @@ class EncoderStack(nn.Module):
 
     def paper_params(self) -> int:
         """``L * H * r * width``: the paper's count (§4: ``H r d`` per layer), equal for all K."""
-        return self.layers_n * self.layers[0].attn.P * self.width
+        return self.layers_n * cast(EncoderLayer, self.layers[0]).attn.P * self.width
 
 
 class RegressionStack(EncoderStack):

@@ -15,11 +15,18 @@ coordinates), so the zero model scores exactly 1 on every task here:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol
+from typing import Any, Protocol, cast
 
 import torch
 
-from workbench.core.sphere import POINT_LAWS, QUERY_LAWS, sample_instances, sample_points
+from workbench.core.sphere import (
+    POINT_LAWS,
+    QUERY_LAWS,
+    PointLaw,
+    QueryLaw,
+    sample_instances,
+    sample_points,
+)
 from workbench.core.targets import (
     farthest_point_sequence,
     linear_regression_data,
@@ -71,13 +78,14 @@ class Task:
         """Fresh float32 ``(inputs, target)`` of batch size ``batch``."""
         batch = check_int("batch", batch, lo=1)
         f32 = torch.float32
+        points, queries = cast(PointLaw, self.points), cast(QueryLaw, self.queries)
         if self.name == "nearest":
             X, y = sample_instances(
-                batch, self.N, self.d, self.points, self.queries, generator, device, f32
+                batch, self.N, self.d, points, queries, generator, device, f32
             )
             return (X, y), nearest_neighbour(X, y)
         if self.name == "farthest":
-            X = sample_points(batch, self.N, self.d, self.points, generator, device, f32)
+            X = sample_points(batch, self.N, self.d, points, generator, device, f32)
             return (X,), farthest_point_sequence(X)
         xs, ys, _ = linear_regression_data(batch, self.d, self.N, generator, device, f32)
         target = ys[:, -1].clone()

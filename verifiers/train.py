@@ -25,7 +25,7 @@ import os
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, cast
 
 import torch
 from torch import nn
@@ -33,7 +33,7 @@ from torch import nn
 from verifiers.estimate import Estimate, estimate_error
 from verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
 from verifiers.tasks import Task, sample_stacked
-from workbench.core.attention import GeneralizedAttention
+from workbench.core.attention import GeneralizedAttention, StackedAttention
 from workbench.core.mixed_attention import MixedAttention
 from workbench.core.sphere import make_generator
 from workbench.core.validation import check_choice, check_float, check_int
@@ -172,7 +172,8 @@ def param_counts(module: nn.Module, models: int) -> tuple[int, int]:
     total = sum(p.numel() for p in module.parameters()) // models
     if isinstance(module, (EncoderStack, MixedAttention)):
         return module.paper_params(), total
-    return module.heads * module.rank * module.d, total  # type: ignore[operator]
+    layer = cast(StackedAttention, module)
+    return layer.heads * layer.rank * layer.d, total
 
 
 def lr_factor(step: int, steps: int, warmup: float) -> float:
@@ -233,7 +234,7 @@ def _adamw(group: _Group, t: int, cfg: TrainConfig) -> None:
     lr = group.lr * lr_factor(t, cfg.steps, cfg.warmup)
     bc1, bc2 = 1 - b1 ** (t + 1), math.sqrt(1 - b2 ** (t + 1))
     for p, m, v in zip(group.params, group.m, group.v):
-        g = p.grad
+        g = cast(torch.Tensor, p.grad)  # from the backward pass in _Group.step
         lr_k = lr.view(-1, *([1] * (p.ndim - 1)))
         if cfg.weight_decay:
             p.mul_(1 - lr_k * cfg.weight_decay)

@@ -81,7 +81,9 @@ def _device(device: str) -> str:
 
 
 def _summary(results: list[ClaimResult]) -> dict[str, Any]:
-    counts = {v: 0 for v in ("holds", "violated", "inconclusive", "unsupported", "skipped")}
+    counts: dict[str, int | float] = {
+        v: 0 for v in ("holds", "violated", "inconclusive", "unsupported", "skipped")
+    }
     for r in results:
         counts[r.verdict] += 1
     counts["errors"] = sum(r.error is not None for r in results)

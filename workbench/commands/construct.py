@@ -215,6 +215,7 @@ def random_features_cmd(
 
     def build(s: int) -> Built:
         model, claim = rf_mod.random_features(d, heads, law, solver, generator=s)
+        assert model is not None  # build_model=True (the default) always builds it
         return model, nearest_neighbour, claim, {}
 
     params = {"d": d, "heads": heads, "law": law, "solver": solver, "N": 2, "points": "orthonormal"}

@@ -74,8 +74,9 @@ def cli(d: int, N: int, rank: int, heads: int, layers: int, steps: int, seeds: i
         job = bar.add_task("training", total=steps)
         run = train(specs, t, cfg, checkpoint=checkpoint,
                     progress=lambda i, n: bar.update(job, completed=i))
-    per_seed = [{"seed": r.spec.seed, "best_loss": r.best_loss, "final_loss": r.final_loss,
-                 "heldout": r.heldout.to_dict() if r.heldout else None} for r in run.results]
+    per_seed: list[dict[str, Any]] = [
+        {"seed": r.spec.seed, "best_loss": r.best_loss, "final_loss": r.final_loss,
+         "heldout": r.heldout.to_dict() if r.heldout else None} for r in run.results]
     best = min(per_seed, key=lambda s: s["best_loss"])
     first = run.results[0]
     payload: dict[str, Any] = {

@@ -13,7 +13,7 @@ Keys sit at positions ``0..N-1``; a lone query at position ``N``; T queries at `
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import torch
@@ -334,7 +334,8 @@ def stack_models(layers: Sequence[StackedAttention], index: int | None = None) -
     merged = {k: torch.cat([s[k] for s in states], dim=0) for k in states[0]}
     K = next(iter(merged.values())).shape[0]
     dtype = next(iter(merged.values())).dtype
-    out = type(first)(**base, models=K, dtype=dtype)
+    layer_type: Callable[..., StackedAttention] = type(first)  # subclasses take ``dtype``
+    out = layer_type(**base, models=K, dtype=dtype)
     out.load_state_dict(merged)
     return out.to(next(iter(merged.values())).device)
 

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import math
 import numbers
+from collections.abc import Mapping
+from typing import SupportsInt, cast
 
 import sympy as sp
 
@@ -33,7 +35,7 @@ DOMAINS: dict[sp.Symbol, tuple[sp.Set, str]] = {
 }
 
 
-def check_params(values: dict[sp.Symbol, object]) -> dict[sp.Symbol, sp.Expr]:
+def check_params(values: Mapping[sp.Symbol, object]) -> dict[sp.Symbol, sp.Expr]:
     """Validate numeric values against DOMAINS; raise ValueError naming the parameter."""
     out: dict[sp.Symbol, sp.Expr] = {}
     for sym, val in values.items():
@@ -41,11 +43,11 @@ def check_params(values: dict[sp.Symbol, object]) -> dict[sp.Symbol, sp.Expr]:
             raise ValueError(f"{sym} must be a finite real number (got {val!r})")
         if sym in DOMAINS:
             dom, text = DOMAINS[sym]
-            if sym.is_integer and int(val) != val:
+            if sym.is_integer and int(cast(SupportsInt, val)) != val:
                 raise ValueError(f"{sym} must be {text} (got {val!r})")
             if sp.nsimplify(val) not in dom:
                 raise ValueError(f"{sym} must be {text} (got {val!r})")
-        out[sym] = sp.Integer(int(val)) if sym.is_integer else sp.Float(val, 30)
+        out[sym] = sp.Integer(int(cast(SupportsInt, val))) if sym.is_integer else sp.Float(val, 30)
     if r in out and d in out and out[r] > out[d]:
         raise ValueError(f"r must be an integer in 1..d = 1..{out[d]} (got {out[r]})")
     return out

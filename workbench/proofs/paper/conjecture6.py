@@ -14,6 +14,7 @@ A conjecture collects evidence only; it is never marked ``holds``. The evidence 
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 import torch
@@ -65,7 +66,7 @@ def tournament_growth(ctx: CheckContext) -> list[Evidence]:
         size = tournament_size(N, H)
         if prev is not None:
             pN, pH, psize = prev
-            p = {
+            p: dict[str, Any] = {
                 "d": d,
                 "eps": eps,
                 "N": N,

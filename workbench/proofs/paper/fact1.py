@@ -11,6 +11,7 @@ import functools
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from statistics import NormalDist
+from typing import cast
 
 import torch
 
@@ -19,7 +20,7 @@ from constructions.full_rank import certified_bound, full_rank, full_rank_model
 from verifiers.estimate import estimate_error
 from verifiers.tasks import Task
 from workbench.core.attention import MultiHeadAttention
-from workbench.core.sphere import sample_instances
+from workbench.core.sphere import PointLaw, sample_instances
 from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import mean_ci
@@ -84,7 +85,8 @@ def soft_representation(ctx: CheckContext) -> list[Evidence]:
         (16, 16, "iid"),
         (8, 8, "orthonormal"),
     ):
-        X, y = sample_instances(512, N, d, points=points, generator=ctx.seed + d + N)
+        law = cast(PointLaw, points)
+        X, y = sample_instances(512, N, d, points=law, generator=ctx.seed + d + N)
         for beta in (0.0, 1.0, 30.0):
             diff = float(
                 (full_rank_head(d, beta)(X, y)[0] - soft_nearest_neighbour(X, y, beta)).abs().max()
@@ -106,7 +108,8 @@ def soft_representation(ctx: CheckContext) -> list[Evidence]:
 def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
     out: list[Evidence] = []
     for d, N, points in ((3, 2, "orthonormal"), (16, 4, "iid"), (16, 16, "iid")):
-        X, y = sample_instances(2048, N, d, points=points, generator=ctx.seed + 11 * N)
+        law = cast(PointLaw, points)
+        X, y = sample_instances(2048, N, d, points=law, generator=ctx.seed + 11 * N)
         s = torch.einsum("bnd,bd->bn", X, y)
         top = s.topk(min(2, N), dim=-1).values
         gap = top[:, 0] - top[:, 1] if N > 1 else torch.full_like(top[:, 0], torch.inf)
@@ -143,7 +146,7 @@ def hard_limit(ctx: CheckContext) -> list[Evidence]:
     n = 20000 if ctx.scale == "quick" else 200000
     out: list[Evidence] = []
     for d, N, points in ((8, 2, "orthonormal"), (16, 16, "iid")):
-        X, y = sample_instances(n, N, d, points=points, generator=ctx.seed + 3 * d)
+        X, y = sample_instances(n, N, d, points=cast(PointLaw, points), generator=ctx.seed + 3 * d)
         for eps in (1e-2, 1e-3):
             beta = 50.0 / eps
             err = (full_rank_head(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)

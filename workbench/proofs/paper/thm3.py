@@ -16,12 +16,13 @@ It is registered as a lemma because it checks one half of the theorem under an i
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 import torch
 
 from constructions.biased import biased
 from verifiers.estimate import estimate_error
+from workbench.core.scores import DotScore
 from workbench.core.sphere import sample_instances
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
@@ -99,7 +100,7 @@ def biased_construction(ctx: CheckContext, coefficients: str = "alternating") ->
         p = {"d": d, "N": N, "normalizer": "hardmax", "coefficients": coefficients}
         J = family.terms
         W = model.W.detach()[0]  # (J, d, d): key maps
-        Q = model.score.Q.detach()[0]  # (J, d, d): query maps
+        Q = cast(DotScore, model.score).Q.detach()[0]  # (J, d, d): query maps
         ranks = [int(torch.linalg.matrix_rank(m)) for m in (*W, *Q)]
         out.append(Evidence(J, 2 * d**2 + 1, "==", "exact", p, note="heads = 2d^2 + 1"))
         out.append(Evidence(J, 3 * d**2, "<=", "exact", p, note="H = O(d^2): at most 3 d^2"))

@@ -18,12 +18,14 @@ over the random head draws, ``ensemble_error(d, H)`` (quadrature). The checks co
 from __future__ import annotations
 
 import math
+from typing import Any, cast
 
 import numpy as np
 import torch
 from scipy import stats
 
 from constructions.majority_vote import ensemble_error, hoeffding_bound, majority_vote
+from workbench.core.attention import MultiHeadAttention
 from workbench.core.sphere import sample_instances
 from workbench.core.targets import nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
@@ -50,7 +52,7 @@ def pooled_error(
         X, y = sample_instances(n, 2, d, "orthonormal", generator=seed + 10_000 + s)
         out = model(X, y)[0]
         means.append(float((out - nearest_neighbour(X, y)).square().sum(-1).mean()))
-        q = model.layers[0].Wq.detach()[0, :, 0, :d]
+        q = cast(MultiHeadAttention, model.layers[0]).Wq.detach()[0, :, 0, :d]
         dev = max(dev, float((out - vote_reference(q, X, y)).abs().max()))
     m = float(np.mean(means))
     half = float(stats.t.ppf(0.5 + level / 2, draws - 1)) * float(np.std(means, ddof=1))
@@ -79,7 +81,7 @@ def majority_vote_claim(ctx: CheckContext, claim_shift: float = 0.0) -> list[Evi
     for k, (d, H) in enumerate(grid):
         model, claimed = majority_vote(d, H, generator=ctx.seed)
         size = model.size()
-        p = {"d": d, "H": H}
+        p: dict[str, Any] = {"d": d, "H": H}
         out.append(Evidence(size["layers"], 2, "==", "exact", p, note="two layers"))
         out.append(Evidence(size["rank"], 1, "==", "exact", p, note="every key map has rank 1"))
         out.append(Evidence(size["heads_total"], H + 1, "==", "exact", p, note="H + 1 heads"))
