@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import sympy as sp
 import torch
-from scipy.special import roots_jacobi
 
 from workbench.core.harmonics import dim_harmonics, legendre_d, sign_coefficient_exact
+from workbench.core.invariant_harmonics import invariant_harmonic_rank
 from workbench.core.kernels import agreement_kernel, head_target_agreement, kernel_error
 from workbench.core.lower_bound import degree_dimension_bound, heads_needed, lower_bound
 from workbench.core.sphere import sample_instances, uniform_sphere
@@ -136,34 +136,13 @@ def test_lemma_4_isotropy_identity(d: int, l: int, k: int) -> None:
 
 
 # ---------------------------------------------------------------- Lemma 5: invariant harmonics
-def _invariant_rank(d: int, r: int, k: int, seed: int) -> int:
-    """Numerical rank of O(d-r)-averaged zonal harmonics of degree k, sampled on the sphere."""
-    rng = np.random.default_rng(seed)
-    m = d - r
-    expected = math.comb(k + r - 1, r - 1)
-    n_feat, n_pts = 3 * expected + 12, 4 * dim_harmonics(d, k) + 20
-    a = rng.standard_normal((n_feat, d))
-    a /= np.linalg.norm(a, axis=1, keepdims=True)
-    w = rng.standard_normal((n_pts, d))
-    w /= np.linalg.norm(w, axis=1, keepdims=True)
-    if m >= 2:
-        tau, om = roots_jacobi(k + 2, (m - 3) / 2, (m - 3) / 2)
-        om = om / om.sum()
-    else:
-        tau, om = np.array([-1.0, 1.0]), np.array([0.5, 0.5])
-    base = w[:, :r] @ a[:, :r].T  # <a_v, w_v>
-    rad = np.linalg.norm(w[:, r:], axis=1)[:, None] * np.linalg.norm(a[:, r:], axis=1)[None, :]
-    arg = base[None] + rad[None] * tau[:, None, None]
-    F = np.tensordot(om, legendre_d(d, k, np.clip(arg, -1, 1))[k], axes=(0, 0))
-    s = np.linalg.svd(F, compute_uv=False)
-    return int((s > 1e-9 * s[0]).sum())
-
-
 @pytest.mark.parametrize(
     "d,r,k", [(5, 2, 3), (6, 3, 4), (6, 2, 5), (7, 1, 5), (5, 4, 3), (8, 3, 2)]
 )
 def test_lemma_5_invariant_harmonic_dimension(d: int, r: int, k: int) -> None:
-    assert _invariant_rank(d, r, k, seed=d + 10 * r + 100 * k) == math.comb(k + r - 1, r - 1)
+    assert invariant_harmonic_rank(d, r, k, seed=d + 10 * r + 100 * k) == math.comb(
+        k + r - 1, r - 1
+    )
 
 
 def test_lemma_5_degree_dimension_bound_formula() -> None:

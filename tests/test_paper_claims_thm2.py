@@ -12,6 +12,7 @@ import math
 import mpmath
 import pytest
 
+from workbench.core.invariant_harmonics import head_degree_dimension
 from workbench.core.lower_bound import LowerBound
 from workbench.core.lower_bound import lower_bound as true_lower_bound
 from workbench.proofs.claim import CheckContext, combine
@@ -160,6 +161,6 @@ def test_exact_eta_squared(d: int, l: int) -> None:
 
 def test_head_degree_dimension_known_values() -> None:
     # r = 1 in d = 3: the rotations about the key axis leave frequencies 0, +-1, +-2 -> 5 dims
-    assert thm2.head_degree_dimension(3, 1, 9, seed=0) == 5
+    assert head_degree_dimension(3, 1, 9, seed=0) == 5
     # a space that fills all of H_l when N(d,l) is small
-    assert thm2.head_degree_dimension(4, 1, 1, seed=0) == 4
+    assert head_degree_dimension(4, 1, 1, seed=0) == 4

@@ -19,17 +19,11 @@ from constructions.full_rank import beta_for as construction_beta_for
 from constructions.full_rank import certified_bound, full_rank, full_rank_model
 from verifiers.estimate import estimate_error
 from verifiers.tasks import Task
-from workbench.core.attention import MultiHeadAttention
 from workbench.core.sphere import PointLaw, sample_instances
 from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import mean_ci
 from workbench.proofs.registry import claim
-
-
-def full_rank_head(d: int, beta: float) -> MultiHeadAttention:
-    """``W_K^T W_Q = beta I`` and ``W_O^T W_V = I`` (float64): the Fact 1 construction's model."""
-    return full_rank_model(d, beta)
 
 
 def bonferroni_level(m: int, family: float = 0.999) -> float:
@@ -89,7 +83,7 @@ def soft_representation(ctx: CheckContext) -> list[Evidence]:
         X, y = sample_instances(512, N, d, points=law, generator=ctx.seed + d + N)
         for beta in (0.0, 1.0, 30.0):
             diff = float(
-                (full_rank_head(d, beta)(X, y)[0] - soft_nearest_neighbour(X, y, beta)).abs().max()
+                (full_rank_model(d, beta)(X, y)[0] - soft_nearest_neighbour(X, y, beta)).abs().max()
             )
             p = {"d": d, "N": N, "points": points, "beta": beta}
             out.append(Evidence(diff, 0.0, "<=", "identity", p, tolerance=1e-12))
@@ -114,7 +108,7 @@ def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
         top = s.topk(min(2, N), dim=-1).values
         gap = top[:, 0] - top[:, 1] if N > 1 else torch.full_like(top[:, 0], torch.inf)
         for beta in (1.0, 10.0, 100.0):
-            err = (full_rank_head(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)
+            err = (full_rank_model(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)
             bound = 4 * torch.clamp((N - 1) ** 2 * torch.exp(-2 * beta * gap), max=1.0)
             excess = float((err - bound).max())
             p = {"d": d, "N": N, "points": points, "beta": beta}
@@ -149,7 +143,7 @@ def hard_limit(ctx: CheckContext) -> list[Evidence]:
         X, y = sample_instances(n, N, d, points=cast(PointLaw, points), generator=ctx.seed + 3 * d)
         for eps in (1e-2, 1e-3):
             beta = 50.0 / eps
-            err = (full_rank_head(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)
+            err = (full_rank_model(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)
             m, ci = mean_ci(err)
             p = {"d": d, "N": N, "points": points, "beta": beta, "eps": eps, "n": n}
             out.append(Evidence(m, eps, "<=", "monte_carlo", p, ci=ci, ci_level=0.999))
