@@ -222,15 +222,7 @@ class MultiHeadAttention(StackedAttention):
 
     def reset_parameters(self, generator: torch.Generator | None = None) -> None:
         """Projections ~ N(0, 1/d); ``Wo`` ~ N(0, 1/(r H)) so the layer output is O(1)."""
-        with torch.no_grad():
-            for name in ("Wq", "Wk", "Wv"):
-                w = torch.randn(self.Wq.shape, generator=generator, dtype=torch.float64)
-                getattr(self, name).copy_(w / self.d**0.5)
-            w = torch.randn(self.Wo.shape, generator=generator, dtype=torch.float64)
-            self.Wo.copy_(w / (self.rank * self.heads) ** 0.5)
-            if self.bias:
-                for name in ("bq", "bk", "bv", "bo"):
-                    getattr(self, name).zero_()
+        init_attention_weights(self, self.d, self.rank * self.heads, generator)
 
     @classmethod
     def from_weights(
@@ -316,6 +308,22 @@ class MultiHeadAttention(StackedAttention):
             g.score.Q.copy_(self.Wq)
             g.M.copy_(self.Wo.transpose(-1, -2) @ self.Wv)
         return g
+
+
+def init_attention_weights(
+    layer: nn.Module, d: int, wo_fan_in: int, generator: torch.Generator | None = None
+) -> None:
+    """Draw ``Wq, Wk, Wv`` ~ N(0, 1/d) and ``Wo`` ~ N(0, 1/wo_fan_in), in that order, in float64,
+    and zero the biases ``bq, bk, bv, bo`` where present. Shared by every standard-attention
+    layer so that equal seeds give equal weights whatever the layout."""
+    params = dict(layer.named_parameters(recurse=False))
+    with torch.no_grad():
+        for name, fan_in in (("Wq", d), ("Wk", d), ("Wv", d), ("Wo", wo_fan_in)):
+            w = torch.randn(params[name].shape, generator=generator, dtype=torch.float64)
+            params[name].copy_(w / fan_in**0.5)
+        for name in ("bq", "bk", "bv", "bo"):
+            if name in params:
+                params[name].zero_()
 
 
 def stack_models(layers: Sequence[StackedAttention], index: int | None = None) -> Any:

@@ -35,7 +35,7 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from workbench.core.attention import NORMALIZERS, MultiHeadAttention
+from workbench.core.attention import NORMALIZERS, MultiHeadAttention, init_attention_weights
 from workbench.core.validation import (
     check_choice,
     check_dim,
@@ -146,15 +146,7 @@ class MixedAttention(nn.Module):
 
     def reset_parameters(self, generator: torch.Generator | None = None) -> None:
         """As the core layer: projections ~ N(0, 1/d), ``Wo`` ~ N(0, 1/(r H)), biases 0."""
-        with torch.no_grad():
-            for name in ("Wq", "Wk", "Wv"):
-                w = torch.randn(self.Wq.shape, generator=generator, dtype=torch.float64)
-                getattr(self, name).copy_(w / self.d**0.5)
-            w = torch.randn(self.Wo.shape, generator=generator, dtype=torch.float64)
-            self.Wo.copy_(w / self.P**0.5)
-            if self.bias:
-                for name in ("bq", "bk", "bv", "bo"):
-                    getattr(self, name).zero_()
+        init_attention_weights(self, self.d, self.P, generator)
 
     @classmethod
     def from_core(cls, layers: Sequence[MultiHeadAttention], kernel: str = "auto"
