@@ -16,14 +16,10 @@ from workbench.commands import registry
 from workbench.commands._common import EXIT_BAD_INPUT
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(cls=registry.LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="workbench")
 def app() -> None:
     """Check theorems about rank, heads, depth and sequence length in attention layers."""
-
-
-for _cmd in registry.commands():
-    app.add_command(_cmd)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -62,7 +58,7 @@ def _flag_names(msg: str) -> str:
     if not sep or " " in name:
         return msg
     flags: dict[str, str] = {}
-    stack: list[click.Command] = [app]
+    stack: list[click.Command] = [c for n, _, _ in registry.CONTRACT if (c := registry.load(n))]
     while stack:
         cmd = stack.pop()
         if isinstance(cmd, click.Group):

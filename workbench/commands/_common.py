@@ -41,6 +41,17 @@ def common_options(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+def resolve_device(device: str) -> str:
+    """``--device``: ``auto`` picks CUDA when present; asking for CUDA without one is bad input."""
+    import torch  # here, so that commands that never touch a device do not import torch
+
+    if device == "auto":
+        return "cuda" if torch.cuda.is_available() else "cpu"
+    if device == "cuda" and not torch.cuda.is_available():
+        raise ValueError("--device must be 'cpu' or 'auto' on this machine (no CUDA device found)")
+    return device
+
+
 def to_jsonable(obj: Any) -> Any:
     """Convert tensors, numpy values, mpmath numbers and tuples into JSON-ready values."""
     if isinstance(obj, dict):

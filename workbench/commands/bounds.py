@@ -30,9 +30,7 @@ def _human_lower(p: dict[str, Any]) -> str:
 @click.option("--heads", type=int, required=True, help="Number of heads H >= 1.")
 @click.option("--max-degree", type=int, default=None, help="Sum odd degrees up to this.")
 @common_options
-def lower(
-    d: int, r: int, heads: int, max_degree: int | None, as_json: bool, seed: int
-) -> None:
+def lower(d: int, r: int, heads: int, max_degree: int | None, as_json: bool, seed: int) -> None:
     """Certified lower bound on the error of H rank-r heads (N = 2, D_2)."""
     lb = lower_bound(d, r, heads, max_degree=max_degree)
     payload = {
@@ -63,6 +61,8 @@ def heads_needed_cmd(
     emit(
         payload,
         as_json,
-        lambda p: f"d={p['d']} r={p['r']} eps={p['eps']:g}: at least {p['heads_needed']} heads "
-        "(every smaller H is certified to have error > eps)",
+        lambda p: (
+            f"d={p['d']} r={p['r']} eps={p['eps']:g}: at least {p['heads_needed']} heads "
+            "(every smaller H is certified to have error > eps)"
+        ),
     )

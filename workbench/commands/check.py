@@ -9,9 +9,8 @@ import time
 from typing import Any
 
 import click
-import torch
 
-from workbench.commands._common import CheckFailed, common_options, emit
+from workbench.commands._common import CheckFailed, common_options, emit, resolve_device
 from workbench.proofs.claim import CheckContext
 from workbench.proofs.registry import ClaimResult, run_claims
 
@@ -34,7 +33,7 @@ def cli(
 ) -> None:
     if seed < 0:
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
-    dev = _device(device)
+    dev = resolve_device(device)
     if db is not None:
         _check_db(db)
     ctx = CheckContext(scale=scale, seed=seed, device=dev)
@@ -70,14 +69,6 @@ def _check_db(db: str) -> None:
                 con.close()
         except sqlite3.DatabaseError as e:
             raise ValueError(f"--db must be an SQLite database file ({db!r}: {e})") from None
-
-
-def _device(device: str) -> str:
-    if device == "auto":
-        return "cuda" if torch.cuda.is_available() else "cpu"
-    if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("--device must be 'cpu' or 'auto' on this machine (no CUDA device found)")
-    return device
 
 
 def _summary(results: list[ClaimResult]) -> dict[str, Any]:

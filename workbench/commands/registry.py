@@ -26,18 +26,29 @@ CONTRACT: list[tuple[str, str, str]] = [
 ]
 
 
-def commands() -> list[click.Command]:
-    """The commands of the contract, real where built, placeholders otherwise."""
-    out: list[click.Command] = []
-    for name, module, issue in CONTRACT:
+def load(name: str) -> click.Command | None:
+    """The command ``name`` of the contract: real where built, a placeholder otherwise."""
+    for cname, module, issue in CONTRACT:
+        if cname != name:
+            continue
         try:
             mod = importlib.import_module(f"workbench.commands.{module}")
         except ModuleNotFoundError as e:
             if e.name != f"workbench.commands.{module}":
                 raise
-            out.append(not_built(name, issue))
-            continue
-        cmd = mod.cli
+            return not_built(name, issue)
+        cmd: click.Command = mod.cli
         cmd.name = name
-        out.append(cmd)
-    return out
+        return cmd
+    return None
+
+
+class LazyGroup(click.Group):
+    """Imports a command's module only when that command is used, so ``workbench --version``
+    or one subcommand does not pay for torch, scipy and every other command's imports."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return [name for name, _, _ in CONTRACT]
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        return load(cmd_name)
