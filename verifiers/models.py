@@ -48,8 +48,11 @@ class StackedLinear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         shape = x.shape
-        out = x.reshape(shape[0], -1, shape[-1]) @ self.weight
-        out = out.reshape(*shape[:-1], out.shape[-1])
+        flat = x.reshape(shape[0], -1, shape[-1])
+        if self.bias is not None and shape[0] == self.weight.shape[0]:
+            out = torch.baddbmm(self.bias.unsqueeze(1), flat, self.weight)  # bias in the GEMM
+            return out.view(*shape[:-1], out.shape[-1])
+        out = (flat @ self.weight).reshape(*shape[:-1], self.weight.shape[-1])
         return out if self.bias is None else out + _k_view(self.bias, out.ndim)
 
 
@@ -64,7 +67,7 @@ class StackedLayerNorm(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = F.layer_norm(x, x.shape[-1:], eps=self.eps)
-        return x * _k_view(self.weight, x.ndim) + _k_view(self.bias, x.ndim)
+        return torch.addcmul(_k_view(self.bias, x.ndim), x, _k_view(self.weight, x.ndim))
 
 
 class EncoderLayer(nn.Module):

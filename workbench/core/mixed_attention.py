@@ -18,12 +18,15 @@ output matmul; only the score/mixing core runs per run of equal ``(r, scale)``, 
 - ``matmul``: batched ``q k^T``, normalisation, ``p v``;
 - ``broadcast``: batch-innermost elementwise products summed over the head's coordinates
   (no tiny matmuls; best for rank 1 and 2 at small sizes);
+- ``fused``: the whole stack in one call of the C kernel of ``core.fused_attention`` (CPU,
+  float32, softmax; probabilities recomputed in the backward pass, never stored);
 - ``membership``: the whole stack at once, with a 0/1 head-membership matrix ``G_k`` (``P x
   H_max``): ``s = (q * k) G``, softmax per head (unused head columns masked), ``o = (p G^T) v``.
 
-``kernel="auto"`` picks per run: ``broadcast`` for ranks 1-2 at small sizes, else ``sdpa``
-(``matmul`` for hardmax). Shape rules are those of the core layers: keys ``(B, N, d)`` or
-``(K, B, N, d)``; a lone query ``(B, d)``/``(K, B, d)``, T queries, or self-attention.
+``kernel="auto"`` picks ``fused`` where it applies (and the kernel could be built), else per
+run: ``broadcast`` for ranks 1-2 at small sizes, else ``sdpa`` (``matmul`` for hardmax).
+Shape rules are those of the core layers: keys ``(B, N, d)`` or ``(K, B, N, d)``; a lone query
+``(B, d)``/``(K, B, d)``, T queries, or self-attention.
 ``select(k)`` returns model ``k`` as a core ``MultiHeadAttention`` (for checking).
 """
 
@@ -36,6 +39,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from workbench.core.attention import NORMALIZERS, MultiHeadAttention, init_attention_weights
+from workbench.core.fused_attention import fused_attention, supports
 from workbench.core.validation import (
     check_choice,
     check_dim,
@@ -45,7 +49,7 @@ from workbench.core.validation import (
     check_rank,
 )
 
-KERNELS: tuple[str, ...] = ("auto", "sdpa", "matmul", "broadcast", "membership")
+KERNELS: tuple[str, ...] = ("auto", "fused", "sdpa", "matmul", "broadcast", "membership")
 _BROADCAST_MAX = 2**21  # auto: broadcast kernel while K B T N P stays under ~8 MB per run
 
 
@@ -108,8 +112,8 @@ class MixedAttention(nn.Module):
         self.P = widths.pop()
         self.normalizer = check_choice("normalizer", normalizer, NORMALIZERS)
         self.kernel = check_choice("kernel", kernel, KERNELS)
-        if self.kernel == "sdpa" and self.normalizer != "softmax":
-            raise ValueError("kernel 'sdpa' needs normalizer 'softmax' (got 'hardmax')")
+        if self.kernel in ("sdpa", "fused") and self.normalizer != "softmax":
+            raise ValueError(f"kernel {self.kernel!r} needs normalizer 'softmax' (got 'hardmax')")
         self.bias = bool(bias)
         shape = (K, self.P, self.d)
         self.Wq, self.Wk = nn.Parameter(torch.empty(shape)), nn.Parameter(torch.empty(shape))
@@ -120,6 +124,10 @@ class MixedAttention(nn.Module):
             self.bv = nn.Parameter(torch.zeros(K, self.P))
             self.bo = nn.Parameter(torch.zeros(K, self.d))
         self._runs = self._make_runs()
+        self._rank_t: torch.Tensor  # per-model ranks and scales for the fused kernel
+        self._scale_t: torch.Tensor
+        self.register_buffer("_rank_t", torch.tensor(self.ranks), persistent=False)
+        self.register_buffer("_scale_t", torch.tensor(self.scales), persistent=False)
         self.reset_parameters(generator)
         self.to(dtype)
 
@@ -223,7 +231,11 @@ class MixedAttention(nn.Module):
         Kz, B, L, d = Z.shape
         W = torch.cat([getattr(self, n) for n in names], 1) if len(names) > 1 else getattr(
             self, names[0])
-        out = Z.reshape(Kz, B * L, d) @ W.mT
+        flat = Z.reshape(Kz, B * L, d)
+        if self.bias and Kz == self.models:
+            b = torch.cat([getattr(self, "b" + n[1]) for n in names], 1)
+            return torch.baddbmm(b[:, None, :], flat, W.mT).view(self.models, B, L, -1)
+        out = flat @ W.mT
         if self.bias:
             b = torch.cat([getattr(self, "b" + n[1]) for n in names], 1)
             out = out + b[:, None, :]
@@ -237,7 +249,11 @@ class MixedAttention(nn.Module):
         else:
             q = self._project(Yk, ("Wq",))
             k, v = self._project(Xk, ("Wk", "Wv")).split(P, dim=-1)
-        if self._kernel_for(q.shape[1], q.shape[2], k.shape[2]) == "membership":
+        whole = self._kernel_for(q.shape[1], q.shape[2], k.shape[2],
+                                 fused=supports(q, self.normalizer))
+        if whole == "fused":
+            o = fused_attention(q, k, v, self._rank_t, self._scale_t.float())
+        elif whole == "membership":
             o = self._membership(q, k, v)
         else:
             outs = []
@@ -246,12 +262,17 @@ class MixedAttention(nn.Module):
                 outs.append(_CORES[kern](q[a:b], k[a:b], v[a:b], r, H, s, self.normalizer))
             o = outs[0] if len(outs) == 1 else torch.cat(outs)
         K, B, T, _ = o.shape
-        out = (o.reshape(K, B * T, P) @ self.Wo).view(K, B, T, self.d)
         if self.bias:
-            out = out + self.bo[:, None, None, :]
+            out = torch.baddbmm(self.bo[:, None, :], o.reshape(K, B * T, P), self.Wo)
+            out = out.view(K, B, T, self.d)
+        else:
+            out = (o.reshape(K, B * T, P) @ self.Wo).view(K, B, T, self.d)
         return out.squeeze(-2) if lone else out
 
-    def _kernel_for(self, B: int, T: int, N: int, r: int | None = None, K: int = 1) -> str:
+    def _kernel_for(self, B: int, T: int, N: int, r: int | None = None, K: int = 1,
+                    fused: bool = False) -> str:
+        if self.kernel == "auto" and r is None:
+            return "fused" if fused else "auto"
         if self.kernel != "auto" or r is None:
             return self.kernel
         if r <= 2 and K * B * T * N * self.P <= _BROADCAST_MAX:
