@@ -14,10 +14,11 @@ import pytest
 import torch
 
 from verifiers.models import EncoderStack, RegressionStack
-from verifiers.tasks import Task
+from verifiers.tasks import Task, sample_stacked
 from verifiers.train import ModelSpec, TrainConfig, lr_factor, train
 from workbench.core.attention import MultiHeadAttention
 from workbench.core.mixed_attention import MixedAttention
+from workbench.core.sphere import make_generator
 
 SMALL = TrainConfig(steps=12, batch=32, eval_samples=512, eval_batch=256)
 
@@ -134,6 +135,21 @@ def test_schedule_warmup_then_cosine() -> None:
     mid = 10 + (steps - 10) // 2
     assert f[mid] == pytest.approx(0.5 * (1 + math.cos(math.pi * (mid - 10) / 190)))
     assert f[-1] < 1e-3
+
+
+@pytest.mark.parametrize(
+    "task,batch",
+    [(Task("nearest", d=16, N=8), 32), (Task("farthest", d=17, N=6, points="orthonormal"), 16),
+     (Task("farthest", d=17, N=6, points="orthonormal"), 7), (Task("regression", d=64, N=40), 48)],
+)
+def test_stacked_samples_equal_separate(task: Task, batch: int) -> None:
+    """Each model's slice is bit for bit its own sample; at batch 7 labelling the stack in one
+    call would not be (orthonormal keys: the farthest point is decided by rounding)."""
+    inputs, target = sample_stacked(task, batch, [make_generator(s) for s in range(8)])
+    for k in range(8):
+        alone, want = task.sample(batch, make_generator(k))
+        assert all(torch.equal(a[k], b) for a, b in zip(inputs, alone))
+        assert torch.equal(target[k], want)
 
 
 def test_stacked_models_shapes() -> None:

@@ -15,7 +15,7 @@ coordinates), so the zero model scores exactly 1 on every task here:
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, cast
+from typing import Any, Protocol, cast, runtime_checkable
 
 import torch
 
@@ -29,7 +29,8 @@ from workbench.core.sphere import (
 )
 from workbench.core.targets import (
     farthest_point_sequence,
-    linear_regression_data,
+    linear_regression_draw,
+    linear_regression_labels,
     nearest_neighbour,
 )
 from workbench.core.validation import check_choice, check_dim, check_int, check_points
@@ -46,6 +47,15 @@ class TaskLike(Protocol):
     ) -> tuple[Inputs, torch.Tensor]: ...
 
     def error(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor: ...
+
+
+@runtime_checkable
+class StackableTask(TaskLike, Protocol):
+    """A task whose ``sample`` is ``label(draw(...))``, ``label`` taking any leading batch dims."""
+
+    def draw(self, batch: int, generator: torch.Generator | None, device: Any = None) -> Inputs: ...
+
+    def label(self, draws: Inputs) -> tuple[Inputs, torch.Tensor]: ...
 
 
 @dataclass(frozen=True)
@@ -76,21 +86,35 @@ class Task:
         self, batch: int, generator: torch.Generator | None, device: Any = None
     ) -> tuple[Inputs, torch.Tensor]:
         """Fresh float32 ``(inputs, target)`` of batch size ``batch``."""
+        return self.label(self.draw(batch, generator, device))
+
+    def draw(self, batch: int, generator: torch.Generator | None, device: Any = None) -> Inputs:
+        """The random part of a sample: ``(X, y)``, ``(X,)`` or regression's ``(xs, w)``."""
         batch = check_int("batch", batch, lo=1)
         f32 = torch.float32
         points, queries = cast(PointLaw, self.points), cast(QueryLaw, self.queries)
         if self.name == "nearest":
-            X, y = sample_instances(
-                batch, self.N, self.d, points, queries, generator, device, f32
-            )
-            return (X, y), nearest_neighbour(X, y)
+            return sample_instances(batch, self.N, self.d, points, queries, generator, device, f32)
         if self.name == "farthest":
-            X = sample_points(batch, self.N, self.d, points, generator, device, f32)
-            return (X,), farthest_point_sequence(X)
-        xs, ys, _ = linear_regression_data(batch, self.d, self.N, generator, device, f32)
-        target = ys[:, -1].clone()
-        ys = ys.clone()
-        ys[:, -1] = 0.0
+            return (sample_points(batch, self.N, self.d, points, generator, device, f32),)
+        return linear_regression_draw(batch, self.d, self.N, generator, device, f32)
+
+    def label(self, draws: Inputs) -> tuple[Inputs, torch.Tensor]:
+        """``(inputs, target)`` of ``draws`` with any leading batch dims (e.g. ``(K, B, ...)``).
+
+        The leading dims are flattened into one batch: each sample's target is bit for bit the
+        one ``sample`` gives it alone.
+        """
+        if self.name == "nearest":
+            X, y = draws
+            return draws, nearest_neighbour(X.flatten(0, -3), y.flatten(0, -2)).view_as(y)
+        if self.name == "farthest":
+            (X,) = draws
+            return draws, farthest_point_sequence(X.flatten(0, -3)).view_as(X)
+        xs, w = draws
+        ys = linear_regression_labels(xs.flatten(0, -3), w.flatten(0, -2)).reshape(xs.shape[:-1])
+        target = ys[..., -1].clone()
+        ys[..., -1] = 0.0
         return (xs, ys), target
 
     def error(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
@@ -107,7 +131,20 @@ class Task:
 def sample_stacked(
     task: TaskLike, batch: int, generators: list[torch.Generator], device: Any = None
 ) -> tuple[Inputs, torch.Tensor]:
-    """One independent batch per model, stacked along a leading K axis."""
-    draws = [task.sample(batch, g, device) for g in generators]
+    """One independent batch per model, stacked along a leading K axis.
+
+    Each model draws from its own generator. A ``StackableTask`` on the CPU then labels all K
+    batches in one call where every model's block of a ``(B, ...)`` tensor starts 64-byte aligned,
+    as a tensor of its own does: MKL's small matmuls round differently at other alignments, so
+    the labels are bit for bit those of the model alone. Otherwise models are labelled one by one.
+    """
+    if isinstance(task, StackableTask):
+        parts = [task.draw(batch, g, device) for g in generators]
+        first = parts[0][0]
+        if first.device.type == "cpu" and batch * first.element_size() % 64 == 0:
+            return task.label(tuple(torch.stack(x) for x in zip(*parts)))
+        draws = [task.label(p) for p in parts]
+    else:
+        draws = [task.sample(batch, g, device) for g in generators]
     inputs = tuple(torch.stack([d[0][i] for d in draws]) for i in range(len(draws[0][0])))
     return inputs, torch.stack([d[1] for d in draws])

@@ -30,6 +30,7 @@ from typing import Any, cast
 import torch
 from torch import nn
 
+from verifiers.allocator import keep_freed_memory
 from verifiers.estimate import Estimate, estimate_error
 from verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
 from verifiers.tasks import Task, sample_stacked
@@ -197,9 +198,12 @@ class _Group:
         target = build_model(self.specs[0], task, K, shapes=shapes if self.specs[0].arch in
                              MIXED_ARCHS else None)
         self.module = stack_modules(ones, target).to(dev)
-        self.params = [p for p in self.module.parameters() if p.requires_grad]
-        self.m = [torch.zeros_like(p) for p in self.params]
-        self.v = [torch.zeros_like(p) for p in self.params]
+        self.params: list[torch.Tensor] = [p for p in self.module.parameters() if p.requires_grad]
+        # the moments of all parameters side by side, (K, numbers per model); m, v: views per
+        # parameter (what a checkpoint holds)
+        self.sizes = [p[0].numel() for p in self.params]
+        self.flat_m, self.flat_v = (self.params[0].new_zeros(K, sum(self.sizes)) for _ in "mv")
+        self.m, self.v = self._split(self.flat_m), self._split(self.flat_v)
         self.lr = torch.tensor([s.lr for s in self.specs], device=dev)
         self.gens = [make_generator(derive_seed(s.seed, "data"), dev) for s in self.specs]
         self.losses = torch.zeros(cfg.steps, K, device=dev)
@@ -212,6 +216,10 @@ class _Group:
         loss.sum().backward()
         self.losses[t] = loss.detach()
         _adamw(self, t, cfg)
+
+    def _split(self, flat: torch.Tensor) -> list[torch.Tensor]:
+        """Views of a ``(K, numbers per model)`` tensor shaped like each parameter."""
+        return [x.view_as(p) for x, p in zip(flat.split(self.sizes, 1), self.params)]
 
     def state(self) -> dict[str, Any]:
         return {"module": self.module.state_dict(), "m": self.m, "v": self.v,
@@ -229,18 +237,21 @@ class _Group:
 
 @torch.no_grad()
 def _adamw(group: _Group, t: int, cfg: TrainConfig) -> None:
-    """AdamW (decoupled weight decay), as ``torch.optim.AdamW``, with a learning rate per model."""
+    """AdamW (decoupled weight decay), as ``torch.optim.AdamW``, with a learning rate per model.
+
+    One update of all parameters at once, on the ``(K, numbers per model)`` moments.
+    """
     b1, b2 = cfg.betas
-    lr = group.lr * lr_factor(t, cfg.steps, cfg.warmup)
+    lr = (group.lr * lr_factor(t, cfg.steps, cfg.warmup)).unsqueeze(1)  # (K, 1)
     bc1, bc2 = 1 - b1 ** (t + 1), math.sqrt(1 - b2 ** (t + 1))
-    for p, m, v in zip(group.params, group.m, group.v):
-        g = cast(torch.Tensor, p.grad)  # from the backward pass in _Group.step
-        lr_k = lr.view(-1, *([1] * (p.ndim - 1)))
-        if cfg.weight_decay:
-            p.mul_(1 - lr_k * cfg.weight_decay)
-        m.mul_(b1).add_(g, alpha=1 - b1)
-        v.mul_(b2).addcmul_(g, g, value=1 - b2)
-        p.sub_((lr_k / bc1) * m / (v.sqrt() / bc2 + cfg.eps))
+    K, m, v = len(group.specs), group.flat_m, group.flat_v
+    # the gradients from the backward pass in _Group.step
+    g = torch.cat([cast(torch.Tensor, p.grad).reshape(K, -1) for p in group.params], 1)
+    if cfg.weight_decay:
+        torch._foreach_mul_(group.params, group._split((1 - lr * cfg.weight_decay).expand_as(m)))
+    m.mul_(b1).add_(g, alpha=1 - b1)
+    v.mul_(b2).addcmul_(g, g, value=1 - b2)
+    torch._foreach_sub_(group.params, group._split((lr / bc1) * m / (v.sqrt() / bc2 + cfg.eps)))
 
 
 def _window(steps: int) -> int:
@@ -259,6 +270,7 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
     cfg = config or TrainConfig()
     if not specs:
         raise ValueError("specs must hold at least one ModelSpec")
+    keep_freed_memory()  # no page faults on the per-step activations (verifiers.allocator)
     keys: dict[str, list[tuple[int, ModelSpec]]] = {}
     for i, s in enumerate(specs):
         keys.setdefault(s.shape_key(), []).append((i, s))

@@ -29,7 +29,13 @@ def check_keys_query(X: object, y: object) -> tuple[torch.Tensor, torch.Tensor]:
 
 
 def _gather(X: torch.Tensor, idx: torch.Tensor) -> torch.Tensor:
-    return X[torch.arange(X.shape[0], device=X.device), idx]
+    """Rows ``X[b, idx[b, ...]]`` of ``X`` ``(batch, N, d)``: shape ``(*idx.shape, d)``.
+
+    One ``index_select`` on the flattened rows (an exact copy, many times faster than ``gather``).
+    """
+    batch, N, d = X.shape
+    offsets = torch.arange(batch, device=X.device).mul_(N).view(-1, *([1] * (idx.ndim - 1)))
+    return X.reshape(batch * N, d).index_select(0, (idx + offsets).reshape(-1)).view(*idx.shape, d)
 
 
 def _check_bias(bias: object, X: torch.Tensor) -> torch.Tensor:
@@ -89,8 +95,7 @@ def farthest_point_sequence(X: torch.Tensor) -> torch.Tensor:
         raise ValueError(f"X must be a floating tensor of shape (batch, N, d) (got {_desc(X)})")
     if X.shape[1] < 1:
         raise ValueError("N must be an integer >= 1 (got 0 keys in X)")
-    idx = torch.einsum("bnd,bmd->bnm", X, X).argmin(dim=-1)  # (batch, N)
-    return torch.gather(X, 1, idx.unsqueeze(-1).expand(-1, -1, X.shape[-1]))
+    return _gather(X, torch.einsum("bnd,bmd->bnm", X, X).argmin(dim=-1))
 
 
 def linear_regression_data(
@@ -107,13 +112,31 @@ def linear_regression_data(
     ``(batch, n_points + 1)`` and ``w ~ N(0, I)`` of shape ``(batch, n_dims)``. The first
     ``n_points`` pairs are the context; the last one is the query.
     """
+    xs, w = linear_regression_draw(batch, n_dims, n_points, generator, device, dtype)
+    return xs, linear_regression_labels(xs, w), w
+
+
+def linear_regression_draw(
+    batch: int,
+    n_dims: int,
+    n_points: int,
+    generator: Generator = None,
+    device: str | torch.device | None = None,
+    dtype: torch.dtype = torch.float32,
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The random part of :func:`linear_regression_data`: ``(xs, w)`` (same draws, same order)."""
     batch = check_int("batch", batch, lo=0)
     n_dims = check_int("n_dims", n_dims, lo=1)
     n_points = check_int("n_points", n_points, lo=1)
     gen = as_generator(generator)
     w = gaussian(batch, n_dims, generator=gen, device=device, dtype=dtype)
     xs = gaussian(batch, n_points + 1, n_dims, generator=gen, device=device, dtype=dtype)
-    return xs, torch.einsum("bkn,bn->bk", xs, w), w
+    return xs, w
+
+
+def linear_regression_labels(xs: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
+    """``ys = xs @ w``: ``(batch, n_points + 1)`` from ``xs`` ``(batch, n_points + 1, n_dims)``."""
+    return torch.einsum("bkn,bn->bk", xs, w)
 
 
 def _desc(t: object) -> str:
