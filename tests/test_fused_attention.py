@@ -29,8 +29,10 @@ def _reference(q, k, v, ranks, scales):
     return torch.stack(out)
 
 
-CASES = [  # P, ranks, B, T, N, models sharing k and v
+CASES = [  # P, ranks, B, T, N, models sharing k and v (blocks of 8 samples: full and partial)
     (16, [1, 2, 4, 16, 8], 5, 8, 8, False),
+    (16, [1, 2, 4, 16], 19, 8, 8, False),
+    (8, [2, 8], 16, 3, 5, True),
     (6, [1, 2, 3, 6], 13, 1, 7, False),
     (12, [3, 1], 9, 5, 9, True),
     (64, [1, 4, 64], 2, 16, 3, False),
@@ -62,7 +64,7 @@ def test_outputs_and_gradients_match_reference(P, ranks, B, T, N, shared) -> Non
 def test_strided_views_are_read_in_place() -> None:
     """q, k, v as views of one packed projection (as ``MixedAttention`` passes them)."""
     g = torch.Generator().manual_seed(3)
-    qkv = torch.randn(3, 4, 6, 3 * 8, generator=g)
+    qkv = torch.randn(3, 11, 6, 3 * 8, generator=g)
     q, k, v = qkv.split(8, dim=-1)
     rt, st = torch.tensor([1, 2, 8]), torch.tensor([1.0, 0.5, 0.25])
     torch.testing.assert_close(fa.fused_attention(q, k, v, rt, st).double(),

@@ -7,16 +7,16 @@
  *   o[t][p] = sum_n S_t[n][h(p)] v[n][p].
  *
  * The backward pass recomputes S_t (only q, k, v are kept between the passes) and uses
- * dP[n][h] = sum_{p in h} do[t][p] v[n][p], D[h] = sum_n S dP, dS = scale S (dP - D):
+ * G[n][h] = sum_{p in h} do[t][p] v[n][p], D[h] = sum_n S G, E = scale S (G - D):
  *
- *   dv[n][p] += S[n][h(p)] do[t][p],  dk[n][p] += dS[n][h(p)] q[t][p],
- *   dq[t][p]  = sum_n dS[n][h(p)] kk[n][p].
+ *   dv[n][p] += S[n][h(p)] do[t][p],  dk[n][p] += E[n][h(p)] q[t][p],
+ *   dq[t][p]  = sum_n E[n][h(p)] kk[n][p].
  *
- * Samples are processed LANES at a time (one block of one model), transposed into local
- * buffers with the sample innermost, so every inner loop has the constant length LANES and
- * vectorises whatever the rank, head count or length. Blocks touch only their own rows: ranges
- * of blocks run on separate threads. Inputs are addressed by element strides (model, sample,
- * token) with a contiguous last axis; outputs are contiguous.
+ * (docs/derivations/fused_attention.md.) Samples are processed LANES at a time (one block of
+ * one model), transposed into local buffers of `vec` (one value per sample of the block), so
+ * every operation below is one SIMD operation whatever the rank, head count or length. Blocks
+ * touch only their own rows: ranges of blocks run on separate threads. Inputs are addressed by
+ * element strides (model, sample, token) with a contiguous last axis; outputs are contiguous.
  */
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,19 +24,26 @@
 
 #define LANES 8
 
+typedef float vec __attribute__((vector_size(LANES * sizeof(float))));
+typedef int32_t ivec __attribute__((vector_size(LANES * sizeof(int32_t))));
+
 typedef struct {
     const float *ptr;
     int64_t sk, sb, st;
 } view_t;
 
+static inline vec vmax(vec a, vec b) {
+    ivec gt = a > b;
+    return (vec)((gt & (ivec)a) | (~gt & (ivec)b));
+}
+
 /* exp(x) for x <= 0 to float precision: 2^m e^f with |f| <= ln2 / 2, Taylor to degree 8. */
-static inline float exp_nonpos(float x) {
-    x = x > -87.0f ? x : -87.0f;
-    /* round to nearest by the 1.5 * 2^23 shift: branch-free, so the callers' loops vectorise */
-    float m = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
-    float f = (x - m * 0.693145751953125f) - m * 1.42860682030941723212e-6f;
-    float p = 1.0f / 40320.0f;
-    p = p * f + 1.0f / 5040.0f;
+static inline vec vexp_nonpos(vec x) {
+    x = vmax(x, (vec){0} - 87.0f);
+    /* round to nearest by the 1.5 * 2^23 shift */
+    vec m = (x * 1.44269504088896341f + 12582912.0f) - 12582912.0f;
+    vec f = (x - m * 0.693145751953125f) - m * 1.42860682030941723212e-6f;
+    vec p = f * (1.0f / 40320.0f) + 1.0f / 5040.0f;
     p = p * f + 1.0f / 720.0f;
     p = p * f + 1.0f / 120.0f;
     p = p * f + 1.0f / 24.0f;
@@ -44,71 +51,111 @@ static inline float exp_nonpos(float x) {
     p = p * f + 0.5f;
     p = p * f + 1.0f;
     p = p * f + 1.0f;
-    int32_t bits = ((int32_t)m + 127) << 23;
-    float scale;
-    memcpy(&scale, &bits, sizeof scale);
-    return p * scale;
+    ivec bits = (__builtin_convertvector(m, ivec) + 127) << 23;
+    return p * (vec)bits;
 }
 
-/* dst[(row P + p) LANES + l] = row `row` of sample b0 + l (zero for lanes >= used). */
+#ifdef __AVX__
+#include <immintrin.h>
+/* In-register transpose of the 8 x 8 block r[0..7] (rows become columns). */
+static inline void transpose8(__m256 *r) {
+    __m256 t0 = _mm256_unpacklo_ps(r[0], r[1]), t1 = _mm256_unpackhi_ps(r[0], r[1]);
+    __m256 t2 = _mm256_unpacklo_ps(r[2], r[3]), t3 = _mm256_unpackhi_ps(r[2], r[3]);
+    __m256 t4 = _mm256_unpacklo_ps(r[4], r[5]), t5 = _mm256_unpackhi_ps(r[4], r[5]);
+    __m256 t6 = _mm256_unpacklo_ps(r[6], r[7]), t7 = _mm256_unpackhi_ps(r[6], r[7]);
+    __m256 u0 = _mm256_shuffle_ps(t0, t2, 0x44), u1 = _mm256_shuffle_ps(t0, t2, 0xEE);
+    __m256 u2 = _mm256_shuffle_ps(t1, t3, 0x44), u3 = _mm256_shuffle_ps(t1, t3, 0xEE);
+    __m256 u4 = _mm256_shuffle_ps(t4, t6, 0x44), u5 = _mm256_shuffle_ps(t4, t6, 0xEE);
+    __m256 u6 = _mm256_shuffle_ps(t5, t7, 0x44), u7 = _mm256_shuffle_ps(t5, t7, 0xEE);
+    r[0] = _mm256_permute2f128_ps(u0, u4, 0x20); r[1] = _mm256_permute2f128_ps(u1, u5, 0x20);
+    r[2] = _mm256_permute2f128_ps(u2, u6, 0x20); r[3] = _mm256_permute2f128_ps(u3, u7, 0x20);
+    r[4] = _mm256_permute2f128_ps(u0, u4, 0x31); r[5] = _mm256_permute2f128_ps(u1, u5, 0x31);
+    r[6] = _mm256_permute2f128_ps(u2, u6, 0x31); r[7] = _mm256_permute2f128_ps(u3, u7, 0x31);
+}
+#define FAST_TRANSPOSE (LANES == 8)
+#else
+#define FAST_TRANSPOSE 0
+#endif
+
+/* dst[row P + p][l] = row `row` of sample b0 + l (zero for lanes >= used). */
 static void load(view_t a, int64_t k, int64_t b0, int64_t used, int64_t rows, int64_t P,
-                 float *restrict dst) {
-    memset(dst, 0, (size_t)(rows * P * LANES) * sizeof(float));
-    for (int64_t l = 0; l < used; l++) {
-        const float *src = a.ptr + k * a.sk + (b0 + l) * a.sb;
+                 vec *restrict dst) {
+    float *d = (float *)dst;
+    const float *base = a.ptr + k * a.sk + b0 * a.sb;
+#if FAST_TRANSPOSE
+    if (used == LANES && P % 8 == 0) {
         for (int64_t row = 0; row < rows; row++)
-            for (int64_t p = 0; p < P; p++) dst[(row * P + p) * LANES + l] = src[row * a.st + p];
+            for (int64_t p = 0; p < P; p += 8) {
+                __m256 r[8];
+                for (int l = 0; l < 8; l++)
+                    r[l] = _mm256_loadu_ps(base + l * a.sb + row * a.st + p);
+                transpose8(r);
+                for (int j = 0; j < 8; j++) _mm256_store_ps(d + (row * P + p + j) * LANES, r[j]);
+            }
+        return;
+    }
+#endif
+    if (used < LANES) memset(dst, 0, (size_t)(rows * P) * sizeof(vec));
+    for (int64_t l = 0; l < used; l++) {
+        const float *src = base + l * a.sb;
+        for (int64_t row = 0; row < rows; row++)
+            for (int64_t p = 0; p < P; p++) d[(row * P + p) * LANES + l] = src[row * a.st + p];
     }
 }
 
-/* The inverse of load into a contiguous (rows, P) block per sample starting at out. */
-static void store(const float *restrict src, int64_t used, int64_t rows, int64_t P,
+/* The inverse of load, into a contiguous (rows, P) block per sample starting at out. */
+static void store(const vec *restrict src, int64_t used, int64_t rows, int64_t P,
                   float *restrict out) {
+    const float *s = (const float *)src;
+#if FAST_TRANSPOSE
+    if (used == LANES && P % 8 == 0) {
+        for (int64_t row = 0; row < rows; row++)
+            for (int64_t p = 0; p < P; p += 8) {
+                __m256 r[8];
+                for (int j = 0; j < 8; j++) r[j] = _mm256_load_ps(s + (row * P + p + j) * LANES);
+                transpose8(r);
+                for (int l = 0; l < 8; l++)
+                    _mm256_storeu_ps(out + l * rows * P + row * P + p, r[l]);
+            }
+        return;
+    }
+#endif
     for (int64_t l = 0; l < used; l++) {
         float *dst = out + l * rows * P;
         for (int64_t row = 0; row < rows; row++)
-            for (int64_t p = 0; p < P; p++) dst[row * P + p] = src[(row * P + p) * LANES + l];
+            for (int64_t p = 0; p < P; p++) dst[row * P + p] = s[(row * P + p) * LANES + l];
     }
 }
 
-/* S[(n H + h) LANES + l]: the attention probabilities of query row Qt ([P][LANES]). */
-static void probs(const float *restrict Qt, const float *restrict Kb, int64_t N, int64_t P,
-                  int64_t r, float sc, float *restrict S, float *restrict mx) {
+/* S[n H + h]: the attention probabilities of the query row Qt (P vecs). */
+static void probs(const vec *restrict Qt, const vec *restrict Kb, int64_t N, int64_t P,
+                  int64_t r, float sc, vec *restrict S) {
     int64_t H = P / r;
     for (int64_t n = 0; n < N; n++)
         for (int64_t h = 0; h < H; h++) {
-            float acc[LANES] = {0};
-            for (int64_t i = 0; i < r; i++) {
-                const float *qp = Qt + (h * r + i) * LANES, *kp = Kb + (n * P + h * r + i) * LANES;
-                for (int l = 0; l < LANES; l++) acc[l] += qp[l] * kp[l];
-            }
-            for (int l = 0; l < LANES; l++) S[(n * H + h) * LANES + l] = sc * acc[l];
+            vec acc = Qt[h * r] * Kb[n * P + h * r];
+            for (int64_t i = 1; i < r; i++) acc += Qt[h * r + i] * Kb[n * P + h * r + i];
+            S[n * H + h] = acc * sc;
         }
     for (int64_t h = 0; h < H; h++) {
-        float *m = mx + h * LANES;
-        for (int l = 0; l < LANES; l++) m[l] = S[h * LANES + l];
-        for (int64_t n = 1; n < N; n++)
-            for (int l = 0; l < LANES; l++) {
-                float s = S[(n * H + h) * LANES + l];
-                m[l] = s > m[l] ? s : m[l];
-            }
-        float sum[LANES] = {0};
-        for (int64_t n = 0; n < N; n++)
-            for (int l = 0; l < LANES; l++) {
-                float e = exp_nonpos(S[(n * H + h) * LANES + l] - m[l]);
-                S[(n * H + h) * LANES + l] = e;
-                sum[l] += e;
-            }
-        for (int l = 0; l < LANES; l++) sum[l] = 1.0f / sum[l];
-        for (int64_t n = 0; n < N; n++)
-            for (int l = 0; l < LANES; l++) S[(n * H + h) * LANES + l] *= sum[l];
+        vec m = S[h], sum = {0};
+        for (int64_t n = 1; n < N; n++) m = vmax(m, S[n * H + h]);
+        for (int64_t n = 0; n < N; n++) {
+            vec e = vexp_nonpos(S[n * H + h] - m);
+            S[n * H + h] = e;
+            sum += e;
+        }
+        vec inv = 1.0f / sum;
+        for (int64_t n = 0; n < N; n++) S[n * H + h] *= inv;
     }
 }
 
-static float *scratch(int64_t T, int64_t N, int64_t P, int64_t *parts) {
-    parts[0] = T * P * LANES;     /* Q, dQ, O, dO */
-    parts[1] = N * P * LANES;     /* K, V, dK, dV, S, dP */
-    return (float *)malloc((size_t)(4 * parts[0] + 6 * parts[1] + P * LANES) * sizeof(float));
+/* 32-byte aligned scratch: `rows` vec rows of P (Q, O, K, ...) plus the head-wide rows. */
+static vec *scratch(int64_t T, int64_t N, int64_t P, int64_t *parts) {
+    parts[0] = T * P; /* Q, dQ, dO, O */
+    parts[1] = N * P; /* K, V, dK, dV, S, G */
+    size_t bytes = (size_t)(3 * parts[0] + 6 * parts[1] + P) * sizeof(vec);
+    return (vec *)aligned_alloc(64, (bytes + 63) / 64 * 64);
 }
 
 /* Outputs o (K, B, T, P) contiguous for blocks [start, stop) of ceil(B / LANES) per model. */
@@ -116,10 +163,9 @@ int fused_attention_forward(int64_t B, int64_t T, int64_t N, int64_t P, const in
                             const float *scales, view_t q, view_t k, view_t v, float *o,
                             int64_t start, int64_t stop) {
     int64_t sz[2], nb = (B + LANES - 1) / LANES;
-    float *buf = scratch(T, N, P, sz);
+    vec *buf = scratch(T, N, P, sz);
     if (!buf) return 1;
-    float *Q = buf, *O = Q + sz[0], *Kb = O + sz[0], *V = Kb + sz[1], *S = V + sz[1],
-          *mx = S + sz[1];
+    vec *Q = buf, *O = Q + sz[0], *Kb = O + sz[0], *V = Kb + sz[1], *S = V + sz[1];
     for (int64_t blk = start; blk < stop; blk++) {
         int64_t kk = blk / nb, b0 = (blk % nb) * LANES, used = B - b0 < LANES ? B - b0 : LANES;
         int64_t r = ranks[kk], H = P / r;
@@ -127,16 +173,14 @@ int fused_attention_forward(int64_t B, int64_t T, int64_t N, int64_t P, const in
         load(k, kk, b0, used, N, P, Kb);
         load(v, kk, b0, used, N, P, V);
         for (int64_t t = 0; t < T; t++) {
-            probs(Q + t * P * LANES, Kb, N, P, r, scales[kk], S, mx);
+            probs(Q + t * P, Kb, N, P, r, scales[kk], S);
+            vec *Ot = O + t * P;
             for (int64_t h = 0; h < H; h++)
                 for (int64_t i = 0; i < r; i++) {
                     int64_t p = h * r + i;
-                    float acc[LANES] = {0};
-                    for (int64_t n = 0; n < N; n++) {
-                        const float *sp = S + (n * H + h) * LANES, *vp = V + (n * P + p) * LANES;
-                        for (int l = 0; l < LANES; l++) acc[l] += sp[l] * vp[l];
-                    }
-                    memcpy(O + (t * P + p) * LANES, acc, sizeof acc);
+                    vec acc = S[h] * V[p];
+                    for (int64_t n = 1; n < N; n++) acc += S[n * H + h] * V[n * P + p];
+                    Ot[p] = acc;
                 }
         }
         store(O, used, T, P, o + (kk * B + b0) * T * P);
@@ -150,11 +194,10 @@ int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const i
                              const float *scales, view_t q, view_t k, view_t v, view_t dout,
                              float *dq, float *dk, float *dv, int64_t start, int64_t stop) {
     int64_t sz[2], nb = (B + LANES - 1) / LANES;
-    float *buf = scratch(T, N, P, sz);
+    vec *buf = scratch(T, N, P, sz);
     if (!buf) return 1;
-    float *Q = buf, *dQ = Q + sz[0], *dO = dQ + sz[0], *Kb = dO + sz[0] + sz[0],
-          *V = Kb + sz[1], *dK = V + sz[1], *dV = dK + sz[1], *S = dV + sz[1],
-          *dP = S + sz[1], *D = dP + sz[1];
+    vec *Q = buf, *dQ = Q + sz[0], *dO = dQ + sz[0], *Kb = dO + sz[0], *V = Kb + sz[1],
+        *dK = V + sz[1], *dV = dK + sz[1], *S = dV + sz[1], *G = S + sz[1], *D = G + sz[1];
     for (int64_t blk = start; blk < stop; blk++) {
         int64_t kk = blk / nb, b0 = (blk % nb) * LANES, used = B - b0 < LANES ? B - b0 : LANES;
         int64_t r = ranks[kk], H = P / r;
@@ -163,46 +206,32 @@ int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const i
         load(dout, kk, b0, used, T, P, dO);
         load(k, kk, b0, used, N, P, Kb);
         load(v, kk, b0, used, N, P, V);
-        memset(dK, 0, (size_t)(2 * sz[1]) * sizeof(float)); /* dK and dV */
+        memset(dK, 0, (size_t)(2 * sz[1]) * sizeof(vec)); /* dK and dV */
         for (int64_t t = 0; t < T; t++) {
-            const float *Qt = Q + t * P * LANES, *dOt = dO + t * P * LANES;
-            float *dQt = dQ + t * P * LANES;
-            probs(Qt, Kb, N, P, r, sc, S, D);
-            for (int64_t h = 0; h < H; h++) {
-                float dd[LANES] = {0};
-                for (int64_t n = 0; n < N; n++) {
-                    float acc[LANES] = {0};
+            const vec *Qt = Q + t * P, *dOt = dO + t * P;
+            vec *dQt = dQ + t * P;
+            probs(Qt, Kb, N, P, r, sc, S);
+            for (int64_t h = 0; h < H; h++) D[h] = (vec){0};
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t h = 0; h < H; h++) {
+                    vec acc = dOt[h * r] * V[n * P + h * r];
+                    for (int64_t i = 1; i < r; i++) acc += dOt[h * r + i] * V[n * P + h * r + i];
+                    G[n * H + h] = acc;
+                    D[h] += S[n * H + h] * acc;
+                }
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t h = 0; h < H; h++)
+                    G[n * H + h] = sc * S[n * H + h] * (G[n * H + h] - D[h]); /* E */
+            for (int64_t p = 0; p < P; p++) dQt[p] = (vec){0};
+            for (int64_t n = 0; n < N; n++)
+                for (int64_t h = 0; h < H; h++) {
+                    vec e = G[n * H + h], s = S[n * H + h];
                     for (int64_t i = 0; i < r; i++) {
-                        const float *gp = dOt + (h * r + i) * LANES,
-                                    *vp = V + (n * P + h * r + i) * LANES;
-                        for (int l = 0; l < LANES; l++) acc[l] += gp[l] * vp[l];
+                        int64_t p = h * r + i;
+                        dQt[p] += e * Kb[n * P + p];
+                        dK[n * P + p] += e * Qt[p];
+                        dV[n * P + p] += s * dOt[p];
                     }
-                    const float *sp = S + (n * H + h) * LANES;
-                    for (int l = 0; l < LANES; l++) dd[l] += sp[l] * acc[l];
-                    memcpy(dP + (n * H + h) * LANES, acc, sizeof acc);
-                }
-                for (int64_t n = 0; n < N; n++) {
-                    const float *sp = S + (n * H + h) * LANES;
-                    float *gp = dP + (n * H + h) * LANES;
-                    for (int l = 0; l < LANES; l++) gp[l] = sc * sp[l] * (gp[l] - dd[l]);
-                }
-            }
-            for (int64_t h = 0; h < H; h++)
-                for (int64_t i = 0; i < r; i++) {
-                    int64_t p = h * r + i;
-                    const float *qp = Qt + p * LANES, *gop = dOt + p * LANES;
-                    float acc[LANES] = {0};
-                    for (int64_t n = 0; n < N; n++) {
-                        const float *sp = S + (n * H + h) * LANES, *gp = dP + (n * H + h) * LANES,
-                                    *kp = Kb + (n * P + p) * LANES;
-                        float *dkp = dK + (n * P + p) * LANES, *dvp = dV + (n * P + p) * LANES;
-                        for (int l = 0; l < LANES; l++) {
-                            acc[l] += gp[l] * kp[l];
-                            dkp[l] += gp[l] * qp[l];
-                            dvp[l] += sp[l] * gop[l];
-                        }
-                    }
-                    memcpy(dQt + p * LANES, acc, sizeof acc);
                 }
         }
         store(dQ, used, T, P, dq + (kk * B + b0) * T * P);
