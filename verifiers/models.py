@@ -92,7 +92,7 @@ class EncoderLayer(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.ln1(x + self.attn(x))
-        return self.ln2(x + self.ff2(torch.relu_(self.ff1(x))))  # ff1's output is fresh
+        return self.ln2(x + self.ff2(torch.relu(self.ff1(x))))
 
 
 class EncoderStack(nn.Module):
