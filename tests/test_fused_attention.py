@@ -8,6 +8,7 @@ import pytest
 import torch
 
 from workbench.core import fused_attention as fa
+from workbench.core import native
 from workbench.core.mixed_attention import MixedAttention
 
 needs_kernel = pytest.mark.skipif(not fa.available(), reason=fa.unavailable_reason())
@@ -93,8 +94,8 @@ def test_layer_falls_back_when_kernel_unavailable(monkeypatch: pytest.MonkeyPatc
     X = torch.randn(5, 7, 8, generator=torch.Generator().manual_seed(1))
     want = MixedAttention(**{**layer.config(), "kernel": "matmul"})
     want.load_state_dict(layer.state_dict())
-    monkeypatch.setitem(fa._state, "lib", None)
-    monkeypatch.setitem(fa._state, "reason", "switched off by the test")
+    monkeypatch.setitem(native._state, "lib", None)
+    monkeypatch.setitem(native._state, "reason", "switched off by the test")
     assert not fa.available() and fa.unavailable_reason() == "switched off by the test"
     torch.testing.assert_close(layer(X), want(X), rtol=1e-5, atol=1e-6)
     with pytest.raises(RuntimeError, match="unavailable"):
@@ -104,5 +105,5 @@ def test_layer_falls_back_when_kernel_unavailable(monkeypatch: pytest.MonkeyPatc
 
 def test_disabled_by_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WORKBENCH_FUSED", "0")
-    assert fa._build() is None
-    assert "WORKBENCH_FUSED" in fa._state["reason"]
+    assert native._build() is None
+    assert "WORKBENCH_FUSED" in native._state["reason"]

@@ -20,9 +20,10 @@ from collections.abc import Sequence
 from typing import cast
 
 import torch
-import torch.nn.functional as F
 from torch import nn
 
+from verifiers.chunked_ffn import chunked_ffn
+from workbench.core.fused_layernorm import stacked_layer_norm
 from workbench.core.mixed_attention import MixedAttention
 from workbench.core.validation import check_choice, check_heads, check_int, check_rank
 
@@ -66,12 +67,13 @@ class StackedLayerNorm(nn.Module):
         self.bias = nn.Parameter(torch.zeros(models, dim))
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
-        x = F.layer_norm(x, x.shape[-1:], eps=self.eps)
-        return torch.addcmul(_k_view(self.bias, x.ndim), x, _k_view(self.weight, x.ndim))
+        return stacked_layer_norm(x, self.weight, self.bias, self.eps)
 
 
 class EncoderLayer(nn.Module):
     """Post-norm layer: ``x = LN(x + MHA(x)); x = LN(x + FFN(x))``, scores scaled by 1/sqrt(r).
+
+    The FFN runs through ``verifiers.chunked_ffn`` (token chunks that stay in cache).
 
     ``ranks``/``heads``: one value per model (``H r`` equal for all), or ints for all alike.
     """
@@ -92,7 +94,15 @@ class EncoderLayer(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         x = self.ln1(x + self.attn(x))
-        return self.ln2(x + self.ff2(torch.relu(self.ff1(x))))
+        return self.ln2(x + self._ffn(x))
+
+    def _ffn(self, x: torch.Tensor) -> torch.Tensor:
+        b1, b2 = self.ff1.bias, self.ff2.bias
+        if b1 is None or b2 is None or x.shape[0] != self.ff1.weight.shape[0]:
+            return self.ff2(torch.relu(self.ff1(x)))
+        flat = x.reshape(x.shape[0], -1, x.shape[-1])
+        out = chunked_ffn(flat, self.ff1.weight, b1, self.ff2.weight, b2)
+        return out.view(*x.shape[:-1], out.shape[-1])
 
 
 class EncoderStack(nn.Module):

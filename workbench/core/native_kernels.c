@@ -1,4 +1,7 @@
-/* Fused softmax attention core for K stacked models of mixed rank (CPU, float32).
+/* Native CPU kernels (float32) for K stacked models: the fused softmax attention core of mixed
+ * rank (below) and a LayerNorm with per-model affine (at the end).
+ *
+ * Attention.
  *
  * Model k has H_k = P / r_k heads of rank r_k; coordinate p of the width-P projections belongs
  * to head h(p) = p / r_k. For every (model k, sample b) and query t:
@@ -18,6 +21,7 @@
  * touch only their own rows: ranges of blocks run on separate threads. Inputs are addressed by
  * element strides (model, sample, token) with a contiguous last axis; outputs are contiguous.
  */
+#include <math.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -239,5 +243,107 @@ int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const i
         store(dV, used, N, P, dv + (kk * B + b0) * N * P);
     }
     free(buf);
+    return 0;
+}
+
+/* ---- LayerNorm over the last axis with per-model affine (verifiers.models.StackedLayerNorm) --
+ *
+ * x (K, M, d) contiguous; row m of model k: mu, rstd = 1 / sqrt(var + eps), xhat = (x - mu) rstd,
+ * y = xhat w_k + b_k. Backward with g = dy w_k:
+ *   dx = rstd (g - mean(g) - xhat mean(g xhat)),  dw_k = sum_rows dy xhat,  db_k = sum_rows dy.
+ * Rows go LANES at a time (one vec per feature), sums over features run in feature order, so a
+ * row's result does not depend on its block. Weight gradients: one partial sum per chunk of
+ * LN_CHUNK blocks (fixed, whatever the thread count), summed by the caller. */
+#define LN_CHUNK 64
+
+static void ln_block(const float *x, int64_t M, int64_t d, int64_t k, int64_t r0, int64_t used,
+                     vec *restrict X) {
+    view_t a = {x, M * d, d, 0};
+    load(a, k, r0, used, 1, d, X);
+}
+
+static void ln_stats(const vec *restrict X, int64_t d, float eps, vec *mu, vec *rstd) {
+    vec s = {0}, v = {0};
+    for (int64_t j = 0; j < d; j++) s += X[j];
+    *mu = s / (float)d;
+    for (int64_t j = 0; j < d; j++) v += (X[j] - *mu) * (X[j] - *mu);
+    v = v / (float)d + eps;
+    vec r;
+    for (int l = 0; l < LANES; l++) r[l] = 1.0f / sqrtf(v[l]);
+    *rstd = r;
+}
+
+/* y (K, M, d), mean and rstd (K, M); work items: chunks of LN_CHUNK row blocks. */
+int layernorm_forward(int64_t M, int64_t d, const float *x, const float *w,
+                      const float *b, float eps, float *y, float *mean, float *rstd,
+                      int64_t start, int64_t stop) {
+    int64_t nb = (M + LANES - 1) / LANES, nc = (nb + LN_CHUNK - 1) / LN_CHUNK;
+    vec *X = (vec *)aligned_alloc(64, (size_t)((d * sizeof(vec) + 63) / 64 * 64));
+    if (!X) return 1;
+    for (int64_t item = start; item < stop; item++) {
+        int64_t k = item / nc, c = item % nc;
+        const float *wk = w + k * d, *bk = b + k * d;
+        for (int64_t blk = c * LN_CHUNK; blk < nb && blk < (c + 1) * LN_CHUNK; blk++) {
+            int64_t r0 = blk * LANES, used = M - r0 < LANES ? M - r0 : LANES;
+            vec mu, rs;
+            ln_block(x, M, d, k, r0, used, X);
+            ln_stats(X, d, eps, &mu, &rs);
+            for (int64_t j = 0; j < d; j++) X[j] = (X[j] - mu) * rs * wk[j] + bk[j];
+            store(X, used, 1, d, y + (k * M + r0) * d);
+            for (int64_t l = 0; l < used; l++) {
+                mean[k * M + r0 + l] = mu[l];
+                rstd[k * M + r0 + l] = rs[l];
+            }
+        }
+    }
+    free(X);
+    return 0;
+}
+
+/* dx (K, M, d); dwp and dbp (K, chunks, d) partial sums of dw and db. */
+int layernorm_backward(int64_t M, int64_t d, const float *x, const float *w,
+                       const float *mean, const float *rstd, const float *dy, float *dx,
+                       float *dwp, float *dbp, int64_t start, int64_t stop) {
+    int64_t nb = (M + LANES - 1) / LANES, nc = (nb + LN_CHUNK - 1) / LN_CHUNK;
+    vec *X = (vec *)aligned_alloc(64, (size_t)((4 * d * sizeof(vec) + 63) / 64 * 64));
+    if (!X) return 1;
+    vec *G = X + d, *AW = G + d, *AB = AW + d;
+    for (int64_t item = start; item < stop; item++) {
+        int64_t k = item / nc, c = item % nc;
+        const float *wk = w + k * d;
+        for (int64_t j = 0; j < d; j++) AW[j] = AB[j] = (vec){0};
+        for (int64_t blk = c * LN_CHUNK; blk < nb && blk < (c + 1) * LN_CHUNK; blk++) {
+            int64_t r0 = blk * LANES, used = M - r0 < LANES ? M - r0 : LANES;
+            vec mu = {0}, rs = {0}, c1 = {0}, c2 = {0};
+            for (int64_t l = 0; l < used; l++) {
+                mu[l] = mean[k * M + r0 + l];
+                rs[l] = rstd[k * M + r0 + l];
+            }
+            ln_block(x, M, d, k, r0, used, X);
+            ln_block(dy, M, d, k, r0, used, G);
+            for (int64_t j = 0; j < d; j++) {
+                X[j] = (X[j] - mu) * rs; /* xhat */
+                AW[j] += G[j] * X[j];
+                AB[j] += G[j];
+                G[j] = G[j] * wk[j];
+                c1 += G[j] * X[j];
+                c2 += G[j];
+            }
+            c1 = c1 / (float)d;
+            c2 = c2 / (float)d;
+            for (int64_t j = 0; j < d; j++) G[j] = rs * (G[j] - c2 - X[j] * c1);
+            store(G, used, 1, d, dx + (k * M + r0) * d);
+        }
+        for (int64_t j = 0; j < d; j++) {
+            float sw = 0.0f, sb = 0.0f;
+            for (int l = 0; l < LANES; l++) {
+                sw += AW[j][l];
+                sb += AB[j][l];
+            }
+            dwp[(k * nc + c) * d + j] = sw;
+            dbp[(k * nc + c) * d + j] = sb;
+        }
+    }
+    free(X);
     return 0;
 }

@@ -1,0 +1,122 @@
+"""Native CPU kernels for stacked models: build, load and run (float32, Linux, any C compiler).
+
+The C source ``native_kernels.c`` (the fused attention core of ``core.fused_attention`` and the
+per-model LayerNorm of ``core.fused_layernorm``) is compiled on first use with the system C
+compiler (``$CC``, ``cc`` or ``gcc``; ``-O3 -march=native``) into a per-user cache
+(``$WORKBENCH_CACHE`` or ``~/.cache/workbench``, keyed by source, flags and CPU) and called
+through ctypes. ``run`` splits a kernel's work items over ``torch.get_num_threads()`` threads
+(ctypes releases the GIL); each item writes only its own outputs, so results do not depend on
+the thread count. ``WORKBENCH_FUSED=0`` turns the kernels off; every caller then falls back to
+plain torch.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import hashlib
+import os
+import platform
+import shutil
+import subprocess
+import tempfile
+from concurrent.futures import ThreadPoolExecutor
+from pathlib import Path
+from typing import Any
+
+import torch
+
+SOURCE = Path(__file__).with_name("native_kernels.c")
+_FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-shared", "-fPIC")
+LANES = 8  # samples (or rows) per block, as LANES in the C source
+_state: dict[str, Any] = {}
+
+
+class View(ctypes.Structure):
+    """A tensor as the C side sees it: data pointer and (model, sample, token) strides."""
+
+    _fields_ = [("ptr", ctypes.c_void_p), ("sk", ctypes.c_int64), ("sb", ctypes.c_int64),
+                ("st", ctypes.c_int64)]
+
+
+def _cpu_key() -> str:
+    try:
+        flags = next((ln for ln in Path("/proc/cpuinfo").read_text().splitlines()
+                      if ln.startswith("flags")), "")
+    except OSError:
+        flags = ""
+    return f"{platform.machine()}|{flags}"
+
+
+def _build() -> ctypes.CDLL | None:
+    if os.environ.get("WORKBENCH_FUSED", "1") == "0":
+        _state["reason"] = "disabled by WORKBENCH_FUSED=0"
+        return None
+    cc = os.environ.get("CC") or shutil.which("cc") or shutil.which("gcc")
+    if cc is None or platform.system() != "Linux":
+        _state["reason"] = "no C compiler found (or not Linux)"
+        return None
+    src = SOURCE.read_bytes()
+    key = hashlib.sha256(src + repr(_FLAGS).encode() + cc.encode() + _cpu_key().encode())
+    cache = Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench")
+    lib = cache / f"fused_attention-{key.hexdigest()[:16]}.so"
+    try:
+        if not lib.exists():
+            cache.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(suffix=".so", dir=cache)
+            os.close(fd)
+            subprocess.run([cc, *_FLAGS, "-o", tmp, str(SOURCE), "-lm"], check=True,
+                           capture_output=True, timeout=120)
+            os.replace(tmp, lib)
+        dll = ctypes.CDLL(str(lib))
+    except (OSError, subprocess.SubprocessError) as exc:
+        _state["reason"] = f"build failed: {exc}"
+        return None
+    i64, ptr = ctypes.c_int64, ctypes.c_void_p
+    head: list[Any] = [i64, i64, i64, i64, ptr, ptr, View, View, View]
+    dll.fused_attention_forward.argtypes = head + [ptr, i64, i64]
+    dll.fused_attention_backward.argtypes = head + [View, ptr, ptr, ptr, i64, i64]
+    f32 = ctypes.c_float
+    dll.layernorm_forward.argtypes = [i64, i64, ptr, ptr, ptr, f32, ptr, ptr, ptr, i64, i64]
+    dll.layernorm_backward.argtypes = [i64, i64] + [ptr] * 8 + [i64, i64]
+    for fn in ("fused_attention_forward", "fused_attention_backward", "layernorm_forward",
+               "layernorm_backward"):
+        getattr(dll, fn).restype = ctypes.c_int
+    return dll
+
+
+def lib() -> ctypes.CDLL | None:
+    """The loaded kernel library, built on first call (None where it cannot be)."""
+    if "lib" not in _state:
+        _state["lib"] = _build()
+    return _state["lib"]
+
+
+def available() -> bool:
+    """True when the fused kernel is built and loadable on this machine."""
+    return lib() is not None
+
+
+def unavailable_reason() -> str:
+    """Why ``available()`` is False ('' when it is True)."""
+    return "" if available() else str(_state.get("reason", ""))
+
+
+def view(t: torch.Tensor) -> View:
+    """``t``'s data pointer and its first three strides."""
+    s = t.stride()
+    return View(t.data_ptr(), s[0], s[1], s[2])
+
+
+def run(fn: Any, total: int, *args: Any) -> None:
+    """Call ``fn(*args, start, stop)`` over ``[0, total)``, split across torch's thread count."""
+    n = max(1, min(torch.get_num_threads(), total))
+    if n == 1:
+        codes = [fn(*args, 0, total)]
+    else:
+        pool = _state.get("pool")
+        if pool is None or pool._max_workers < n:
+            pool = _state["pool"] = ThreadPoolExecutor(max_workers=n)
+        cuts = [total * i // n for i in range(n + 1)]
+        codes = list(pool.map(lambda i: fn(*args, cuts[i], cuts[i + 1]), range(n)))
+    if any(codes):
+        raise MemoryError("a native kernel could not allocate its scratch buffer")
