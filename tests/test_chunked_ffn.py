@@ -1,5 +1,6 @@
 """``verifiers.chunked_ffn`` against the plain ``relu(x W1 + b1) W2 + b2`` in float64: outputs
-and every gradient, with chunks forced small (several chunks and a ragged last one)."""
+and every gradient, with the groups of models forced small (one model per group; two, with a
+ragged last group; all at once)."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ import torch
 from verifiers import chunked_ffn as cf
 
 
-@pytest.mark.parametrize("chunk_bytes", [4 * 3 * 7 * 5, cf.CHUNK_BYTES])
+@pytest.mark.parametrize("chunk_bytes", [4 * 23 * 7, 2 * 4 * 23 * 7, cf.CHUNK_BYTES])
 def test_matches_plain_form(monkeypatch: pytest.MonkeyPatch, chunk_bytes: int) -> None:
-    monkeypatch.setattr(cf, "CHUNK_BYTES", chunk_bytes)  # 5 rows per chunk: 23 = 4 * 5 + 3
+    monkeypatch.setattr(cf, "CHUNK_BYTES", chunk_bytes)  # groups of 1, 2 (+1) or 3 models
     g = torch.Generator().manual_seed(0)
     K, M, d, f, e = 3, 23, 4, 7, 6
     args = [torch.randn(*s, generator=g, dtype=torch.float64).requires_grad_(True)
