@@ -14,10 +14,8 @@ coordinates), so the zero model scores exactly 1 on every task here:
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from concurrent.futures import ThreadPoolExecutor
 from dataclasses import asdict, dataclass
-from typing import Any, Protocol, TypeVar, cast, runtime_checkable
+from typing import Any, Protocol, cast, runtime_checkable
 
 import torch
 
@@ -38,7 +36,6 @@ from workbench.core.targets import (
 from workbench.core.validation import check_choice, check_dim, check_int, check_points
 
 TASKS: tuple[str, ...] = ("nearest", "farthest", "regression")
-T = TypeVar("T")
 Inputs = tuple[torch.Tensor, ...]
 
 
@@ -136,15 +133,13 @@ def sample_stacked(
 ) -> tuple[Inputs, torch.Tensor]:
     """One independent batch per model, stacked along a leading K axis.
 
-    Each model draws from its own generator (with several torch threads, models draw in
-    parallel: each generator is used by one thread, so the draws are the same). A
-    ``StackableTask`` on the CPU then labels all K batches in one call where every model's block
-    of a ``(B, ...)`` tensor starts 64-byte aligned,
+    Each model draws from its own generator. A ``StackableTask`` on the CPU then labels all K
+    batches in one call where every model's block of a ``(B, ...)`` tensor starts 64-byte aligned,
     as a tensor of its own does: MKL's small matmuls round differently at other alignments, so
     the labels are bit for bit those of the model alone. Otherwise models are labelled one by one.
     """
     if isinstance(task, StackableTask):
-        parts = _map_models(lambda g: task.draw(batch, g, device), generators, device)
+        parts = [task.draw(batch, g, device) for g in generators]
         first = parts[0][0]
         if first.device.type == "cpu" and batch * first.element_size() % 64 == 0:
             return task.label(tuple(torch.stack(x) for x in zip(*parts)))
@@ -153,17 +148,3 @@ def sample_stacked(
         draws = [task.sample(batch, g, device) for g in generators]
     inputs = tuple(torch.stack([d[0][i] for d in draws]) for i in range(len(draws[0][0])))
     return inputs, torch.stack([d[1] for d in draws])
-
-
-_POOL: list[ThreadPoolExecutor] = []
-
-
-def _map_models(fn: Callable[[torch.Generator], T], generators: list[torch.Generator],
-                device: Any) -> list[T]:
-    """``[fn(g) for g in generators]``, over ``torch.get_num_threads()`` threads on the CPU."""
-    n = min(torch.get_num_threads(), len(generators))
-    if n < 2 or torch.device(device or "cpu").type != "cpu":
-        return [fn(g) for g in generators]
-    if not _POOL or _POOL[0]._max_workers < n:
-        _POOL[:] = [ThreadPoolExecutor(max_workers=n)]
-    return list(_POOL[0].map(fn, generators))
