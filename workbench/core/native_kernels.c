@@ -162,6 +162,53 @@ static vec *scratch(int64_t T, int64_t N, int64_t P, int64_t *parts) {
     return (vec *)aligned_alloc(64, (bytes + 63) / 64 * 64);
 }
 
+/* Query row t: S (N H) and the output row Ot (P) from Qt, the keys Kb and values V. */
+static void attend_row(const vec *restrict Qt, const vec *restrict Kb, const vec *restrict V,
+                       int64_t N, int64_t P, int64_t r, float sc, vec *restrict S,
+                       vec *restrict Ot) {
+    int64_t H = P / r;
+    probs(Qt, Kb, N, P, r, sc, S);
+    for (int64_t h = 0; h < H; h++)
+        for (int64_t i = 0; i < r; i++) {
+            int64_t p = h * r + i;
+            vec acc = S[h] * V[p];
+            for (int64_t n = 1; n < N; n++) acc += S[n * H + h] * V[n * P + p];
+            Ot[p] = acc;
+        }
+}
+
+/* Backward of query row t given S (from probs) and dOt: writes dQt, adds into dK and dV.
+ * G (N H) and D (H) are scratch. */
+static void attend_row_backward(const vec *restrict Qt, const vec *restrict dOt,
+                                const vec *restrict Kb, const vec *restrict V, int64_t N,
+                                int64_t P, int64_t r, float sc, const vec *restrict S,
+                                vec *restrict G, vec *restrict D, vec *restrict dQt,
+                                vec *restrict dK, vec *restrict dV) {
+    int64_t H = P / r;
+    for (int64_t h = 0; h < H; h++) D[h] = (vec){0};
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t h = 0; h < H; h++) {
+            vec acc = dOt[h * r] * V[n * P + h * r];
+            for (int64_t i = 1; i < r; i++) acc += dOt[h * r + i] * V[n * P + h * r + i];
+            G[n * H + h] = acc;
+            D[h] += S[n * H + h] * acc;
+        }
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t h = 0; h < H; h++)
+            G[n * H + h] = sc * S[n * H + h] * (G[n * H + h] - D[h]); /* E */
+    for (int64_t p = 0; p < P; p++) dQt[p] = (vec){0};
+    for (int64_t n = 0; n < N; n++)
+        for (int64_t h = 0; h < H; h++) {
+            vec e = G[n * H + h], sv = S[n * H + h];
+            for (int64_t i = 0; i < r; i++) {
+                int64_t p = h * r + i;
+                dQt[p] += e * Kb[n * P + p];
+                dK[n * P + p] += e * Qt[p];
+                dV[n * P + p] += sv * dOt[p];
+            }
+        }
+}
+
 /* Outputs o (K, B, T, P) contiguous for blocks [start, stop) of ceil(B / LANES) per model. */
 int fused_attention_forward(int64_t B, int64_t T, int64_t N, int64_t P, const int64_t *ranks,
                             const float *scales, view_t q, view_t k, view_t v, float *o,
@@ -172,21 +219,11 @@ int fused_attention_forward(int64_t B, int64_t T, int64_t N, int64_t P, const in
     vec *Q = buf, *O = Q + sz[0], *Kb = O + sz[0], *V = Kb + sz[1], *S = V + sz[1];
     for (int64_t blk = start; blk < stop; blk++) {
         int64_t kk = blk / nb, b0 = (blk % nb) * LANES, used = B - b0 < LANES ? B - b0 : LANES;
-        int64_t r = ranks[kk], H = P / r;
         load(q, kk, b0, used, T, P, Q);
         load(k, kk, b0, used, N, P, Kb);
         load(v, kk, b0, used, N, P, V);
-        for (int64_t t = 0; t < T; t++) {
-            probs(Q + t * P, Kb, N, P, r, scales[kk], S);
-            vec *Ot = O + t * P;
-            for (int64_t h = 0; h < H; h++)
-                for (int64_t i = 0; i < r; i++) {
-                    int64_t p = h * r + i;
-                    vec acc = S[h] * V[p];
-                    for (int64_t n = 1; n < N; n++) acc += S[n * H + h] * V[n * P + p];
-                    Ot[p] = acc;
-                }
-        }
+        for (int64_t t = 0; t < T; t++)
+            attend_row(Q + t * P, Kb, V, N, P, ranks[kk], scales[kk], S, O + t * P);
         store(O, used, T, P, o + (kk * B + b0) * T * P);
     }
     free(buf);
@@ -204,7 +241,7 @@ int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const i
         *dK = V + sz[1], *dV = dK + sz[1], *S = dV + sz[1], *G = S + sz[1], *D = G + sz[1];
     for (int64_t blk = start; blk < stop; blk++) {
         int64_t kk = blk / nb, b0 = (blk % nb) * LANES, used = B - b0 < LANES ? B - b0 : LANES;
-        int64_t r = ranks[kk], H = P / r;
+        int64_t r = ranks[kk];
         float sc = scales[kk];
         load(q, kk, b0, used, T, P, Q);
         load(dout, kk, b0, used, T, P, dO);
@@ -212,31 +249,9 @@ int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const i
         load(v, kk, b0, used, N, P, V);
         memset(dK, 0, (size_t)(2 * sz[1]) * sizeof(vec)); /* dK and dV */
         for (int64_t t = 0; t < T; t++) {
-            const vec *Qt = Q + t * P, *dOt = dO + t * P;
-            vec *dQt = dQ + t * P;
-            probs(Qt, Kb, N, P, r, sc, S);
-            for (int64_t h = 0; h < H; h++) D[h] = (vec){0};
-            for (int64_t n = 0; n < N; n++)
-                for (int64_t h = 0; h < H; h++) {
-                    vec acc = dOt[h * r] * V[n * P + h * r];
-                    for (int64_t i = 1; i < r; i++) acc += dOt[h * r + i] * V[n * P + h * r + i];
-                    G[n * H + h] = acc;
-                    D[h] += S[n * H + h] * acc;
-                }
-            for (int64_t n = 0; n < N; n++)
-                for (int64_t h = 0; h < H; h++)
-                    G[n * H + h] = sc * S[n * H + h] * (G[n * H + h] - D[h]); /* E */
-            for (int64_t p = 0; p < P; p++) dQt[p] = (vec){0};
-            for (int64_t n = 0; n < N; n++)
-                for (int64_t h = 0; h < H; h++) {
-                    vec e = G[n * H + h], s = S[n * H + h];
-                    for (int64_t i = 0; i < r; i++) {
-                        int64_t p = h * r + i;
-                        dQt[p] += e * Kb[n * P + p];
-                        dK[n * P + p] += e * Qt[p];
-                        dV[n * P + p] += s * dOt[p];
-                    }
-                }
+            probs(Q + t * P, Kb, N, P, r, sc, S);
+            attend_row_backward(Q + t * P, dO + t * P, Kb, V, N, P, r, sc, S, G, D, dQ + t * P,
+                                dK, dV);
         }
         store(dQ, used, T, P, dq + (kk * B + b0) * T * P);
         store(dK, used, N, P, dk + (kk * B + b0) * N * P);
