@@ -107,3 +107,22 @@ def test_disabled_by_environment(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("WORKBENCH_FUSED", "0")
     assert native._build() is None
     assert "WORKBENCH_FUSED" in native._state["reason"]
+
+
+@needs_kernel
+def test_results_do_not_depend_on_thread_count() -> None:
+    """Blocks are independent work items: 1 and 3 OpenMP threads give the same bits."""
+    g = torch.Generator().manual_seed(11)
+    q, k, v = (torch.randn(4, 37, 6, 16, generator=g).requires_grad_(True) for _ in range(3))
+    rt, st = torch.tensor([1, 2, 4, 16]), torch.tensor([1.0, 0.7, 0.5, 0.25])
+    w = torch.randn(4, 37, 6, 16, generator=g)
+    threads = torch.get_num_threads()
+    outs = []
+    try:
+        for n in (1, 3):
+            torch.set_num_threads(n)
+            o = fa.fused_attention(q, k, v, rt, st)
+            outs.append((o, *torch.autograd.grad(o, (q, k, v), w)))
+    finally:
+        torch.set_num_threads(threads)
+    assert all(torch.equal(a, b) for a, b in zip(*outs))

@@ -4,10 +4,10 @@ The C source ``native_kernels.c`` (the fused attention core of ``core.fused_atte
 per-model LayerNorm of ``core.fused_layernorm``) is compiled on first use with the system C
 compiler (``$CC``, ``cc`` or ``gcc``; ``-O3 -march=native``) into a per-user cache
 (``$WORKBENCH_CACHE`` or ``~/.cache/workbench``, keyed by source, flags and CPU) and called
-through ctypes. ``run`` splits a kernel's work items over ``torch.get_num_threads()`` threads
-(ctypes releases the GIL); each item writes only its own outputs, so results do not depend on
-the thread count. ``WORKBENCH_FUSED=0`` turns the kernels off; every caller then falls back to
-plain torch.
+through ctypes. The kernels split their work items with OpenMP (``-fopenmp``; the library then
+shares torch's ``libgomp`` and its thread count, so no second pool spins against torch's);
+each item writes only its own outputs, so results do not depend on the thread count.
+``WORKBENCH_FUSED=0`` turns the kernels off; every caller then falls back to plain torch.
 """
 
 from __future__ import annotations
@@ -19,7 +19,6 @@ import platform
 import shutil
 import subprocess
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -58,14 +57,16 @@ def _build() -> ctypes.CDLL | None:
     src = SOURCE.read_bytes()
     key = hashlib.sha256(src + repr(_FLAGS).encode() + cc.encode() + _cpu_key().encode())
     cache = Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench")
-    lib = cache / f"fused_attention-{key.hexdigest()[:16]}.so"
+    lib = cache / f"native-{key.hexdigest()[:16]}.so"
     try:
         if not lib.exists():
             cache.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(suffix=".so", dir=cache)
             os.close(fd)
-            subprocess.run([cc, *_FLAGS, "-o", tmp, str(SOURCE), "-lm"], check=True,
-                           capture_output=True, timeout=120)
+            try:  # OpenMP: the same runtime (libgomp.so.1) and thread count as torch's ops
+                _compile(cc, ["-fopenmp"], tmp)
+            except subprocess.CalledProcessError:
+                _compile(cc, [], tmp)  # no OpenMP: the kernels run on one thread
             os.replace(tmp, lib)
         dll = ctypes.CDLL(str(lib))
     except (OSError, subprocess.SubprocessError) as exc:
@@ -82,6 +83,11 @@ def _build() -> ctypes.CDLL | None:
                "layernorm_backward"):
         getattr(dll, fn).restype = ctypes.c_int
     return dll
+
+
+def _compile(cc: str, extra: list[str], out: str) -> None:
+    subprocess.run([cc, *_FLAGS, *extra, "-o", out, str(SOURCE), "-lm"], check=True,
+                   capture_output=True, timeout=120)
 
 
 def lib() -> ctypes.CDLL | None:
@@ -108,15 +114,8 @@ def view(t: torch.Tensor) -> View:
 
 
 def run(fn: Any, total: int, *args: Any) -> None:
-    """Call ``fn(*args, start, stop)`` over ``[0, total)``, split across torch's thread count."""
-    n = max(1, min(torch.get_num_threads(), total))
-    if n == 1:
-        codes = [fn(*args, 0, total)]
-    else:
-        pool = _state.get("pool")
-        if pool is None or pool._max_workers < n:
-            pool = _state["pool"] = ThreadPoolExecutor(max_workers=n)
-        cuts = [total * i // n for i in range(n + 1)]
-        codes = list(pool.map(lambda i: fn(*args, cuts[i], cuts[i + 1]), range(n)))
+    """Call ``fn(*args, 0, total)``: the kernel splits ``[0, total)`` over its OpenMP threads
+    (torch's runtime and ``torch.get_num_threads()``), one scratch buffer per thread."""
+    codes = [fn(*args, 0, total)]
     if any(codes):
         raise MemoryError("a native kernel could not allocate its scratch buffer")

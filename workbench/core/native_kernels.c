@@ -213,11 +213,17 @@ static void attend_row_backward(const vec *restrict Qt, const vec *restrict dOt,
 int fused_attention_forward(int64_t B, int64_t T, int64_t N, int64_t P, const int64_t *ranks,
                             const float *scales, view_t q, view_t k, view_t v, float *o,
                             int64_t start, int64_t stop) {
-    int64_t sz[2], nb = (B + LANES - 1) / LANES;
+    int64_t nb = (B + LANES - 1) / LANES;
+    int err = 0;
+#pragma omp parallel reduction(| : err)
+    {
+    int64_t sz[2];
     vec *buf = scratch(T, N, P, sz);
-    if (!buf) return 1;
-    vec *Q = buf, *O = Q + sz[0], *Kb = O + sz[0], *V = Kb + sz[1], *S = V + sz[1];
+    err |= !buf;
+#pragma omp for schedule(static)
     for (int64_t blk = start; blk < stop; blk++) {
+        if (!buf) continue;
+        vec *Q = buf, *O = Q + sz[0], *Kb = O + sz[0], *V = Kb + sz[1], *S = V + sz[1];
         int64_t kk = blk / nb, b0 = (blk % nb) * LANES, used = B - b0 < LANES ? B - b0 : LANES;
         load(q, kk, b0, used, T, P, Q);
         load(k, kk, b0, used, N, P, Kb);
@@ -227,19 +233,26 @@ int fused_attention_forward(int64_t B, int64_t T, int64_t N, int64_t P, const in
         store(O, used, T, P, o + (kk * B + b0) * T * P);
     }
     free(buf);
-    return 0;
+    }
+    return err;
 }
 
 /* Gradients dq (K, B, T, P), dk and dv (K, B, N, P), contiguous, for blocks [start, stop). */
 int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const int64_t *ranks,
                              const float *scales, view_t q, view_t k, view_t v, view_t dout,
                              float *dq, float *dk, float *dv, int64_t start, int64_t stop) {
-    int64_t sz[2], nb = (B + LANES - 1) / LANES;
+    int64_t nb = (B + LANES - 1) / LANES;
+    int err = 0;
+#pragma omp parallel reduction(| : err)
+    {
+    int64_t sz[2];
     vec *buf = scratch(T, N, P, sz);
-    if (!buf) return 1;
-    vec *Q = buf, *dQ = Q + sz[0], *dO = dQ + sz[0], *Kb = dO + sz[0], *V = Kb + sz[1],
-        *dK = V + sz[1], *dV = dK + sz[1], *S = dV + sz[1], *G = S + sz[1], *D = G + sz[1];
+    err |= !buf;
+#pragma omp for schedule(static)
     for (int64_t blk = start; blk < stop; blk++) {
+        if (!buf) continue;
+        vec *Q = buf, *dQ = Q + sz[0], *dO = dQ + sz[0], *Kb = dO + sz[0], *V = Kb + sz[1],
+            *dK = V + sz[1], *dV = dK + sz[1], *S = dV + sz[1], *G = S + sz[1], *D = G + sz[1];
         int64_t kk = blk / nb, b0 = (blk % nb) * LANES, used = B - b0 < LANES ? B - b0 : LANES;
         int64_t r = ranks[kk];
         float sc = scales[kk];
@@ -258,7 +271,8 @@ int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const i
         store(dV, used, N, P, dv + (kk * B + b0) * N * P);
     }
     free(buf);
-    return 0;
+    }
+    return err;
 }
 
 /* ---- LayerNorm over the last axis with per-model affine (verifiers.models.StackedLayerNorm) --
@@ -293,9 +307,14 @@ int layernorm_forward(int64_t M, int64_t d, const float *x, const float *w,
                       const float *b, float eps, float *y, float *mean, float *rstd,
                       int64_t start, int64_t stop) {
     int64_t nb = (M + LANES - 1) / LANES, nc = (nb + LN_CHUNK - 1) / LN_CHUNK;
+    int err = 0;
+#pragma omp parallel reduction(| : err)
+    {
     vec *X = (vec *)aligned_alloc(64, (size_t)((d * sizeof(vec) + 63) / 64 * 64));
-    if (!X) return 1;
+    err |= !X;
+#pragma omp for schedule(static)
     for (int64_t item = start; item < stop; item++) {
+        if (!X) continue;
         int64_t k = item / nc, c = item % nc;
         const float *wk = w + k * d, *bk = b + k * d;
         for (int64_t blk = c * LN_CHUNK; blk < nb && blk < (c + 1) * LN_CHUNK; blk++) {
@@ -312,7 +331,8 @@ int layernorm_forward(int64_t M, int64_t d, const float *x, const float *w,
         }
     }
     free(X);
-    return 0;
+    }
+    return err;
 }
 
 /* dx (K, M, d); dwp and dbp (K, chunks, d) partial sums of dw and db. */
@@ -320,10 +340,15 @@ int layernorm_backward(int64_t M, int64_t d, const float *x, const float *w,
                        const float *mean, const float *rstd, const float *dy, float *dx,
                        float *dwp, float *dbp, int64_t start, int64_t stop) {
     int64_t nb = (M + LANES - 1) / LANES, nc = (nb + LN_CHUNK - 1) / LN_CHUNK;
+    int err = 0;
+#pragma omp parallel reduction(| : err)
+    {
     vec *X = (vec *)aligned_alloc(64, (size_t)((4 * d * sizeof(vec) + 63) / 64 * 64));
-    if (!X) return 1;
-    vec *G = X + d, *AW = G + d, *AB = AW + d;
+    err |= !X;
+#pragma omp for schedule(static)
     for (int64_t item = start; item < stop; item++) {
+        if (!X) continue;
+        vec *G = X + d, *AW = G + d, *AB = AW + d;
         int64_t k = item / nc, c = item % nc;
         const float *wk = w + k * d;
         for (int64_t j = 0; j < d; j++) AW[j] = AB[j] = (vec){0};
@@ -360,5 +385,6 @@ int layernorm_backward(int64_t M, int64_t d, const float *x, const float *w,
         }
     }
     free(X);
-    return 0;
+    }
+    return err;
 }
