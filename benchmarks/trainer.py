@@ -166,12 +166,13 @@ def main(threads: list[int]) -> None:
         "other_threads": runs[1:],
         "note": "one post-norm encoder layer, farthest task, FFN width 4d (not 2048) so that "
                 "attention, not the FFN, is what is compared; GFLOPs analytic (matmuls only); "
-                f"medians of {REPEATS} interleaved repeats after warm-up; measured on a 2-core "
-                "machine shared with other jobs (see load_average_1min: a load above the "
-                "thread count means other processes competed for the cores); with 2 threads "
-                "on this shared box the baseline's many small ops stall in OpenMP waits "
-                "(its d=64 repeats took 24-32 s against 4-5 s with 1 thread), so the 1-thread "
-                "figures are the main ones and the 2-thread d=64 ratio overstates the speed-up",
+                f"medians of {REPEATS} interleaved repeats after warm-up; measured on a 2-vCPU "
+                "virtual machine whose CPU time is shared with other guests (top showed up to "
+                "50% steal; a 2048^2 matmul with 2 threads ran anywhere between 1.1x and 1.9x "
+                "as fast as with 1), so repeats scatter by +-20% and the 2-thread figures "
+                "depend on how much of the second core the machine got; "
+                "ratio_ceiling_at_matmul_peak = matmul peak / baseline GFLOP/s is the largest "
+                "ratio any trainer could reach doing the same FLOPs at 100% of the peak",
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(out, indent=2))
