@@ -154,12 +154,24 @@ static void probs(const vec *restrict Qt, const vec *restrict Kb, int64_t N, int
     }
 }
 
-/* 32-byte aligned scratch: `rows` vec rows of P (Q, O, K, ...) plus the head-wide rows. */
-static vec *scratch(int64_t T, int64_t N, int64_t P, int64_t *parts) {
-    parts[0] = T * P; /* Q, dQ, dO, O */
-    parts[1] = N * P; /* K, V, dK, dV, S, G */
-    size_t bytes = (size_t)(3 * parts[0] + 6 * parts[1] + P) * sizeof(vec);
-    return (vec *)aligned_alloc(64, (bytes + 63) / 64 * 64);
+/* Run item(ctx, i, scratch) for i in [start, stop) on the OpenMP threads (torch's libgomp when
+ * built with -fopenmp; one thread otherwise), each thread with its own 64-byte aligned scratch of
+ * `vecs` vecs. Items write disjoint outputs. Returns 1 if a scratch buffer could not be had. */
+typedef void (*item_fn)(const void *ctx, int64_t i, vec *scratch);
+
+static int parallel_items(item_fn item, const void *ctx, int64_t start, int64_t stop,
+                          int64_t vecs) {
+    int err = 0;
+#pragma omp parallel reduction(| : err)
+    {
+        vec *buf = (vec *)aligned_alloc(64, ((size_t)vecs * sizeof(vec) + 63) / 64 * 64);
+        err |= !buf;
+#pragma omp for schedule(static)
+        for (int64_t i = start; i < stop; i++)
+            if (buf) item(ctx, i, buf);
+        free(buf);
+    }
+    return err;
 }
 
 /* Query row t: S (N H) and the output row Ot (P) from Qt, the keys Kb and values V. */
@@ -209,70 +221,73 @@ static void attend_row_backward(const vec *restrict Qt, const vec *restrict dOt,
         }
 }
 
+typedef struct {
+    int64_t B, T, N, P;
+    const int64_t *ranks;
+    const float *scales;
+    view_t q, k, v, dout;
+    float *o, *dq, *dk, *dv;
+} attn_t;
+
+/* Block i = (model, LANES samples): its rows in a sample-innermost layout, the sample of
+ * each lane, how many lanes are used. */
+static void block_of(const attn_t *a, int64_t i, int64_t *kk, int64_t *b0, int64_t *used) {
+    int64_t nb = (a->B + LANES - 1) / LANES;
+    *kk = i / nb;
+    *b0 = (i % nb) * LANES;
+    *used = a->B - *b0 < LANES ? a->B - *b0 : LANES;
+}
+
+static void attn_forward_item(const void *ctx, int64_t i, vec *buf) {
+    const attn_t *a = ctx;
+    int64_t T = a->T, N = a->N, P = a->P, kk, b0, used;
+    block_of(a, i, &kk, &b0, &used);
+    vec *Q = buf, *O = Q + T * P, *Kb = O + T * P, *V = Kb + N * P, *S = V + N * P;
+    load(a->q, kk, b0, used, T, P, Q);
+    load(a->k, kk, b0, used, N, P, Kb);
+    load(a->v, kk, b0, used, N, P, V);
+    for (int64_t t = 0; t < T; t++)
+        attend_row(Q + t * P, Kb, V, N, P, a->ranks[kk], a->scales[kk], S, O + t * P);
+    store(O, used, T, P, a->o + (kk * a->B + b0) * T * P);
+}
+
+static void attn_backward_item(const void *ctx, int64_t i, vec *buf) {
+    const attn_t *a = ctx;
+    int64_t T = a->T, N = a->N, P = a->P, kk, b0, used;
+    block_of(a, i, &kk, &b0, &used);
+    int64_t r = a->ranks[kk];
+    float sc = a->scales[kk];
+    vec *Q = buf, *dQ = Q + T * P, *dO = dQ + T * P, *Kb = dO + T * P, *V = Kb + N * P,
+        *dK = V + N * P, *dV = dK + N * P, *S = dV + N * P, *G = S + N * P, *D = G + N * P;
+    load(a->q, kk, b0, used, T, P, Q);
+    load(a->dout, kk, b0, used, T, P, dO);
+    load(a->k, kk, b0, used, N, P, Kb);
+    load(a->v, kk, b0, used, N, P, V);
+    memset(dK, 0, (size_t)(2 * N * P) * sizeof(vec)); /* dK and dV */
+    for (int64_t t = 0; t < T; t++) {
+        probs(Q + t * P, Kb, N, P, r, sc, S);
+        attend_row_backward(Q + t * P, dO + t * P, Kb, V, N, P, r, sc, S, G, D, dQ + t * P, dK,
+                            dV);
+    }
+    store(dQ, used, T, P, a->dq + (kk * a->B + b0) * T * P);
+    store(dK, used, N, P, a->dk + (kk * a->B + b0) * N * P);
+    store(dV, used, N, P, a->dv + (kk * a->B + b0) * N * P);
+}
+
 /* Outputs o (K, B, T, P) contiguous for blocks [start, stop) of ceil(B / LANES) per model. */
 int fused_attention_forward(int64_t B, int64_t T, int64_t N, int64_t P, const int64_t *ranks,
                             const float *scales, view_t q, view_t k, view_t v, float *o,
                             int64_t start, int64_t stop) {
-    int64_t nb = (B + LANES - 1) / LANES;
-    int err = 0;
-#pragma omp parallel reduction(| : err)
-    {
-    int64_t sz[2];
-    vec *buf = scratch(T, N, P, sz);
-    err |= !buf;
-#pragma omp for schedule(static)
-    for (int64_t blk = start; blk < stop; blk++) {
-        if (!buf) continue;
-        vec *Q = buf, *O = Q + sz[0], *Kb = O + sz[0], *V = Kb + sz[1], *S = V + sz[1];
-        int64_t kk = blk / nb, b0 = (blk % nb) * LANES, used = B - b0 < LANES ? B - b0 : LANES;
-        load(q, kk, b0, used, T, P, Q);
-        load(k, kk, b0, used, N, P, Kb);
-        load(v, kk, b0, used, N, P, V);
-        for (int64_t t = 0; t < T; t++)
-            attend_row(Q + t * P, Kb, V, N, P, ranks[kk], scales[kk], S, O + t * P);
-        store(O, used, T, P, o + (kk * B + b0) * T * P);
-    }
-    free(buf);
-    }
-    return err;
+    attn_t a = {B, T, N, P, ranks, scales, q, k, v, q, o, NULL, NULL, NULL};
+    return parallel_items(attn_forward_item, &a, start, stop, 2 * T * P + 3 * N * P);
 }
 
 /* Gradients dq (K, B, T, P), dk and dv (K, B, N, P), contiguous, for blocks [start, stop). */
 int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const int64_t *ranks,
                              const float *scales, view_t q, view_t k, view_t v, view_t dout,
                              float *dq, float *dk, float *dv, int64_t start, int64_t stop) {
-    int64_t nb = (B + LANES - 1) / LANES;
-    int err = 0;
-#pragma omp parallel reduction(| : err)
-    {
-    int64_t sz[2];
-    vec *buf = scratch(T, N, P, sz);
-    err |= !buf;
-#pragma omp for schedule(static)
-    for (int64_t blk = start; blk < stop; blk++) {
-        if (!buf) continue;
-        vec *Q = buf, *dQ = Q + sz[0], *dO = dQ + sz[0], *Kb = dO + sz[0], *V = Kb + sz[1],
-            *dK = V + sz[1], *dV = dK + sz[1], *S = dV + sz[1], *G = S + sz[1], *D = G + sz[1];
-        int64_t kk = blk / nb, b0 = (blk % nb) * LANES, used = B - b0 < LANES ? B - b0 : LANES;
-        int64_t r = ranks[kk];
-        float sc = scales[kk];
-        load(q, kk, b0, used, T, P, Q);
-        load(dout, kk, b0, used, T, P, dO);
-        load(k, kk, b0, used, N, P, Kb);
-        load(v, kk, b0, used, N, P, V);
-        memset(dK, 0, (size_t)(2 * sz[1]) * sizeof(vec)); /* dK and dV */
-        for (int64_t t = 0; t < T; t++) {
-            probs(Q + t * P, Kb, N, P, r, sc, S);
-            attend_row_backward(Q + t * P, dO + t * P, Kb, V, N, P, r, sc, S, G, D, dQ + t * P,
-                                dK, dV);
-        }
-        store(dQ, used, T, P, dq + (kk * B + b0) * T * P);
-        store(dK, used, N, P, dk + (kk * B + b0) * N * P);
-        store(dV, used, N, P, dv + (kk * B + b0) * N * P);
-    }
-    free(buf);
-    }
-    return err;
+    attn_t a = {B, T, N, P, ranks, scales, q, k, v, dout, NULL, dq, dk, dv};
+    return parallel_items(attn_backward_item, &a, start, stop, 3 * T * P + 6 * N * P + P);
 }
 
 /* ---- LayerNorm over the last axis with per-model affine (verifiers.models.StackedLayerNorm) --
@@ -302,89 +317,83 @@ static void ln_stats(const vec *restrict X, int64_t d, float eps, vec *mu, vec *
     *rstd = r;
 }
 
-/* y (K, M, d), mean and rstd (K, M); work items: chunks of LN_CHUNK row blocks. */
-int layernorm_forward(int64_t M, int64_t d, const float *x, const float *w,
-                      const float *b, float eps, float *y, float *mean, float *rstd,
-                      int64_t start, int64_t stop) {
-    int64_t nb = (M + LANES - 1) / LANES, nc = (nb + LN_CHUNK - 1) / LN_CHUNK;
-    int err = 0;
-#pragma omp parallel reduction(| : err)
-    {
-    vec *X = (vec *)aligned_alloc(64, (size_t)((d * sizeof(vec) + 63) / 64 * 64));
-    err |= !X;
-#pragma omp for schedule(static)
-    for (int64_t item = start; item < stop; item++) {
-        if (!X) continue;
-        int64_t k = item / nc, c = item % nc;
-        const float *wk = w + k * d, *bk = b + k * d;
-        for (int64_t blk = c * LN_CHUNK; blk < nb && blk < (c + 1) * LN_CHUNK; blk++) {
-            int64_t r0 = blk * LANES, used = M - r0 < LANES ? M - r0 : LANES;
-            vec mu, rs;
-            ln_block(x, M, d, k, r0, used, X);
-            ln_stats(X, d, eps, &mu, &rs);
-            for (int64_t j = 0; j < d; j++) X[j] = (X[j] - mu) * rs * wk[j] + bk[j];
-            store(X, used, 1, d, y + (k * M + r0) * d);
-            for (int64_t l = 0; l < used; l++) {
-                mean[k * M + r0 + l] = mu[l];
-                rstd[k * M + r0 + l] = rs[l];
-            }
+typedef struct {
+    int64_t M, d;
+    const float *x, *w, *b, *dy, *mean_in, *rstd_in;
+    float eps, *y, *mean, *rstd, *dx, *dwp, *dbp;
+} ln_t;
+
+static void ln_forward_item(const void *ctx, int64_t item, vec *X) {
+    const ln_t *a = ctx;
+    int64_t M = a->M, d = a->d, nb = (M + LANES - 1) / LANES;
+    int64_t nc = (nb + LN_CHUNK - 1) / LN_CHUNK, k = item / nc, c = item % nc;
+    const float *wk = a->w + k * d, *bk = a->b + k * d;
+    for (int64_t blk = c * LN_CHUNK; blk < nb && blk < (c + 1) * LN_CHUNK; blk++) {
+        int64_t r0 = blk * LANES, used = M - r0 < LANES ? M - r0 : LANES;
+        vec mu, rs;
+        ln_block(a->x, M, d, k, r0, used, X);
+        ln_stats(X, d, a->eps, &mu, &rs);
+        for (int64_t j = 0; j < d; j++) X[j] = (X[j] - mu) * rs * wk[j] + bk[j];
+        store(X, used, 1, d, a->y + (k * M + r0) * d);
+        for (int64_t l = 0; l < used; l++) {
+            a->mean[k * M + r0 + l] = mu[l];
+            a->rstd[k * M + r0 + l] = rs[l];
         }
     }
-    free(X);
+}
+
+static void ln_backward_item(const void *ctx, int64_t item, vec *X) {
+    const ln_t *a = ctx;
+    int64_t M = a->M, d = a->d, nb = (M + LANES - 1) / LANES;
+    int64_t nc = (nb + LN_CHUNK - 1) / LN_CHUNK, k = item / nc, c = item % nc;
+    const float *wk = a->w + k * d;
+    vec *G = X + d, *AW = G + d, *AB = AW + d;
+    for (int64_t j = 0; j < d; j++) AW[j] = AB[j] = (vec){0};
+    for (int64_t blk = c * LN_CHUNK; blk < nb && blk < (c + 1) * LN_CHUNK; blk++) {
+        int64_t r0 = blk * LANES, used = M - r0 < LANES ? M - r0 : LANES;
+        vec mu = {0}, rs = {0}, c1 = {0}, c2 = {0};
+        for (int64_t l = 0; l < used; l++) {
+            mu[l] = a->mean_in[k * M + r0 + l];
+            rs[l] = a->rstd_in[k * M + r0 + l];
+        }
+        ln_block(a->x, M, d, k, r0, used, X);
+        ln_block(a->dy, M, d, k, r0, used, G);
+        for (int64_t j = 0; j < d; j++) {
+            X[j] = (X[j] - mu) * rs; /* xhat */
+            AW[j] += G[j] * X[j];
+            AB[j] += G[j];
+            G[j] = G[j] * wk[j];
+            c1 += G[j] * X[j];
+            c2 += G[j];
+        }
+        c1 = c1 / (float)d;
+        c2 = c2 / (float)d;
+        for (int64_t j = 0; j < d; j++) G[j] = rs * (G[j] - c2 - X[j] * c1);
+        store(G, used, 1, d, a->dx + (k * M + r0) * d);
     }
-    return err;
+    for (int64_t j = 0; j < d; j++) {
+        float sw = 0.0f, sb = 0.0f;
+        for (int l = 0; l < LANES; l++) {
+            sw += AW[j][l];
+            sb += AB[j][l];
+        }
+        a->dwp[(k * nc + c) * d + j] = sw;
+        a->dbp[(k * nc + c) * d + j] = sb;
+    }
+}
+
+/* y (K, M, d), mean and rstd (K, M); work items: chunks of LN_CHUNK row blocks. */
+int layernorm_forward(int64_t M, int64_t d, const float *x, const float *w, const float *b,
+                      float eps, float *y, float *mean, float *rstd, int64_t start,
+                      int64_t stop) {
+    ln_t a = {M, d, x, w, b, NULL, NULL, NULL, eps, y, mean, rstd, NULL, NULL, NULL};
+    return parallel_items(ln_forward_item, &a, start, stop, d);
 }
 
 /* dx (K, M, d); dwp and dbp (K, chunks, d) partial sums of dw and db. */
-int layernorm_backward(int64_t M, int64_t d, const float *x, const float *w,
-                       const float *mean, const float *rstd, const float *dy, float *dx,
-                       float *dwp, float *dbp, int64_t start, int64_t stop) {
-    int64_t nb = (M + LANES - 1) / LANES, nc = (nb + LN_CHUNK - 1) / LN_CHUNK;
-    int err = 0;
-#pragma omp parallel reduction(| : err)
-    {
-    vec *X = (vec *)aligned_alloc(64, (size_t)((4 * d * sizeof(vec) + 63) / 64 * 64));
-    err |= !X;
-#pragma omp for schedule(static)
-    for (int64_t item = start; item < stop; item++) {
-        if (!X) continue;
-        vec *G = X + d, *AW = G + d, *AB = AW + d;
-        int64_t k = item / nc, c = item % nc;
-        const float *wk = w + k * d;
-        for (int64_t j = 0; j < d; j++) AW[j] = AB[j] = (vec){0};
-        for (int64_t blk = c * LN_CHUNK; blk < nb && blk < (c + 1) * LN_CHUNK; blk++) {
-            int64_t r0 = blk * LANES, used = M - r0 < LANES ? M - r0 : LANES;
-            vec mu = {0}, rs = {0}, c1 = {0}, c2 = {0};
-            for (int64_t l = 0; l < used; l++) {
-                mu[l] = mean[k * M + r0 + l];
-                rs[l] = rstd[k * M + r0 + l];
-            }
-            ln_block(x, M, d, k, r0, used, X);
-            ln_block(dy, M, d, k, r0, used, G);
-            for (int64_t j = 0; j < d; j++) {
-                X[j] = (X[j] - mu) * rs; /* xhat */
-                AW[j] += G[j] * X[j];
-                AB[j] += G[j];
-                G[j] = G[j] * wk[j];
-                c1 += G[j] * X[j];
-                c2 += G[j];
-            }
-            c1 = c1 / (float)d;
-            c2 = c2 / (float)d;
-            for (int64_t j = 0; j < d; j++) G[j] = rs * (G[j] - c2 - X[j] * c1);
-            store(G, used, 1, d, dx + (k * M + r0) * d);
-        }
-        for (int64_t j = 0; j < d; j++) {
-            float sw = 0.0f, sb = 0.0f;
-            for (int l = 0; l < LANES; l++) {
-                sw += AW[j][l];
-                sb += AB[j][l];
-            }
-            dwp[(k * nc + c) * d + j] = sw;
-            dbp[(k * nc + c) * d + j] = sb;
-        }
-    }
-    free(X);
-    }
-    return err;
+int layernorm_backward(int64_t M, int64_t d, const float *x, const float *w, const float *mean,
+                       const float *rstd, const float *dy, float *dx, float *dwp, float *dbp,
+                       int64_t start, int64_t stop) {
+    ln_t a = {M, d, x, w, NULL, dy, mean, rstd, 0.0f, NULL, NULL, NULL, dx, dwp, dbp};
+    return parallel_items(ln_backward_item, &a, start, stop, 4 * d);
 }
