@@ -20,7 +20,8 @@ import torch
 from workbench.core import native
 from workbench.core.native import available, unavailable_reason
 
-__all__ = ["available", "fused_attention", "supports", "unavailable_reason"]
+__all__ = ["available", "fused_attention", "fused_self_attention", "supports",
+           "unavailable_reason"]
 
 
 def _blocks(B: int) -> int:
@@ -32,41 +33,78 @@ def _prep(t: torch.Tensor, K: int) -> torch.Tensor:
     return t if t.stride(-1) == 1 else t.contiguous()
 
 
+Biases = tuple[torch.Tensor | None, torch.Tensor | None, torch.Tensor | None]
+
+
+def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, ranks: torch.Tensor,
+             scales: torch.Tensor, biases: Biases) -> torch.Tensor:
+    lib = native.lib()
+    assert lib is not None
+    K, B, T, P = q.shape
+    o = torch.empty(K, B, T, P, dtype=q.dtype)
+    ins = [native.view(t, b) for t, b in zip((q, k, v), biases)]
+    native.run(lib.fused_attention_forward, K * _blocks(B), B, T, k.shape[2], P,
+               ranks.data_ptr(), scales.data_ptr(), *ins, native.view(o))
+    return o
+
+
+def _backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, ranks: torch.Tensor,
+              scales: torch.Tensor, biases: Biases, do: torch.Tensor,
+              grads: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> None:
+    """Write the gradients of ``q, k, v`` into ``grads`` (views; any strides, last axis 1)."""
+    lib = native.lib()
+    assert lib is not None
+    K, B, T, P = q.shape
+    ins = [native.view(t, b) for t, b in zip((q, k, v), biases)]
+    native.run(lib.fused_attention_backward, K * _blocks(B), B, T, k.shape[2], P,
+               ranks.data_ptr(), scales.data_ptr(), *ins, native.view(_prep(do, K)),
+               *(native.view(g) for g in grads))
+
+
 class _FusedCore(torch.autograd.Function):
     @staticmethod
     def forward(ctx: Any, q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
                 ranks: torch.Tensor, scales: torch.Tensor) -> torch.Tensor:
-        lib = native.lib()
-        assert lib is not None
-        K, B, T, P = q.shape
-        N = k.shape[2]
-        k_lead, v_lead = k.shape[0], v.shape[0]
+        K = q.shape[0]
+        ctx.lead = (k.shape[0], v.shape[0])
         q, k, v = _prep(q, K), _prep(k, K), _prep(v, K)
-        o = torch.empty(K, B, T, P, dtype=q.dtype)
-        native.run(lib.fused_attention_forward, K * _blocks(B), B, T, N, P, ranks.data_ptr(),
-                   scales.data_ptr(), native.view(q), native.view(k), native.view(v),
-                   o.data_ptr())
         ctx.save_for_backward(q, k, v, ranks, scales)
-        ctx.lead = (k_lead, v_lead)
-        return o
+        return _forward(q, k, v, ranks, scales, (None, None, None))
 
     @staticmethod
     def backward(ctx: Any, *grads: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
-        lib = native.lib()
-        assert lib is not None
         q, k, v, ranks, scales = ctx.saved_tensors
-        do = _prep(grads[0], q.shape[0])
-        K, B, T, P = q.shape
-        N = k.shape[2]
-        dq, dk, dv = torch.empty_like(q, memory_format=torch.contiguous_format), \
-            torch.empty(K, B, N, P, dtype=q.dtype), torch.empty(K, B, N, P, dtype=q.dtype)
-        views = [native.view(t) for t in (q, k, v, do)]
-        native.run(lib.fused_attention_backward, K * _blocks(B), B, T, N, P, ranks.data_ptr(),
-                   scales.data_ptr(), *views, dq.data_ptr(), dk.data_ptr(), dv.data_ptr())
+        dq = torch.empty(q.shape, dtype=q.dtype)
+        dk, dv = torch.empty(k.shape, dtype=q.dtype), torch.empty(v.shape, dtype=q.dtype)
+        _backward(q, k, v, ranks, scales, (None, None, None), grads[0], (dq, dk, dv))
         k_lead, v_lead = ctx.lead
-        dk = dk if k_lead == K else dk.sum(0, keepdim=True)
-        dv = dv if v_lead == K else dv.sum(0, keepdim=True)
+        dk = dk if k_lead == q.shape[0] else dk.sum(0, keepdim=True)
+        dv = dv if v_lead == q.shape[0] else dv.sum(0, keepdim=True)
         return dq, dk, dv, None, None
+
+
+class _FusedPacked(torch.autograd.Function):
+    """Self-attention on one ``(K, B, N, 3P)`` projection ``[q | k | v]`` and its bias
+    ``(K, 3P)``: the kernel adds the bias on load and writes one packed gradient."""
+
+    @staticmethod
+    def forward(ctx: Any, qkv: torch.Tensor, bias: torch.Tensor, ranks: torch.Tensor,
+                scales: torch.Tensor) -> torch.Tensor:
+        ctx.save_for_backward(qkv, bias, ranks, scales)
+        return _forward(*_split(qkv), ranks, scales, _split(bias))
+
+    @staticmethod
+    def backward(ctx: Any, *grads: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
+        qkv, bias, ranks, scales = ctx.saved_tensors
+        dqkv = torch.empty(qkv.shape, dtype=qkv.dtype)
+        _backward(*_split(qkv), ranks, scales, _split(bias), grads[0], _split(dqkv))
+        dbias = dqkv.sum((1, 2)) if ctx.needs_input_grad[1] else None
+        return dqkv, dbias, None, None
+
+
+def _split(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
+    P = t.shape[-1] // 3
+    return t[..., :P], t[..., P : 2 * P], t[..., 2 * P :]
 
 
 def supports(q: torch.Tensor, normalizer: str) -> bool:
@@ -82,6 +120,24 @@ def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     ``q (K, B, T, P)``, ``k, v (K|1, B, N, P)`` float32 on the CPU; ``ranks`` int64 ``(K,)``
     dividing ``P``; ``scales`` float32 ``(K,)``. Differentiable in ``q, k, v``.
     """
+    _check(q, k, v, ranks, scales)
+    return _FusedCore.apply(q, k, v, ranks.contiguous(), scales.contiguous())
+
+
+def fused_self_attention(qkv: torch.Tensor, bias: torch.Tensor, ranks: torch.Tensor,
+                         scales: torch.Tensor) -> torch.Tensor:
+    """Self-attention from one packed projection ``qkv (K, B, N, 3P)`` (without its bias) and
+    ``bias (K, 3P)``: ``(K, B, N, P)``, differentiable in ``qkv`` and ``bias``."""
+    K, B, N, P3 = qkv.shape
+    if bias.shape != (K, P3) or P3 % 3 or qkv.stride(-1) != 1:
+        raise ValueError(f"qkv must be (K, B, N, 3P) with a contiguous last axis and bias "
+                         f"(K, 3P) (got {tuple(qkv.shape)} and {tuple(bias.shape)})")
+    _check(*_split(qkv), ranks, scales)
+    return _FusedPacked.apply(qkv, bias.contiguous(), ranks.contiguous(), scales.contiguous())
+
+
+def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, ranks: torch.Tensor,
+           scales: torch.Tensor) -> None:
     if not native.available():
         raise RuntimeError("the fused attention kernel is unavailable: "
                            f"{native.unavailable_reason()}")
@@ -96,4 +152,3 @@ def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     if k.shape[1:] != v.shape[1:] or k.shape[1] != B or k.shape[3] != P:
         raise ValueError(f"k and v must have shape (K, {B}, N, {P}) (got {tuple(k.shape)}, "
                          f"{tuple(v.shape)})")
-    return _FusedCore.apply(q, k, v, ranks.contiguous(), scales.contiguous())

@@ -39,7 +39,7 @@ import torch.nn.functional as F
 from torch import nn
 
 from workbench.core.attention import NORMALIZERS, MultiHeadAttention, init_attention_weights
-from workbench.core.fused_attention import fused_attention, supports
+from workbench.core.fused_attention import fused_attention, fused_self_attention, supports
 from workbench.core.validation import (
     check_choice,
     check_dim,
@@ -244,6 +244,8 @@ class MixedAttention(nn.Module):
     def forward(self, X: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
         Xk, Yk, lone = self._prepare(X, y)
         P = self.P
+        if Yk is None and self.kernel in ("auto", "fused") and supports(Xk, self.normalizer):
+            return self._output(self._fused_self(Xk))
         if Yk is None:
             q, k, v = self._project(Xk, ("Wq", "Wk", "Wv")).split(P, dim=-1)
         else:
@@ -261,13 +263,26 @@ class MixedAttention(nn.Module):
                 kern = self._kernel_for(q.shape[1], q.shape[2], k.shape[2], r, b - a)
                 outs.append(_CORES[kern](q[a:b], k[a:b], v[a:b], r, H, s, self.normalizer))
             o = outs[0] if len(outs) == 1 else torch.cat(outs)
-        K, B, T, _ = o.shape
+        out = self._output(o)
+        return out.squeeze(-2) if lone else out
+
+    def _fused_self(self, X: torch.Tensor) -> torch.Tensor:
+        """Self-attention core through the packed kernel: one projection GEMM without bias (the
+        kernel adds it on load) and one gradient buffer for ``q, k, v``."""
+        Kx, B, N, d = X.shape
+        W = torch.cat((self.Wq, self.Wk, self.Wv), 1)
+        qkv = (X.reshape(Kx, B * N, d) @ W.mT).view(self.models, B, N, 3 * self.P)
+        b = (torch.cat((self.bq, self.bk, self.bv), 1) if self.bias
+             else qkv.new_zeros(self.models, 3 * self.P))
+        return fused_self_attention(qkv, b, self._rank_t, self._scale_t.float())
+
+    def _output(self, o: torch.Tensor) -> torch.Tensor:
+        """``o W_O + b_O`` for the stacked head outputs ``o (K, B, T, P)``."""
+        K, B, T, P = o.shape
         if self.bias:
             out = torch.baddbmm(self.bo[:, None, :], o.reshape(K, B * T, P), self.Wo)
-            out = out.view(K, B, T, self.d)
-        else:
-            out = (o.reshape(K, B * T, P) @ self.Wo).view(K, B, T, self.d)
-        return out.squeeze(-2) if lone else out
+            return out.view(K, B, T, self.d)
+        return (o.reshape(K, B * T, P) @ self.Wo).view(K, B, T, self.d)
 
     def _kernel_for(self, B: int, T: int, N: int, r: int | None = None, K: int = 1,
                     fused: bool = False) -> str:

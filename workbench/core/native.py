@@ -31,10 +31,11 @@ _state: dict[str, Any] = {}
 
 
 class View(ctypes.Structure):
-    """A tensor as the C side sees it: data pointer and (model, sample, token) strides."""
+    """A tensor as the C side sees it: data pointer, (model, sample, token) strides, and an
+    optional per-model bias row added on load (model k's at ``bias + k * bs``)."""
 
     _fields_ = [("ptr", ctypes.c_void_p), ("sk", ctypes.c_int64), ("sb", ctypes.c_int64),
-                ("st", ctypes.c_int64)]
+                ("st", ctypes.c_int64), ("bias", ctypes.c_void_p), ("bs", ctypes.c_int64)]
 
 
 def _cpu_key() -> str:
@@ -74,8 +75,8 @@ def _build() -> ctypes.CDLL | None:
         return None
     i64, ptr = ctypes.c_int64, ctypes.c_void_p
     head: list[Any] = [i64, i64, i64, i64, ptr, ptr, View, View, View]
-    dll.fused_attention_forward.argtypes = head + [ptr, i64, i64]
-    dll.fused_attention_backward.argtypes = head + [View, ptr, ptr, ptr, i64, i64]
+    dll.fused_attention_forward.argtypes = head + [View, i64, i64]
+    dll.fused_attention_backward.argtypes = head + [View] * 4 + [i64, i64]
     f32 = ctypes.c_float
     dll.layernorm_forward.argtypes = [i64, i64, ptr, ptr, ptr, f32, ptr, ptr, ptr, i64, i64]
     dll.layernorm_backward.argtypes = [i64, i64] + [ptr] * 8 + [i64, i64]
@@ -107,10 +108,13 @@ def unavailable_reason() -> str:
     return "" if available() else str(_state.get("reason", ""))
 
 
-def view(t: torch.Tensor) -> View:
-    """``t``'s data pointer and its first three strides."""
+def view(t: torch.Tensor, bias: torch.Tensor | None = None) -> View:
+    """``t``'s data pointer and first three strides; ``bias``: rows ``(K, >= P)`` added to
+    ``t``'s feature rows on load."""
     s = t.stride()
-    return View(t.data_ptr(), s[0], s[1], s[2])
+    if bias is None:
+        return View(t.data_ptr(), s[0], s[1], s[2], None, 0)
+    return View(t.data_ptr(), s[0], s[1], s[2], bias.data_ptr(), bias.stride(0))
 
 
 def run(fn: Any, total: int, *args: Any) -> None:

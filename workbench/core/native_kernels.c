@@ -31,9 +31,13 @@
 typedef float vec __attribute__((vector_size(LANES * sizeof(float))));
 typedef int32_t ivec __attribute__((vector_size(LANES * sizeof(int32_t))));
 
+/* A (model, sample, token, feature) tensor with a contiguous feature axis; `bias` (or NULL):
+ * a per-model row added on load, model k's at bias + k * bs. Outputs use the same struct. */
 typedef struct {
     const float *ptr;
     int64_t sk, sb, st;
+    const float *bias;
+    int64_t bs;
 } view_t;
 
 static inline vec vmax(vec a, vec b) {
@@ -81,7 +85,18 @@ static inline void transpose8(__m256 *r) {
 #define FAST_TRANSPOSE 0
 #endif
 
-/* dst[row P + p][l] = row `row` of sample b0 + l (zero for lanes >= used). */
+/* Add the view's bias row (if any) to the used lanes of every loaded row. */
+static void add_bias(view_t a, int64_t k, int64_t used, int64_t rows, int64_t P,
+                     vec *restrict dst) {
+    if (!a.bias) return;
+    const float *bias = a.bias + k * a.bs;
+    vec mask = {0};
+    for (int l = 0; l < used; l++) mask[l] = 1.0f;
+    for (int64_t row = 0; row < rows; row++)
+        for (int64_t p = 0; p < P; p++) dst[row * P + p] += bias[p] * mask;
+}
+
+/* dst[row P + p][l] = row `row` of sample b0 + l plus the bias (zero for lanes >= used). */
 static void load(view_t a, int64_t k, int64_t b0, int64_t used, int64_t rows, int64_t P,
                  vec *restrict dst) {
     float *d = (float *)dst;
@@ -96,6 +111,7 @@ static void load(view_t a, int64_t k, int64_t b0, int64_t used, int64_t rows, in
                 transpose8(r);
                 for (int j = 0; j < 8; j++) _mm256_store_ps(d + (row * P + p + j) * LANES, r[j]);
             }
+        add_bias(a, k, used, rows, P, dst);
         return;
     }
 #endif
@@ -105,11 +121,12 @@ static void load(view_t a, int64_t k, int64_t b0, int64_t used, int64_t rows, in
         for (int64_t row = 0; row < rows; row++)
             for (int64_t p = 0; p < P; p++) d[(row * P + p) * LANES + l] = src[row * a.st + p];
     }
+    add_bias(a, k, used, rows, P, dst);
 }
 
-/* The inverse of load, into a contiguous (rows, P) block per sample starting at out. */
+/* The inverse of load (no bias): sample l of the block at out + l sb, its rows st apart. */
 static void store(const vec *restrict src, int64_t used, int64_t rows, int64_t P,
-                  float *restrict out) {
+                  float *restrict out, int64_t sb, int64_t st) {
     const float *s = (const float *)src;
 #if FAST_TRANSPOSE
     if (used == LANES && P % 8 == 0) {
@@ -118,16 +135,15 @@ static void store(const vec *restrict src, int64_t used, int64_t rows, int64_t P
                 __m256 r[8];
                 for (int j = 0; j < 8; j++) r[j] = _mm256_load_ps(s + (row * P + p + j) * LANES);
                 transpose8(r);
-                for (int l = 0; l < 8; l++)
-                    _mm256_storeu_ps(out + l * rows * P + row * P + p, r[l]);
+                for (int l = 0; l < 8; l++) _mm256_storeu_ps(out + l * sb + row * st + p, r[l]);
             }
         return;
     }
 #endif
     for (int64_t l = 0; l < used; l++) {
-        float *dst = out + l * rows * P;
+        float *dst = out + l * sb;
         for (int64_t row = 0; row < rows; row++)
-            for (int64_t p = 0; p < P; p++) dst[row * P + p] = s[(row * P + p) * LANES + l];
+            for (int64_t p = 0; p < P; p++) dst[row * st + p] = s[(row * P + p) * LANES + l];
     }
 }
 
@@ -225,9 +241,13 @@ typedef struct {
     int64_t B, T, N, P;
     const int64_t *ranks;
     const float *scales;
-    view_t q, k, v, dout;
-    float *o, *dq, *dk, *dv;
+    view_t q, k, v, dout, o, dq, dk, dv;
 } attn_t;
+
+/* Where sample b0 of model k starts in an output view. */
+static inline float *out_at(view_t a, int64_t k, int64_t b0) {
+    return (float *)a.ptr + k * a.sk + b0 * a.sb;
+}
 
 /* Block i = (model, LANES samples): its rows in a sample-innermost layout, the sample of
  * each lane, how many lanes are used. */
@@ -248,7 +268,7 @@ static void attn_forward_item(const void *ctx, int64_t i, vec *buf) {
     load(a->v, kk, b0, used, N, P, V);
     for (int64_t t = 0; t < T; t++)
         attend_row(Q + t * P, Kb, V, N, P, a->ranks[kk], a->scales[kk], S, O + t * P);
-    store(O, used, T, P, a->o + (kk * a->B + b0) * T * P);
+    store(O, used, T, P, out_at(a->o, kk, b0), a->o.sb, a->o.st);
 }
 
 static void attn_backward_item(const void *ctx, int64_t i, vec *buf) {
@@ -269,24 +289,25 @@ static void attn_backward_item(const void *ctx, int64_t i, vec *buf) {
         attend_row_backward(Q + t * P, dO + t * P, Kb, V, N, P, r, sc, S, G, D, dQ + t * P, dK,
                             dV);
     }
-    store(dQ, used, T, P, a->dq + (kk * a->B + b0) * T * P);
-    store(dK, used, N, P, a->dk + (kk * a->B + b0) * N * P);
-    store(dV, used, N, P, a->dv + (kk * a->B + b0) * N * P);
+    store(dQ, used, T, P, out_at(a->dq, kk, b0), a->dq.sb, a->dq.st);
+    store(dK, used, N, P, out_at(a->dk, kk, b0), a->dk.sb, a->dk.st);
+    store(dV, used, N, P, out_at(a->dv, kk, b0), a->dv.sb, a->dv.st);
 }
 
-/* Outputs o (K, B, T, P) contiguous for blocks [start, stop) of ceil(B / LANES) per model. */
+/* Outputs o (K, B, T, P) for blocks [start, stop) of ceil(B / LANES) per model. */
 int fused_attention_forward(int64_t B, int64_t T, int64_t N, int64_t P, const int64_t *ranks,
-                            const float *scales, view_t q, view_t k, view_t v, float *o,
+                            const float *scales, view_t q, view_t k, view_t v, view_t o,
                             int64_t start, int64_t stop) {
-    attn_t a = {B, T, N, P, ranks, scales, q, k, v, q, o, NULL, NULL, NULL};
+    attn_t a = {B, T, N, P, ranks, scales, q, k, v, q, o, o, o, o};
     return parallel_items(attn_forward_item, &a, start, stop, 2 * T * P + 3 * N * P);
 }
 
-/* Gradients dq (K, B, T, P), dk and dv (K, B, N, P), contiguous, for blocks [start, stop). */
+/* Gradients dq (K, B, T, P), dk and dv (K, B, N, P) for blocks [start, stop); the biases of
+ * q, k and v (if any) are the input views' own. */
 int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const int64_t *ranks,
                              const float *scales, view_t q, view_t k, view_t v, view_t dout,
-                             float *dq, float *dk, float *dv, int64_t start, int64_t stop) {
-    attn_t a = {B, T, N, P, ranks, scales, q, k, v, dout, NULL, dq, dk, dv};
+                             view_t dq, view_t dk, view_t dv, int64_t start, int64_t stop) {
+    attn_t a = {B, T, N, P, ranks, scales, q, k, v, dout, dq, dq, dk, dv};
     return parallel_items(attn_backward_item, &a, start, stop, 3 * T * P + 6 * N * P + P);
 }
 
@@ -302,7 +323,7 @@ int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const i
 
 static void ln_block(const float *x, int64_t M, int64_t d, int64_t k, int64_t r0, int64_t used,
                      vec *restrict X) {
-    view_t a = {x, M * d, d, 0};
+    view_t a = {x, M * d, d, 0, NULL, 0};
     load(a, k, r0, used, 1, d, X);
 }
 
@@ -334,7 +355,7 @@ static void ln_forward_item(const void *ctx, int64_t item, vec *X) {
         ln_block(a->x, M, d, k, r0, used, X);
         ln_stats(X, d, a->eps, &mu, &rs);
         for (int64_t j = 0; j < d; j++) X[j] = (X[j] - mu) * rs * wk[j] + bk[j];
-        store(X, used, 1, d, a->y + (k * M + r0) * d);
+        store(X, used, 1, d, a->y + (k * M + r0) * d, d, 0);
         for (int64_t l = 0; l < used; l++) {
             a->mean[k * M + r0 + l] = mu[l];
             a->rstd[k * M + r0 + l] = rs[l];
@@ -369,7 +390,7 @@ static void ln_backward_item(const void *ctx, int64_t item, vec *X) {
         c1 = c1 / (float)d;
         c2 = c2 / (float)d;
         for (int64_t j = 0; j < d; j++) G[j] = rs * (G[j] - c2 - X[j] * c1);
-        store(G, used, 1, d, a->dx + (k * M + r0) * d);
+        store(G, used, 1, d, a->dx + (k * M + r0) * d, d, 0);
     }
     for (int64_t j = 0; j < d; j++) {
         float sw = 0.0f, sb = 0.0f;
