@@ -34,8 +34,8 @@ from torch import nn
 from verifiers.allocator import keep_freed_memory
 from verifiers.tasks import Task
 from verifiers.train import ModelSpec, TrainConfig, derive_seed, lr_factor, train
-from workbench.core import fused_attention as fused
 from workbench.core.sphere import make_generator
+from workbench.native import fused_attention as fused
 
 OUT = Path(__file__).parent / "results" / "trainer.json"
 REPEATS = 3

@@ -2,7 +2,7 @@
 
 Two paths, both float64:
 
-- ``cholesky``: forms ``C`` (``H^2`` floats) with ``workbench.core.kernels.agreement_kernel`` and
+- ``cholesky``: forms ``C`` (``H^2`` floats) with ``core.head_kernels.agreement_kernel`` and
   factors it; a tiny diagonal jitter is added only if the factorisation fails (duplicated heads
   make ``C`` singular; ``b`` lies in its range, see docs/derivations/constructions.md §2).
 - ``cg``: conjugate gradients with a blocked, matrix-free ``C v`` (``block x block`` tiles, upper

@@ -26,8 +26,6 @@ from typing import cast
 import torch
 
 from constructions._montecarlo import ClaimedError, mc_mean
-from workbench.core.attention import GeneralizedAttention
-from workbench.core.scores import BiasScore
 from workbench.core.sphere import POINT_LAWS, Generator, PointLaw, as_generator, sample_instances
 from workbench.core.targets import biased_nearest_neighbour, check_keys_query
 from workbench.core.validation import (
@@ -38,6 +36,8 @@ from workbench.core.validation import (
     check_points,
     check_temperature,
 )
+from workbench.models.attention import GeneralizedAttention
+from workbench.models.scores import BiasScore
 
 COEFFICIENT_LAWS: tuple[str, ...] = ("alternating", "ones", "random_signs")
 NORMALIZERS: tuple[str, ...] = ("hardmax", "softmax")

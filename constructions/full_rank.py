@@ -18,7 +18,6 @@ import torch
 from scipy import integrate, special
 
 from constructions._montecarlo import ClaimedError, mc_mean
-from workbench.core.attention import MultiHeadAttention
 from workbench.core.sphere import POINT_LAWS, Generator, PointLaw, sample_instances
 from workbench.core.validation import (
     check_choice,
@@ -28,6 +27,7 @@ from workbench.core.validation import (
     check_points,
     check_temperature,
 )
+from workbench.models.attention import MultiHeadAttention
 
 STATEMENT = "Fact 1: err <= 4 E[min(1, (N-1)^2 exp(-2 beta gap))]"
 

@@ -37,8 +37,6 @@ from scipy import integrate, special
 from torch import nn
 
 from constructions._montecarlo import ClaimedError, mc_mean
-from workbench.core.attention import GeneralizedAttention, MultiHeadAttention, StackedAttention
-from workbench.core.scores import BiasScore, DotScore
 from workbench.core.sphere import (
     POINT_LAWS,
     Generator,
@@ -48,6 +46,8 @@ from workbench.core.sphere import (
     uniform_sphere,
 )
 from workbench.core.validation import check_choice, check_dim, check_heads, check_int, check_points
+from workbench.models.attention import GeneralizedAttention, MultiHeadAttention, StackedAttention
+from workbench.models.scores import BiasScore, DotScore
 
 COPY_STYLES: tuple[str, ...] = ("generalized", "standard")
 STATEMENT_2 = "Thm 5 (N=2): E_heads err = 2 E_t[P(Bin(H,p) < H/2) + P(Bin(H,p) = H/2)/2]"

@@ -2,7 +2,7 @@
 
 Head ``h`` has query ``q_h`` and key ``k_h`` (unit vectors, rank 1) and value ``a_h I``; it picks
 ``x_1`` iff ``<q_h,y><k_h, x_1 - x_2> > 0``. On ``D_2`` the error of ``sum_h a_h x_{pick_h}`` is
-exactly ``1 - 2 a.b + a.C.a`` (``b, C`` from ``workbench.core.kernels``); the optimal ``a`` solves
+exactly ``1 - 2 a.b + a.C.a`` (``b, C`` from ``core.head_kernels``); the optimal ``a`` solves
 ``C a = b``. This is the paper's upper-bound curve of error against H (Section 7, theory figure);
 it can never beat the certified lower bound of Theorem 2 (``workbench.core.lower_bound``).
 
@@ -18,11 +18,11 @@ import torch
 
 from constructions._kernel_solve import SOLVERS, SolveResult, dense_kernel, solve_value_weights
 from constructions._montecarlo import ClaimedError
-from workbench.core.attention import GeneralizedAttention
-from workbench.core.kernels import head_target_agreement, kernel_error
-from workbench.core.scores import DotScore
+from workbench.core.head_kernels import head_target_agreement, kernel_error
 from workbench.core.sphere import Generator, as_generator, uniform_sphere
 from workbench.core.validation import check_choice, check_dim, check_heads, check_tensor
+from workbench.models.attention import GeneralizedAttention
+from workbench.models.scores import DotScore
 
 HEAD_LAWS: tuple[str, ...] = ("independent", "tied", "cosine_uniform")
 STATEMENT = "random features: err(D_2) == 1 - 2 a.b + a.C.a with C a = b"

@@ -14,9 +14,9 @@ from __future__ import annotations
 import torch
 
 from verifiers.estimate import estimate_mean
-from workbench.core.attention import MultiHeadAttention
 from workbench.core.sphere import sample_instances
 from workbench.core.targets import check_keys_query, nearest_neighbour
+from workbench.models.attention import MultiHeadAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim, run_claims
 

@@ -5,15 +5,15 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
-from workbench.core.attention import (
+from workbench.core.sphere import make_generator, sample_instances, uniform_sphere
+from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
+from workbench.models.attention import (
     GeneralizedAttention,
     MultiHeadAttention,
     param_count,
     stack_models,
 )
-from workbench.core.scores import SCORE_KINDS
-from workbench.core.sphere import make_generator, sample_instances, uniform_sphere
-from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
+from workbench.models.scores import SCORE_KINDS
 from workbench.strategies import attention_configs, seeds, temperatures
 
 F64 = torch.float64

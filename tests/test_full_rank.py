@@ -19,8 +19,8 @@ from constructions.full_rank import (
     full_rank_model,
     pointwise_bound,
 )
-from workbench.core.attention import MultiHeadAttention
 from workbench.core.targets import nearest_neighbour
+from workbench.models.attention import MultiHeadAttention
 
 
 def _softmax_reference(X: torch.Tensor, y: torch.Tensor, beta: float) -> np.ndarray:

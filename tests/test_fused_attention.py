@@ -7,9 +7,9 @@ from __future__ import annotations
 import pytest
 import torch
 
-from workbench.core import fused_attention as fa
-from workbench.core import native
-from workbench.core.mixed_attention import MixedAttention
+from workbench.models.mixed_attention import MixedAttention
+from workbench.native import build as native
+from workbench.native import fused_attention as fa
 
 needs_kernel = pytest.mark.skipif(not fa.available(), reason=fa.unavailable_reason())
 

@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 import torch
 
-from workbench.core.kernels import (
+from workbench.core.head_kernels import (
     _integral_F,
     agreement_kernel,
     agreement_kernel_cross,

@@ -11,8 +11,8 @@ import sympy as sp
 import torch
 
 from workbench.core.harmonics import dim_harmonics, legendre_d, sign_coefficient_exact
+from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
 from workbench.core.invariant_harmonics import invariant_harmonic_rank
-from workbench.core.kernels import agreement_kernel, head_target_agreement, kernel_error
 from workbench.core.lower_bound import degree_dimension_bound, heads_needed, lower_bound
 from workbench.core.sphere import sample_instances, uniform_sphere
 

@@ -19,8 +19,8 @@ from constructions.majority_vote import (
     majority_vote,
     tournament_size,
 )
-from workbench.core.attention import MultiHeadAttention
 from workbench.core.targets import nearest_neighbour
+from workbench.models.attention import MultiHeadAttention
 
 
 def _votes_q(model) -> np.ndarray:

@@ -6,10 +6,10 @@ from __future__ import annotations
 import pytest
 import torch
 
-from workbench.core import native
-from workbench.core.attention import MultiHeadAttention
-from workbench.core.mixed_attention import KERNELS as ALL_KERNELS
-from workbench.core.mixed_attention import MixedAttention
+from workbench.models.attention import MultiHeadAttention
+from workbench.models.mixed_attention import KERNELS as ALL_KERNELS
+from workbench.models.mixed_attention import MixedAttention
+from workbench.native import build as native
 
 # "fused" needs the native kernel (a C compiler); the others run everywhere
 KERNELS = tuple(k for k in ALL_KERNELS if k != "fused" or native.available())

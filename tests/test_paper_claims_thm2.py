@@ -93,28 +93,35 @@ def _shifted(delta: float, scale: float = 1.0):
     return fake
 
 
+def _patch_lower_bound(monkeypatch, fake) -> None:
+    """Replace ``lower_bound`` in every Theorem 2 claim module that uses it."""
+    for mod in (thm2.certified, thm2.experiments):
+        if hasattr(mod, "lower_bound"):
+            monkeypatch.setattr(mod, "lower_bound", fake)
+
+
 def test_too_large_bound_is_violated_by_random_features(monkeypatch) -> None:
-    monkeypatch.setattr(thm2, "lower_bound", _shifted(1.0))  # above the zero model's error 1
+    _patch_lower_bound(monkeypatch, _shifted(1.0))  # above the zero model's error 1
     ev = thm2.random_features_respect_bound(QUICK)
     assert combine(ev, "experiment") == "violated"
     assert all(e.verdict == "violated" for e in ev)
 
 
 def test_too_large_bound_is_violated_by_fitted_models(monkeypatch) -> None:
-    monkeypatch.setattr(thm2, "lower_bound", _shifted(2.0))
+    _patch_lower_bound(monkeypatch, _shifted(2.0))
     assert _verdict(thm2.fitted_models_respect_bound, "experiment") == "violated"
 
 
 def test_zero_bound_is_violated_by_full_rank_separation(monkeypatch) -> None:
     # if the rank-1 bound were 0, no head would get strictly below it
-    monkeypatch.setattr(thm2, "lower_bound", _shifted(0.0, scale=0.0))
+    _patch_lower_bound(monkeypatch, _shifted(0.0, scale=0.0))
     ev = thm2.full_rank_reaches_zero(QUICK)
     assert combine(ev, "theorem") == "violated"
     assert any(e.verdict == "violated" and e.method == "monte_carlo" for e in ev)
 
 
 def test_wrong_enclosure_is_violated_by_certified_bound(monkeypatch) -> None:
-    monkeypatch.setattr(thm2, "lower_bound", _shifted(1e-9))
+    _patch_lower_bound(monkeypatch, _shifted(1e-9))
     ev = thm2.certified_bound(QUICK)
     bad = [e for e in ev if e.verdict == "violated"]
     assert bad and any("independent" in e.params for e in bad)

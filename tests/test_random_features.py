@@ -20,7 +20,7 @@ from constructions.random_features import (
     solve_heads,
     target_agreement,
 )
-from workbench.core.kernels import agreement_kernel
+from workbench.core.head_kernels import agreement_kernel
 from workbench.core.lower_bound import lower_bound
 from workbench.core.targets import nearest_neighbour
 

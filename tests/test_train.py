@@ -16,9 +16,9 @@ import torch
 from verifiers.models import EncoderStack, RegressionStack
 from verifiers.tasks import Task, sample_stacked
 from verifiers.train import ModelSpec, TrainConfig, lr_factor, train
-from workbench.core.attention import MultiHeadAttention
-from workbench.core.mixed_attention import MixedAttention
 from workbench.core.sphere import make_generator
+from workbench.models.attention import MultiHeadAttention
+from workbench.models.mixed_attention import MixedAttention
 
 SMALL = TrainConfig(steps=12, batch=32, eval_samples=512, eval_batch=256)
 

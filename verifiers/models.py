@@ -23,9 +23,9 @@ import torch
 from torch import nn
 
 from verifiers.chunked_ffn import chunked_ffn
-from workbench.core.fused_layernorm import stacked_layer_norm
-from workbench.core.mixed_attention import MixedAttention
 from workbench.core.validation import check_choice, check_heads, check_int, check_rank
+from workbench.models.layer_norm import stacked_layer_norm
+from workbench.models.mixed_attention import MixedAttention
 
 POSITIONAL: tuple[str, ...] = ("none", "additive", "concat")
 

@@ -34,10 +34,10 @@ from verifiers.allocator import keep_freed_memory
 from verifiers.estimate import Estimate, estimate_error
 from verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
 from verifiers.tasks import Task, sample_stacked
-from workbench.core.attention import GeneralizedAttention, StackedAttention
-from workbench.core.mixed_attention import MixedAttention
 from workbench.core.sphere import make_generator
 from workbench.core.validation import check_choice, check_float, check_int
+from workbench.models.attention import GeneralizedAttention, StackedAttention
+from workbench.models.mixed_attention import MixedAttention
 
 ARCHS: tuple[str, ...] = ("attention", "generalized", "encoder", "regression")
 MIXED_ARCHS: tuple[str, ...] = ("attention", "encoder", "regression")  # group by width H r

@@ -7,7 +7,7 @@ import math
 import click
 
 from workbench.commands._common import common_options, emit
-from workbench.core.kernels import head_target_agreement
+from workbench.core.head_kernels import head_target_agreement
 from workbench.core.validation import check_dim, check_float
 
 

@@ -1,1 +1,1 @@
-"""Pure mathematics: samplers, targets, attention, harmonics and symbolic bounds (no I/O)."""
+"""The mathematics: sphere samplers, targets, harmonics, head kernels and bounds (no I/O)."""

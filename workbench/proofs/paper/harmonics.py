@@ -1,6 +1,6 @@
 """Claims about the harmonic-analysis layer (PAPER.md §3; docs/derivations/harmonics.md).
 
-Every check compares the library (``workbench.core.harmonics``, ``workbench.core.kernels``) with an
+Every check compares the library (``core.harmonics``, ``core.head_kernels``) with an
 *independent* computation:
 
 - ``N(d,l)`` against the count ``dim Hom_l - dim Hom_{l-2}`` and against the Gegenbauer norm
@@ -36,7 +36,7 @@ from workbench.core.harmonics import (
     sign_coefficient_mp,
     sign_coefficients,
 )
-from workbench.core.kernels import (
+from workbench.core.head_kernels import (
     agreement_kernel,
     head_target_agreement,
     head_target_agreement_d2,

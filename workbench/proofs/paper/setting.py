@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import torch
 
-from workbench.core.attention import MultiHeadAttention
 from workbench.core.sphere import make_generator, orthonormal_points, uniform_sphere
+from workbench.models.attention import MultiHeadAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import Z_999, mean_ci
 from workbench.proofs.registry import claim

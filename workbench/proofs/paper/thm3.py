@@ -22,8 +22,8 @@ import torch
 
 from constructions.biased import biased
 from verifiers.estimate import estimate_error
-from workbench.core.scores import DotScore
 from workbench.core.sphere import sample_instances
+from workbench.models.scores import DotScore
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
 from workbench.proofs.registry import claim

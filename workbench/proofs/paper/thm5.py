@@ -25,9 +25,9 @@ import torch
 from scipy import stats
 
 from constructions.majority_vote import ensemble_error, hoeffding_bound, majority_vote
-from workbench.core.attention import MultiHeadAttention
 from workbench.core.sphere import sample_instances
 from workbench.core.targets import nearest_neighbour
+from workbench.models.attention import MultiHeadAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
 from workbench.proofs.registry import claim

@@ -4,7 +4,7 @@ For K stacked models of mixed rank (model ``k``: ``P / r_k`` heads of rank ``r_k
 ``o = softmax(scale_k q k^T) v`` per head in one pass over each sample, and its gradient in a
 second pass that recomputes the probabilities (nothing of size ``B H T N`` is ever stored).
 This is the memory-bound part of training the paper's small attention layers (PAPER.md §4).
-The C code is in ``native_kernels.c`` (built by ``core.native``); the mathematics in
+The C code is in ``cpu_kernels.c`` (built by ``native.build``); the mathematics in
 ``docs/derivations/fused_attention.md``.
 
 ``fused_attention(q, k, v, ranks, scales)`` is differentiable in ``q, k, v``; ``supports``
@@ -17,8 +17,8 @@ from typing import Any
 
 import torch
 
-from workbench.core import native
-from workbench.core.native import available, unavailable_reason
+from workbench.native import build as native
+from workbench.native.build import available, unavailable_reason
 
 __all__ = ["available", "fused_attention", "fused_self_attention", "supports",
            "unavailable_reason"]

@@ -18,7 +18,7 @@ output matmul; only the score/mixing core runs per run of equal ``(r, scale)``, 
 - ``matmul``: batched ``q k^T``, normalisation, ``p v``;
 - ``broadcast``: batch-innermost elementwise products summed over the head's coordinates
   (no tiny matmuls; best for rank 1 and 2 at small sizes);
-- ``fused``: the whole stack in one call of the C kernel of ``core.fused_attention`` (CPU,
+- ``fused``: the whole stack in one call of the C kernel of ``native.fused_attention`` (CPU,
   float32, softmax; probabilities recomputed in the backward pass, never stored);
 - ``membership``: the whole stack at once, with a 0/1 head-membership matrix ``G_k`` (``P x
   H_max``): ``s = (q * k) G``, softmax per head (unused head columns masked), ``o = (p G^T) v``.
@@ -38,8 +38,6 @@ import torch
 import torch.nn.functional as F
 from torch import nn
 
-from workbench.core.attention import NORMALIZERS, MultiHeadAttention, init_attention_weights
-from workbench.core.fused_attention import fused_attention, fused_self_attention, supports
 from workbench.core.validation import (
     check_choice,
     check_dim,
@@ -48,6 +46,8 @@ from workbench.core.validation import (
     check_int,
     check_rank,
 )
+from workbench.models.attention import NORMALIZERS, MultiHeadAttention, init_attention_weights
+from workbench.native.fused_attention import fused_attention, fused_self_attention, supports
 
 KERNELS: tuple[str, ...] = ("auto", "fused", "sdpa", "matmul", "broadcast", "membership")
 _BROADCAST_MAX = 2**21  # auto: broadcast kernel while K B T N P stays under ~8 MB per run

@@ -1,7 +1,7 @@
 """Native CPU kernels for stacked models: build, load and run (float32, Linux, any C compiler).
 
-The C source ``native_kernels.c`` (the fused attention core of ``core.fused_attention`` and the
-per-model LayerNorm of ``core.fused_layernorm``) is compiled on first use with the system C
+The C source ``cpu_kernels.c`` (the fused attention core of ``native.fused_attention`` and the
+per-model LayerNorm of ``native.fused_layernorm``) is compiled on first use with the system C
 compiler (``$CC``, ``cc`` or ``gcc``; ``-O3 -march=native``) into a per-user cache
 (``$WORKBENCH_CACHE`` or ``~/.cache/workbench``, keyed by source, flags and CPU) and called
 through ctypes. The kernels split their work items with OpenMP (``-fopenmp``; the library then
@@ -24,7 +24,7 @@ from typing import Any
 
 import torch
 
-SOURCE = Path(__file__).with_name("native_kernels.c")
+SOURCE = Path(__file__).with_name("cpu_kernels.c")
 _FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-shared", "-fPIC")
 LANES = 8  # samples (or rows) per block, as LANES in the C source
 _state: dict[str, Any] = {}

@@ -19,7 +19,6 @@ from typing import Any
 import torch
 from torch import nn
 
-from workbench.core.scores import DotScore, ScoreFunction, make_score, pair_scores, project
 from workbench.core.validation import (
     check_choice,
     check_dim,
@@ -28,6 +27,7 @@ from workbench.core.validation import (
     check_int,
     check_rank,
 )
+from workbench.models.scores import DotScore, ScoreFunction, make_score, pair_scores, project
 
 NORMALIZERS: tuple[str, ...] = ("softmax", "hardmax")
 

@@ -3,7 +3,7 @@
 ``y[k, m] = (x[k, m] - mean) / sqrt(var + eps) * w[k] + b[k]``: the LayerNorm of the encoder
 layers of PAPER.md §4, every model with its own ``w, b``. ``torch.nn.functional.layer_norm``
 takes one shared affine map, so the plain form needs a second pass (and three more in the
-backward pass); the native kernel of ``core.native`` does each direction in one pass over the
+backward pass); the native kernel of ``native.build`` does each direction in one pass over the
 rows. The weight gradients are summed per fixed chunk of rows, then over chunks, so they do not
 depend on the thread count or on how many models are stacked.
 """
@@ -13,9 +13,8 @@ from __future__ import annotations
 from typing import Any
 
 import torch
-import torch.nn.functional as F
 
-from workbench.core import native
+from workbench.native import build as native
 
 _CHUNK_ROWS = 64 * native.LANES  # rows per partial weight-gradient sum (LN_CHUNK blocks)
 
@@ -61,18 +60,8 @@ def supports(x: torch.Tensor) -> bool:
     return x.device.type == "cpu" and x.dtype == torch.float32 and native.available()
 
 
-def stacked_layer_norm(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
-                       eps: float = 1e-5) -> torch.Tensor:
-    """LayerNorm of ``x (K, ..., d)`` with model ``k``'s affine ``weight[k], bias[k]`` (``(K, d)``).
-
-    The native kernel where ``supports(x)``; else ``F.layer_norm`` and the affine map in torch.
-    """
+def layer_norm_apply(x: torch.Tensor, weight: torch.Tensor, bias: torch.Tensor,
+                     eps: float) -> torch.Tensor:
+    """The native LayerNorm of ``x (K, ..., d)``; callers check ``supports(x)`` first."""
     K, d = x.shape[0], x.shape[-1]
-    if weight.shape != (K, d) or bias.shape != (K, d):
-        raise ValueError(f"weight and bias must have shape (K, d) = ({K}, {d}) "
-                         f"(got {tuple(weight.shape)} and {tuple(bias.shape)})")
-    if not supports(x) or weight.dtype != x.dtype:
-        y = F.layer_norm(x, (d,), eps=eps)
-        shape = (K,) + (1,) * (x.ndim - 2) + (d,)
-        return torch.addcmul(bias.view(shape), y, weight.view(shape))
     return _LayerNorm.apply(x.reshape(K, -1, d), weight, bias, eps).view(x.shape)

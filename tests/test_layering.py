@@ -1,0 +1,109 @@
+"""Import layering (docs/architecture.md): arrows point down only.
+
+``core`` < ``native`` < ``models`` < ``constructions`` < ``verifiers`` < ``workbench`` top level
+(``proofs``, ``commands``, ``cli``, ``strategies``). A module may import its own layer and the
+layers below; ``models`` may import both ``core`` and ``native``; ``native`` imports ``core``
+helpers and torch only. Every ``import`` statement counts, including those inside functions.
+"""
+
+from __future__ import annotations
+
+import ast
+import shutil
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parents[1]
+PACKAGES = ("workbench", "constructions", "verifiers")
+RANK = {"core": 0, "native": 1, "models": 2, "constructions": 3, "verifiers": 4, "top": 5}
+
+
+def layer_of(module: str) -> str | None:
+    """The layer of a dotted module name of the project, or None for third-party modules."""
+    parts = module.split(".")
+    if parts[0] in ("constructions", "verifiers"):
+        return parts[0]
+    if parts[0] != "workbench":
+        return None
+    if len(parts) > 1 and parts[1] in ("core", "native", "models"):
+        return parts[1]
+    return "top"
+
+
+def _module_name(root: Path, path: Path) -> str:
+    rel = path.relative_to(root).with_suffix("")
+    parts = list(rel.parts)
+    if parts[-1] == "__init__":
+        parts.pop()
+    return ".".join(parts)
+
+
+def _imports(path: Path, module: str) -> list[tuple[int, str]]:
+    tree = ast.parse(path.read_text(), filename=str(path))
+    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+    found = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            found += [(node.lineno, alias.name) for alias in node.names]
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+                base = ".".join(anchor + ([base] if base else []))
+            found.append((node.lineno, base))
+            found += [(node.lineno, f"{base}.{alias.name}") for alias in node.names]
+    return found
+
+
+def layer_violations(root: Path) -> list[str]:
+    """Every import in the project's packages under ``root`` that points up a layer."""
+    out: dict[tuple[Path, int], str] = {}
+    for pkg in PACKAGES:
+        for path in sorted((root / pkg).rglob("*.py")):
+            module = _module_name(root, path)
+            here = layer_of(module)
+            assert here is not None
+            for line, target in _imports(path, module):
+                there = layer_of(target)
+                if there is not None and RANK[there] > RANK[here]:
+                    rel = path.relative_to(root)
+                    out.setdefault((rel, line), f"{rel}:{line}: {here} imports {target} ({there})")
+    return sorted(out.values())
+
+
+def test_no_upward_imports() -> None:
+    assert layer_violations(ROOT) == []
+
+
+def test_every_package_module_has_a_layer() -> None:
+    for pkg in PACKAGES:
+        for path in (ROOT / pkg).rglob("*.py"):
+            assert layer_of(_module_name(ROOT, path)) in RANK
+
+
+def _copy(tmp_path: Path) -> Path:
+    for pkg in PACKAGES:
+        shutil.copytree(ROOT / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+    return tmp_path
+
+
+def test_planted_upward_import_is_caught(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    target = root / "workbench" / "core" / "sphere.py"
+    target.write_text(target.read_text() + "\n\ndef _f():\n    from verifiers import estimate\n")
+    models = root / "workbench" / "models" / "scores.py"
+    models.write_text(models.read_text() + "\nfrom constructions import full_rank\n")
+    native = root / "workbench" / "native" / "build.py"
+    native.write_text(native.read_text() + "\nfrom ..models import attention\n")
+    found = layer_violations(root)
+    assert len(found) == 3, found
+    assert any("core imports verifiers" in f for f in found)
+    assert any("models imports constructions" in f for f in found)
+    assert any("native imports workbench.models" in f for f in found)
+
+
+def test_sideways_and_downward_imports_are_allowed(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    models = root / "workbench" / "models" / "scores.py"
+    models.write_text(models.read_text() + "\nfrom workbench.native import build\n"
+                      "from workbench.core import sphere\n")
+    assert layer_violations(root) == []

@@ -1,0 +1,66 @@
+"""``workbench construct biased`` (Theorem 3)."""
+
+from __future__ import annotations
+
+import click
+
+from constructions import biased as biased_mod
+from workbench.commands._common import common_options
+from workbench.commands.construct._run import Built, _eval_options, _run
+
+
+@click.command("biased")
+@click.option("--d", "d", type=int, default=4, show_default=True)
+@click.option("--N", "N", type=int, default=2, show_default=True)
+@click.option(
+    "--normalizer", type=str, default="hardmax", show_default=True, help="hardmax | softmax"
+)
+@click.option("--beta", type=float, default=100.0, show_default=True, help="Softmax temperature.")
+@click.option(
+    "--points", type=str, default="orthonormal", show_default=True, help="orthonormal | iid"
+)
+@click.option("--spacing", type=float, default=None, help="Threshold spacing (default 4/d^2).")
+@click.option(
+    "--coefficients",
+    type=str,
+    default="alternating",
+    show_default=True,
+    help="alternating | ones | random_signs",
+)
+@_eval_options
+@common_options
+def biased_cmd(
+    d: int,
+    N: int,
+    normalizer: str,
+    beta: float,
+    points: str,
+    spacing: float | None,
+    coefficients: str,
+    eval_samples: int,
+    seeds: int,
+    as_json: bool,
+    seed: int,
+) -> None:
+    """Theorem 3: 2d^2+1 full-rank biased heads representing f* (Gaussian queries)."""
+
+    def build(s: int) -> Built:
+        model, claim, fam = biased_mod.biased(
+            d, N, normalizer, beta, points, spacing, coefficients, generator=s
+        )
+        return model, fam.target, claim, {"heads": fam.terms}
+
+    build(seed)  # validate before any work
+    params = {
+        "d": d,
+        "N": N,
+        "normalizer": normalizer,
+        "beta": beta,
+        "points": points,
+        "spacing": spacing,
+        "coefficients": coefficients,
+        "queries": "gaussian",
+    }
+    _run(
+        "biased", params, build, d, N, points, "gaussian", eval_samples, seeds, seed, False, as_json
+    )

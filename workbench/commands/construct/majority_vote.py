@@ -1,0 +1,61 @@
+"""``workbench construct majority-vote`` (Theorem 5)."""
+
+from __future__ import annotations
+
+import click
+
+from constructions import majority_vote as mv_mod
+from workbench.commands._common import common_options
+from workbench.commands.construct._run import Built, _eval_options, _run
+from workbench.core.targets import nearest_neighbour
+
+
+@click.command("majority-vote")
+@click.option("--d", "d", type=int, default=8, show_default=True)
+@click.option("--heads", type=int, default=64, show_default=True, help="Votes per pair of keys.")
+@click.option("--N", "N", type=int, default=2, show_default=True)
+@click.option(
+    "--points", type=str, default="orthonormal", show_default=True, help="orthonormal | iid"
+)
+@click.option(
+    "--copy-style",
+    type=str,
+    default="generalized",
+    show_default=True,
+    help="generalized (one head, M = I) | standard (d rank-1 heads)",
+)
+@_eval_options
+@common_options
+def majority_vote_cmd(
+    d: int,
+    heads: int,
+    N: int,
+    points: str,
+    copy_style: str,
+    eval_samples: int,
+    seeds: int,
+    as_json: bool,
+    seed: int,
+) -> None:
+    """Theorem 5: two layers of rank-1 majority voting (tournament for N >= 3)."""
+    mv_mod.majority_vote(d, 1, N, points, copy_style, generator=0, claim_samples=2)
+
+    def build(s: int) -> Built:
+        model, claim = mv_mod.majority_vote(d, heads, N, points, copy_style, generator=s)
+        return model, nearest_neighbour, claim, {"size": model.size()}
+
+    params = {"d": d, "heads": heads, "N": N, "points": points, "copy_style": copy_style}
+    _run(
+        "majority-vote",
+        params,
+        build,
+        d,
+        N,
+        points,
+        "uniform",
+        eval_samples,
+        seeds,
+        seed,
+        True,
+        as_json,
+    )

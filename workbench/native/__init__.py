@@ -1,0 +1,1 @@
+"""Optional compiled CPU kernels (C built at run time into a cache); fallbacks live in models."""
