@@ -112,11 +112,30 @@ def legendre_d(d: int, max_degree: int, t: object) -> np.ndarray:
 def normalized_gegenbauer(d: int, max_degree: int, t: object) -> np.ndarray:
     """``sqrt(N(d,l)) P_l^{(d)}(t)``: unit second moment under ``(1-t^2)^((d-3)/2)``.
 
-    Float64; the factor ``sqrt(N(d,l))`` overflows to ``inf`` only when ``N(d,l) > 1e308``.
+    Float64, by the three-term recurrence of the normalised polynomials themselves (the ratios
+    ``sqrt(N(d,l+1)/N(d,l))`` are O(1)), so ``sqrt(N(d,l))`` is never formed: the values stay
+    finite wherever the true value is (e.g. d = 4096, l = 401 near t = 0, where ``sqrt(N)`` alone
+    overflows) and only a true value beyond the float64 range gives ``inf``.
     """
-    P = legendre_d(d, max_degree, t)
-    scale = np.array([_sqrt_int_float(dim_harmonics(d, l)) for l in range(max_degree + 1)])
-    return P * scale.reshape((-1,) + (1,) * (P.ndim - 1))
+    d = check_dim(d)
+    L = check_int("max_degree", max_degree, lo=0)
+    x, _ = _as_array(t)
+    out = np.empty((L + 1, *x.shape), dtype=np.float64)
+    out[0] = 1.0
+    if L >= 1:
+        out[1] = math.sqrt(d) * x  # N(d,1) = d
+    with np.errstate(over="ignore", invalid="ignore"):
+        for l in range(1, L):
+            # P_{l+1} = (a t P_l - b P_{l-1}), a = (2l+d-2)/(l+d-2), b = l/(l+d-2);
+            # sqrt(N_{l+1}/N_l)^2 = (2l+d)(l+d-2) / ((l+1)(2l+d-2))
+            s_up = math.sqrt((2 * l + d) * (l + d - 2) / ((l + 1) * (2 * l + d - 2)))
+            s_down = math.sqrt(
+                (2 * l + d - 2) * (l + d - 3) / (l * (2 * l + d - 4))
+            ) if l >= 2 else math.sqrt(d)
+            a = (2 * l + d - 2) / (l + d - 2)
+            b = l / (l + d - 2)
+            out[l + 1] = s_up * (a * x * out[l] - b * s_down * out[l - 1])
+    return out
 
 
 def _sqrt_int_float(n: int) -> float:
