@@ -5,8 +5,12 @@ from __future__ import annotations
 
 import torch
 from hypothesis import settings
+from hypothesis import strategies as st
 
 F64 = torch.float64
+
+RF_DIMS = st.sampled_from([2, 3, 5, 8])
+"""Dimensions for random-feature properties: tabulating b(c) costs ~1 s per new d (cached)."""
 
 
 def fewer(divisor: int) -> settings:
