@@ -5,7 +5,7 @@ agreement with an independent float evaluation of the sympy encoding."""
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from functools import cache
 
 import mpmath
 import pytest
@@ -19,7 +19,9 @@ from workbench import strategies as S
 from workbench.core import lower_bound as lbm
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.symbolic import bounds as sb
-from workbench.core.symbolic.symbols import H as H_, d as d_, r as r_
+from workbench.core.symbolic.symbols import H as H_
+from workbench.core.symbolic.symbols import d as d_
+from workbench.core.symbolic.symbols import r as r_
 
 pytestmark = pytest.mark.properties
 
@@ -71,7 +73,7 @@ def test_heads_needed_is_the_least_certified_head_count(a: S.BoundArgs) -> None:
         assert lbm.lower_bound(a.d, a.r, Hs - 1).enclosure[0] > a.eps
 
 
-@lru_cache(maxsize=None)
+@cache
 def _encoded_summand():
     """The summand of the sympy encoding with ``eta(d, l)^2`` replaced by a symbol ``E``."""
     rhs = sb.get_bound("n2.certified_lower_bound").rhs
