@@ -10,7 +10,8 @@ values follow Eq. 2 (``M_h`` any d x d matrix), see docs/derivations/constructio
 ``N = 2`` (Theorem 5, two layers):
 
 1. H standard rank-1 hardmax heads with random ``q = k``. Head h picks the key maximising
-   ``<q,y><q,x_j>`` and writes ``+-1/H`` (value reads ``e_{P_1} - e_{P_2}``) into ``tally``.
+   ``<q,y><q,x_j>`` and writes ``+-1`` (value reads ``e_{P_1} - e_{P_2}``) into ``tally``. Votes
+   are whole numbers so that a tied tally is exactly 0 (``+-1/H`` left a rounding residue).
 2. One rank-1 head, query ``tally``, key ``e_{P_1} - e_{P_2}``: picks ``x_1`` iff tally > 0 (a tie
    picks ``x_1``), and copies its content.
 
@@ -187,7 +188,7 @@ def _two_key_model(d: int, H: int, gen: torch.Generator | None, style: str) -> V
     Wq = torch.zeros(1, H, 1, D, dtype=_F64)
     Wq[0, :, 0, :d] = q
     Wv = _unit_row(D, L.pos, [1.0, -1.0]).expand(1, H, 1, D).clone()
-    Wo = _unit_row(D, L.tally, [1.0 / H]).expand(1, H, 1, D).clone()
+    Wo = _unit_row(D, L.tally, [1.0]).expand(1, H, 1, D).clone()  # whole votes: exact ties
     votes = MultiHeadAttention.from_weights(Wq, Wq.clone(), Wv, Wo, normalizer="hardmax")
     copy = _copy_layer(
         L, _unit_row(D, L.pos, [1.0, -1.0]), _unit_row(D, L.tally, [1.0]), None, style
@@ -222,8 +223,8 @@ def _tournament_model(d: int, N: int, H: int, gen: torch.Generator | None) -> Vo
     M1 = torch.zeros(P, H, D, D, dtype=_F64)
     for p, (i, j) in enumerate(L.pairs):
         bias1[p, :, [i, j]] = 0.0
-        M1[p, :, L.tally[p], L.pos[i]] = 1.0 / H
-        M1[p, :, L.tally[p], L.pos[j]] = -1.0 / H
+        M1[p, :, L.tally[p], L.pos[i]] = 1.0  # whole votes: a tied tally is exactly 0
+        M1[p, :, L.tally[p], L.pos[j]] = -1.0
     votes = _biased_layer(
         D,
         N,
