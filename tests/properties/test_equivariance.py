@@ -117,7 +117,7 @@ def test_random_feature_heads_are_rotation_invariant_in_law(d_u, law, seed) -> N
     """Each head's query and key, read along any fixed direction u, follow the law of <u, w> for w
     uniform on the sphere: (1 + t)/2 ~ Beta((d-1)/2, (d-1)/2) (a KS test at level 1e-6)."""
     d, u = d_u[0], d_u[1][0]
-    Q, K = sample_heads(3000, d, law, generator=seed)
+    Q, K = sample_heads(20000, d, law, generator=seed)
     a = (d - 1) / 2
     for M in (Q, K):
         t = (M @ u).numpy()

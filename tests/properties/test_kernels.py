@@ -10,7 +10,8 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 from property_helpers import F64, RF_DIMS
 
-from constructions.random_features import sample_heads, solve_heads, target_agreement
+from constructions import random_features as rf
+from constructions.random_features import sample_heads, target_agreement
 from workbench import strategies as S
 from workbench.core import head_kernels as hk
 
@@ -57,8 +58,10 @@ def test_series_for_b_matches_its_closed_form(d: int, cs: list) -> None:
 def test_optimal_values_give_an_error_in_0_1_that_no_other_values_beat(d, H, seed, dz) -> None:
     Q, K = sample_heads(H, d, generator=seed)
     C, b = hk.agreement_kernel(Q, K), target_agreement(Q, K)
-    a = solve_heads(Q, K).a
+    a = rf.solve_heads(Q, K).a
     best = hk.kernel_error(a, b, C)
     assert -1e-12 <= best <= 1.0 + 1e-12
+    independent = torch.linalg.lstsq(C, b.unsqueeze(1)).solution[:, 0]  # C a = b, own solve
+    assert best <= hk.kernel_error(independent, b, C) + 1e-9
     other = a + 0.1 * torch.tensor(dz[:H], dtype=F64)
     assert hk.kernel_error(other, b, C) >= best - 1e-10

@@ -16,7 +16,7 @@ from constructions import full_rank as fr
 from workbench import strategies as S
 from workbench.core import targets
 from workbench.core.sphere import sample_instances
-from workbench.models.attention import normalize
+from workbench.models import attention as att
 
 pytestmark = pytest.mark.properties
 
@@ -46,7 +46,7 @@ def test_soft_target_tends_to_the_hard_one_away_from_ties(cfg, seed, beta) -> No
 def test_hardmax_is_the_argmax_one_hot(batch, N, values) -> None:
     """Small integer scores make exact ties common: the one-hot goes to the lowest index."""
     s = torch.tensor(values[: batch * N], dtype=F64).reshape(batch, N)
-    p = normalize(s, "hardmax")
+    p = att.normalize(s, "hardmax")
     want = torch.zeros_like(s)
     for b in range(batch):
         best = max(range(N), key=lambda i: (s[b, i].item(), -i))
