@@ -1,5 +1,6 @@
-"""The one numerical extreme too slow for the default run (issue 13, section 4: H = 16384 random
-features). Marked ``slow`` only, so ``pytest -m properties`` stays fast; ``pytest -m slow`` runs it."""
+"""The one numerical extreme too slow for the default run (issue 13, section 4: H = 16384
+random features). Marked ``slow`` only, so ``pytest -m properties`` stays fast;
+``pytest -m slow`` runs it."""
 
 from __future__ import annotations
 
