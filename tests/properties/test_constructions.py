@@ -12,6 +12,8 @@ import torch
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
 from property_helpers import F64, RF_DIMS, fewer
+from scipy import integrate, special
+from scipy.stats import binom
 
 from constructions import biased as bz
 from constructions import full_rank as fr
@@ -127,12 +129,34 @@ def test_majority_vote_error_matches_its_ensemble_claim(d, H, seed) -> None:
     assert abs(m - claim.value) <= 6 * se + 0.01
 
 
+def _ensemble_error_in_t(d: int, H: int) -> float:
+    """``2 E[P(Bin(H,p) < H/2) + P(= H/2)/2]``, ``p = 1/2 + arcsin|t|/pi``, integrated in ``t``
+    itself under its density ``(1-t^2)^((d-3)/2) / B(1/2, (d-1)/2)`` (not in the angle, as the
+    library does), with scipy's binomial law."""
+    c = (d - 3) / 2
+
+    def wrong(t: float) -> float:
+        p = 0.5 + math.asin(min(t, 1.0)) / math.pi
+        k = math.ceil(H / 2) - 1
+        below = binom.cdf(k, H, p) if k >= 0 else 0.0
+        tie = binom.pmf(H // 2, H, p) if H % 2 == 0 else 0.0
+        return below + tie / 2
+
+    s = min(0.5, 10 / math.sqrt(H))
+    head = integrate.quad(lambda t: wrong(t) * (1 - t * t) ** c, 0, s, limit=200,
+                          epsabs=0, epsrel=1e-11)[0]
+    tail = integrate.quad(lambda t: wrong(t) * (1 + t) ** c, s, 1, weight="alg", wvar=(0, c),
+                          limit=200, epsabs=0, epsrel=1e-11)[0]
+    return 2 * 2 * (head + tail) / special.beta(0.5, (d - 1) / 2)
+
+
 @given(S.dims(max_d=64), S.heads(2000))
 @example(2, 1)
 @example(64, 2000)
-def test_ensemble_error_is_a_probability_below_hoeffding_and_falls_with_odd_heads(d, H) -> None:
+def test_ensemble_error_matches_quadrature_in_t_and_hoeffding(d, H) -> None:
     e = mv.ensemble_error(d, H)
     assert 0 <= e <= 1 + 1e-12
+    assert e == pytest.approx(_ensemble_error_in_t(d, H), rel=1e-6, abs=1e-12)
     assert e <= mv.hoeffding_bound(d, H) + 1e-9
     H_odd = H | 1
     assert mv.ensemble_error(d, H_odd + 2) <= mv.ensemble_error(d, H_odd) + 1e-12

@@ -10,10 +10,15 @@ expects hypothesis to report an ``AssertionError`` (the property's own check, no
 
 from __future__ import annotations
 
+import ast
 import importlib
+import inspect
 import math
+import textwrap
 from collections.abc import Callable
 from dataclasses import dataclass
+from pathlib import Path
+from types import ModuleType
 
 import numpy as np
 import pytest
@@ -50,6 +55,66 @@ class Fault:
 
 
 # --- the planted faults -----------------------------------------------------------------------
+
+
+def _mutate(mp: pytest.MonkeyPatch, module: ModuleType, name: str, old: str, new: str) -> None:
+    """Replace ``module.name`` by its own source (decorators included) with ``old`` edited to
+    ``new``: one mutation, compiled in a copy of the module's namespace."""
+    tree = ast.parse(inspect.getsource(module))
+    (node,) = [n for n in tree.body if isinstance(n, ast.FunctionDef) and n.name == name]
+    lines = inspect.getsource(module).splitlines()
+    start = min([node.lineno] + [dec.lineno for dec in node.decorator_list]) - 1
+    src = textwrap.dedent("\n".join(lines[start:node.end_lineno]))
+    assert src.count(old) == 1, f"{name}: the mutated text must occur once"
+    ns = dict(vars(module))
+    exec(compile(src.replace(old, new), f"<mutant of {module.__name__}.{name}>", "exec"), ns)
+    mp.setattr(module, name, ns[name])
+
+
+def _rank_off_by_one(mp: pytest.MonkeyPatch) -> None:  # r in 1..d+1
+    mp.setattr(S, "ranks", lambda d: __import__("hypothesis").strategies.integers(1, d + 1))
+
+
+def _tie_axis_mismatch(mp: pytest.MonkeyPatch) -> None:  # zero y_0 but flip x_{d-1}
+    _mutate(mp, S, "tie_instances", "y[:, -1] = 0.0", "y[:, 0] = 0.0")
+
+
+def _hardmax_of_abs(mp: pytest.MonkeyPatch) -> None:  # argmax |s| (a lost sign)
+    orig = att.normalize
+    mp.setattr(att, "normalize", lambda s, n: orig(s.abs() if n == "hardmax" else s, n))
+
+
+def _certified_beta_misplaced(mp: pytest.MonkeyPatch) -> None:  # / (2 beta) -> * (2 beta)
+    _mutate(mp, fr, "certified_bound", "np.log(A / u[1:-1]) / (2 * beta)",
+            "np.log(A / u[1:-1]) * (2 * beta)")
+
+
+def _condorcet_threshold(mp: pytest.MonkeyPatch) -> None:  # N - 2 -> N - 3
+    _mutate(mp, mv, "_tournament_model", "Q3[i, L.one] = 1.0, -(N - 2.0)",
+            "Q3[i, L.one] = 1.0, -(N - 3.0)")
+
+
+def _ensemble_p_constant(mp: pytest.MonkeyPatch) -> None:  # arcsin/pi -> arcsin/(2 pi)
+    _mutate(mp, mv, "_ensemble_error", "math.asin(math.cos(phi)) / math.pi",
+            "math.asin(math.cos(phi)) / (2 * math.pi)")
+
+
+def _heads_seed_ignored(mp: pytest.MonkeyPatch) -> None:
+    orig = rf.as_generator
+    mp.setattr(rf, "as_generator", lambda g: None if isinstance(g, int) else orig(g))
+
+
+def _chan_update_without_shift(mp: pytest.MonkeyPatch) -> None:  # merge drops delta^2 n b/(n+b)
+    _mutate(mp, est, "estimate_mean", "m2 = m2 + bm2 + delta.square() * n * b / (n + b)",
+            "m2 = m2 + bm2")
+
+
+def _half_width_without_sqrt(mp: pytest.MonkeyPatch) -> None:
+    _mutate(mp, est, "estimate_mean", "half = z * std / math.sqrt(n)", "half = z * std / n")
+
+
+def _early_stop_twice_the_tolerance(mp: pytest.MonkeyPatch) -> None:
+    _mutate(mp, est, "estimate_mean", ".max()) <= tol:", ".max()) <= 2 * tol:")
 
 
 def _frames_off(mp: pytest.MonkeyPatch) -> None:  # normalisation 1 % off
@@ -317,6 +382,27 @@ def _naive_softmax(mp: pytest.MonkeyPatch) -> None:  # exp without the max shift
 
 
 FAULTS = [
+    Fault("rank in 1..d+1", _rank_off_by_one,
+          ("test_strategies::test_configs_lie_in_the_domain",
+           "test_strategies::test_bound_arguments_lie_in_the_domain")),
+    Fault("tie axes mismatched", _tie_axis_mismatch,
+          ("test_strategies::test_tie_instances_tie_exactly",)),
+    Fault("hardmax of |scores|", _hardmax_of_abs,
+          ("test_limits::test_hardmax_full_rank_head_is_the_nearest_neighbour",)),
+    Fault("certified Fact 1 bound with beta misplaced", _certified_beta_misplaced,
+          ("test_limits::test_certified_fact1_bound_is_non_increasing_in_beta",)),
+    Fault("Condorcet threshold N-3", _condorcet_threshold,
+          ("test_constructions::test_tournament_equals_the_interpreter",)),
+    Fault("ensemble p with arcsin/(2 pi)", _ensemble_p_constant,
+          ("test_constructions::test_ensemble_error_matches_quadrature_in_t_and_hoeffding",)),
+    Fault("random heads ignore the seed", _heads_seed_ignored,
+          ("test_determinism::test_constructions_are_bit_identical_per_seed",)),
+    Fault("streaming merge without the shift term", _chan_update_without_shift,
+          ("test_estimators::test_streamed_mean_and_std_equal_the_one_shot_ones",)),
+    Fault("half-width z s / n", _half_width_without_sqrt,
+          ("test_estimators::test_normal_intervals_are_centred_and_nest_across_levels",)),
+    Fault("early stop at twice the tolerance", _early_stop_twice_the_tolerance,
+          ("test_estimators::test_early_stop_reaches_its_tolerance_or_the_budget",)),
     Fault("frames 1% off", _frames_off,
           ("test_strategies::test_sphere_points_and_frames_are_unit_and_orthonormal",)),
     Fault("instances in float64", _instances_float64,
@@ -419,6 +505,21 @@ def test_property_fails_on_planted_fault(fault: str, target: str,
     {f.name: f for f in FAULTS}[fault].patch(monkeypatch)
     with pytest.raises(AssertionError):
         prop()
+
+
+def test_every_property_has_a_planted_fault() -> None:
+    """Every @given property of the suite appears in CASES (this module's own tests excepted)."""
+    listed = {t for _, t in CASES}
+    missing = []
+    for path in sorted(Path(__file__).parent.glob("test_*.py")):
+        if path.stem == "test_power":
+            continue
+        module = importlib.import_module(path.stem)
+        for name, fn in vars(module).items():
+            if name.startswith("test_") and hasattr(fn, "hypothesis"):
+                if f"{path.stem}::{name}" not in listed:
+                    missing.append(f"{path.stem}::{name}")
+    assert not missing, missing
 
 
 def test_every_property_module_has_a_planted_fault() -> None:
