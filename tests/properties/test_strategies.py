@@ -3,6 +3,8 @@ points, orthonormal frames, exact ties and the models' dtype."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 import torch
 from hypothesis import given
@@ -61,3 +63,16 @@ def test_drawn_instances_feed_drawn_models(data, cfg: S.AttentionConfig, kind: s
     assert next(default.parameters()).dtype == S.MODEL_DTYPE == next(model.parameters()).dtype
     out = model(X, y)
     assert out.shape == (1, 3, cfg.d) and torch.isfinite(out).all()
+
+
+def test_the_readme_example_runs() -> None:
+    """README, "Testing your own construction": the code runs and its properties pass."""
+    text = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    section = text.split("## Testing your own construction", 1)[1]
+    code = section.split("```python\n", 1)[1].split("```", 1)[0]
+    ns: dict = {}
+    exec(compile(code, "README.md", "exec"), ns)
+    tests = [f for name, f in ns.items() if name.startswith("test_")]
+    assert len(tests) == 4
+    for t in tests:
+        t()
