@@ -174,3 +174,23 @@ def test_biased_hardmax_construction_equals_its_target(d, N, seed, coefficients)
     with torch.no_grad():
         got = model(X, y)[0]
     assert torch.allclose(got, family.target(X, y), atol=1e-12)
+
+
+@fewer(2)
+@given(st.integers(2, 3), st.integers(2, 3), S.seeds(), st.floats(1.0, 400.0),
+       st.sampled_from(["alternating", "ones", "random_signs"]))
+@example(2, 2, 0, 1.0, "alternating")
+@example(3, 3, 0, 400.0, "ones")  # N = d
+def test_biased_softmax_error_is_within_its_pointwise_claim(d, N, seed, beta, coefficients) -> None:
+    """Per sample, ``||A - f*||^2 <= (sum_j |c_j| 2 min(1, (N-1) e^{-beta gap_j}))^2``; the
+    claim is the mean of that, so the measured mean lies below its CI's upper end too."""
+    assume(N <= d)
+    model, claim, family = bz.biased(d, N, normalizer="softmax", beta=beta,
+                                     coefficients=coefficients, generator=seed,
+                                     claim_samples=2000)
+    X, y = sample_instances(500, N, d, points="orthonormal", queries="gaussian",
+                            generator=seed + 1)
+    err = _errors(model, X, y, family.target)
+    assert (err <= bz.soft_bound_values(family, X, y, beta) * (1 + 1e-9) + 1e-12).all()
+    m, se = _mean_se(err)
+    assert m - Z * se <= claim.hi + 1e-12
