@@ -68,7 +68,8 @@ def test_list_does_not_run_claims(capsys, monkeypatch) -> None:
     def boom(ctx: CheckContext) -> list[Evidence]:
         raise AssertionError("--list must not run a check")
 
-    _fake(monkeypatch, [Claim("t.a", "A", "lemma", boom), Claim("t.b", "B", "lemma", boom, ("t.a",))])
+    _fake(monkeypatch, [Claim("t.a", "A", "lemma", boom),
+                        Claim("t.b", "B", "lemma", boom, ("t.a",))])
     code, out, _ = run(capsys, "check", "--list", "--json")
     assert code == 0
     p = json.loads(out)

@@ -222,3 +222,41 @@ def not_built(name: str, issue: str) -> click.Command:
         sys.exit(EXIT_BAD_INPUT)
 
     return _cmd
+
+
+MAX_EXACT_DIGITS = 100_000  # decimal strings longer than this are not printed
+
+
+def int_digits(n: int) -> int:
+    """Number of decimal digits of ``|n|`` (exact, without converting the whole number)."""
+    n = abs(n)
+    if n < 10:
+        return 1
+    k = int((n.bit_length() - 1) * 0.30102999566398120) + 1  # digits of 2^(bits-1), exact
+    return k + (n >= 10**k)
+
+
+def exact_decimal(n: int) -> str:
+    """``str(n)`` past Python's integer-string limit, up to ``MAX_EXACT_DIGITS`` digits."""
+    digits = int_digits(n)
+    if digits > MAX_EXACT_DIGITS:
+        raise ValueError(f"value has {digits} digits, more than {MAX_EXACT_DIGITS} to print")
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(n)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def readable_int(n: int) -> str:
+    """``1,234,567`` up to 15 digits, else ``4.3765e+73 (74 digits)``."""
+    digits = int_digits(n)
+    if digits <= 15:
+        return f"{n:,}"
+    shift = digits - 17
+    lead = n // 10**shift if shift > 0 else n  # 17 leading digits, exact
+    mant, exp = float(lead) / 10.0 ** (min(digits, 17) - 1), digits - 1
+    if f"{mant:.4f}".startswith("10."):  # 9.99996 rounds up
+        mant, exp = mant / 10, exp + 1
+    return f"{mant:.4f}e+{exp} ({digits} digits)"
