@@ -110,7 +110,7 @@ def heads_needed_cmd(
 
     H = heads_needed(d, rank, eps, max_degree=max_degree)
     exact = exact_decimal(H)
-    payload = {
+    payload: dict[str, Any] = {
         "d": d,
         "r": rank,
         "eps": eps,

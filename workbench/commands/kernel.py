@@ -1,4 +1,5 @@
-"""``workbench kernel``: kernels of rank-1 hardmax heads on D_2 (PAPER.md §3)."""
+"""``workbench kernel``: kernels of rank-1 hardmax heads on D_2 (docs/paper.md, exact
+formulas). Arguments are validated before the mathematics is imported."""
 
 from __future__ import annotations
 
@@ -7,7 +8,6 @@ import math
 import click
 
 from workbench.commands._common import common_options, emit
-from workbench.core.head_kernels import head_target_agreement
 from workbench.core.validation import check_dim, check_float
 
 
@@ -22,8 +22,10 @@ def cli() -> None:
 @common_options
 def head_vs_target(d: int, theta: float, as_json: bool, seed: int) -> None:
     """b(theta) = Pr[head (q,k) picks the nearest neighbour] on D_2."""
-    d = check_dim(d)
-    theta = check_float("theta", theta, lo=0.0, hi=math.pi)
+    d = check_dim(d, "--d")
+    theta = check_float("--theta", theta, lo=0.0, hi=math.pi)
+    from workbench.core.head_kernels import head_target_agreement
+
     c = math.cos(theta)
     b = float(head_target_agreement(d, c))
     emit(
