@@ -143,7 +143,7 @@ def cli(
         att = Attempt(**rep)
         est = replay_attempt(att)
         trial = Trial(att, est, bound_fn(att.d, att.r, att.H, att.N))
-        payload = {"bound": bound, "replayed": trial.to_dict(),
+        payload: dict[str, Any] = {"bound": bound, "replayed": trial.to_dict(),
                    "replay": replay_command(bound, trial.to_dict()["attempt"]),
                    "error_meaning": ERROR_MEANING}
         emit(payload, as_json, _human_replay)
@@ -156,7 +156,7 @@ def cli(
         report = falsify(bound_fn, domain, budget=budget, attacks=attacks or ("train",),
                          steps=steps, lr=lr, eval_samples=eval_samples, alpha=alpha, seed=seed,
                          on_trial=lambda t: bar.advance(job))
-    payload: dict[str, Any] = report.to_dict()
+    payload = report.to_dict()
     payload.update(bound=bound, level=1 - alpha / budget, error_meaning=ERROR_MEANING,
                    domain={"d": dr, "rank": rr, "heads": hr, "N": nr})
     cx = payload["counterexample"]
