@@ -1,4 +1,4 @@
-"""CLI contract for `bounds`, `harmonics` and `kernel` (DESIGN.md)."""
+"""CLI contract for `bounds`, `harmonics` and `kernel` (README, "The CLI")."""
 
 from __future__ import annotations
 
