@@ -134,3 +134,11 @@ def test_train_choices_match_the_library() -> None:
 
     assert set(cmd.TASK_NAMES) == set(TASKS) and set(cmd.POINTS) == set(POINT_LAWS)
     assert set(cmd.SCORES) == set(SCORE_KINDS)
+
+
+def test_json_stays_clean_on_a_terminal(capsys, monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    code, out, err = run(capsys, *ARGS, "--json")
+    assert code == 0 and err == "" and json.loads(out)["steps"] == 15
