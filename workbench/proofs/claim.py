@@ -94,7 +94,7 @@ def describe_evidence(e: dict[str, Any]) -> str:
     lvl = e.get("ci_level")
     ci_s = f" [{_g(ci[0])}, {_g(ci[1])}]" if ci else ""
     if ci and lvl:
-        ci_s += f" ({float(lvl) * 100:.4g}% CI)" if float(lvl) < 1 else " (enclosure)"
+        ci_s += f" ({_percent(float(lvl))} CI)" if float(lvl) < 1 else " (enclosure)"
     v, b, rel = e["value"], e["bound"], e["relation"]
     sym = _SYMBOL[rel]
     verdict = e.get("verdict", "")
@@ -110,7 +110,19 @@ def describe_evidence(e: dict[str, Any]) -> str:
         return (f"inconclusive: {label} {_g(v)}{ci_s} vs claimed {sym} {_g(b)}: the interval "
                 f"straddles the bound{tol_s}")
     what = "" if e["method"] == "identity" else "bound "
-    return f"{label} {_g(v)}{ci_s} {sym} {what}{_g(b)}{_margin(v, b, rel)}{tol_s}"
+    margin = _margin(v, b, rel)
+    if margin == _WITHIN:
+        margin, tol_s = f" (within tolerance {tol:.1g})", ""
+    return f"{label} {_g(v)}{ci_s} {sym} {what}{_g(b)}{margin}{tol_s}"
+
+
+_WITHIN = " (within the tolerance)"
+
+
+def _percent(level: float) -> str:
+    """``95%``, ``99.9%``, ``99.998%``: enough decimals to tell the level from 100 %."""
+    decimals = max(0, math.ceil(-math.log10(1 - level)) - 2) if level < 1 else 0
+    return f"{level * 100:.{decimals}f}%"
 
 
 def _margin(v: Any, b: Any, rel: str) -> str:
@@ -121,7 +133,9 @@ def _margin(v: Any, b: Any, rel: str) -> str:
     if rel == "==" or not (math.isfinite(v) and math.isfinite(b)):
         return ""
     big, small = (v, b) if rel == ">=" else (b, v)
-    if small > 0 and big > 0:
+    if big < small:
+        return _WITHIN
+    if small > 0 and big / small >= 1.01:
         return f" (×{big / small:.3g})"
     return f" (margin {big - small:.2g})" if big != small else ""
 
