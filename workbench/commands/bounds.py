@@ -135,4 +135,4 @@ def _human_heads(p: dict[str, Any]) -> str:
         line += "\n  exact value: --json gives heads_needed (integer) and heads_needed_exact"
     if p["vacuous"]:
         line += f"\n  {p['vacuous']}"
-    return line
+    return line + f"\n  {ERROR_MEANING}"

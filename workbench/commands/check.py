@@ -19,6 +19,7 @@ from typing import Any
 import click
 
 from workbench.commands._common import (
+    ERROR_MEANING,
     CheckFailed,
     common_options,
     emit,
@@ -78,7 +79,7 @@ def cli(
     ctx = CheckContext(scale=scale, seed=seed, device=dev)
     head = {"scale": scale, "seed": seed, "device": dev}
     if not as_json:
-        click.echo(f"workbench check (scale={scale}, seed={seed}, device={dev})")
+        click.echo(f"workbench check (scale={scale}, seed={seed}, device={dev}); {ERROR_MEANING}")
     status = status_line(as_json)
     with status if status is not None else nullcontext():
         rows: list[dict[str, Any]] = []
