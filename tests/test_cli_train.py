@@ -142,3 +142,12 @@ def test_json_stays_clean_on_a_terminal(capsys, monkeypatch) -> None:
     monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
     code, out, err = run(capsys, *ARGS, "--json")
     assert code == 0 and err == "" and json.loads(out)["steps"] == 15
+
+
+def test_fingerprint_diff_names_fields() -> None:
+    from verifiers.train import fingerprint_diff
+
+    a = json.dumps([{"d": 4}, [{"seed": 0}, {"seed": 1}], {"steps": 5}])
+    b = json.dumps([{"d": 5}, [{"seed": 0}], {"steps": 5}])
+    assert fingerprint_diff(a, b) == "task.d: 4 (saved) != 5; specs: 2 entries (saved) != 1"
+    assert fingerprint_diff(a, a) == "fingerprints differ"

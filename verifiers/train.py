@@ -266,8 +266,10 @@ def fingerprint_diff(saved: str, current: str, limit: int = 6) -> str:
         elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
             for i, (x, y) in enumerate(zip(a, b)):
                 walk(x, y, f"{names[i]}" if not path else f"{path}[{i}]")
+        elif isinstance(a, list) and isinstance(b, list):
+            out.append(f"{path}: {len(a)} entries (saved) != {len(b)}")
         elif a != b:
-            out.append(f"{path}: {a!r} (saved) != {b!r}")
+            out.append(f"{path}: {repr(a)[:40]} (saved) != {repr(b)[:40]}")
 
     walk(json.loads(saved), json.loads(current), "")
     more = f", and {len(out) - limit} more" if len(out) > limit else ""
