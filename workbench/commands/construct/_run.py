@@ -81,12 +81,18 @@ def _run(
     z = float(norm.ppf(1 - (1 - LEVEL) / (2 * seeds)))  # Bonferroni over the seeds
     runs, claims, means = [], [], []
     outcome = "holds"
-    with progress_bar(as_json, "seeds") as bar:
-        job = bar.add_task(f"construct {name}", total=seeds)
+    with progress_bar(as_json, "samples") as bar:
+        job = bar.add_task(f"construct {name}", total=seeds * eval_samples)
         for s in range(seed, seed + seeds):
             forward, target, claim, meta = build(s)
+
+            def counted(X: Any, y: Any, forward: Any = forward) -> Any:
+                out = forward(X, y)
+                bar.advance(job, int(y.shape[0]))  # one Monte Carlo batch done
+                return out
+
             est = model_error(
-                forward, target, d, N, eval_samples, points, queries, generator=s + 10**6, z=z
+                counted, target, d, N, eval_samples, points, queries, generator=s + 10**6, z=z
             )
             run: dict[str, Any] = {
                 "seed": s,
@@ -100,7 +106,6 @@ def _run(
             runs.append(run)
             claims.append(claim)
             means.append(est.mean)
-            bar.update(job, completed=s - seed + 1)
     if ensemble:  # the claim averages over the random draw: pool the per-seed errors
         pool = pooled(means, level=LEVEL)
         outcome = verdict(pool, claims[0])
