@@ -126,3 +126,15 @@ def test_check_bad_input_before_running(capsys, monkeypatch, bad) -> None:
     _fake(monkeypatch, [Claim("t.ok", "fine", "lemma", _ok)])
     code, out, err = run(capsys, "check", bad)
     assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_crashing_check_is_an_error_with_replay(capsys, monkeypatch) -> None:
+    def boom(ctx: CheckContext) -> list[Evidence]:
+        raise RuntimeError("boom")
+
+    _fake(monkeypatch, [Claim("t.crash", "crashes", "lemma", boom),
+                        Claim("t.ok", "fine", "lemma", _ok)])
+    code, out, err = run(capsys, "check", "--seed", "2")
+    assert code == 1 and "ERROR: RuntimeError: boom" in out
+    assert "replay: workbench check --only t.crash --scale quick --seed 2" in out
+    assert "1 check(s) failed to run" in err
