@@ -138,3 +138,16 @@ def test_crashing_check_is_an_error_with_replay(capsys, monkeypatch) -> None:
     assert code == 1 and "ERROR: RuntimeError: boom" in out
     assert "replay: workbench check --only t.crash --scale quick --seed 2" in out
     assert "1 check(s) failed to run" in err
+
+
+def test_broken_entry_point_is_reported_and_the_rest_runs(capsys, monkeypatch) -> None:
+    from importlib.metadata import EntryPoint
+
+    ep = EntryPoint("broken_pkg", "no_such_module_for_workbench_xyz", "workbench.claims")
+    monkeypatch.setattr(registry, "entry_points", lambda group: [ep])
+    monkeypatch.setattr(registry, "LOAD_ERRORS", {})
+    code, out, err = run(capsys, "check", "--only", "setting.sphere_law", "--json")
+    p = json.loads(out)
+    assert code == 1 and p["claims"][0]["verdict"] == "holds"
+    assert "broken_pkg" in p["load_errors"][0] and "ModuleNotFoundError" in p["load_errors"][0]
+    assert p["summary"]["errors"] == 1

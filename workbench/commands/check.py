@@ -63,14 +63,15 @@ def cli(
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
     if db is not None:
         _check_db(db)
-    from workbench.proofs.registry import broken_dependencies, load_claims
+    from workbench.proofs.registry import LOAD_ERRORS, broken_dependencies, load_claims
 
     claims = load_claims()
+    load_errors = sorted(LOAD_ERRORS.values())
     for cid in only:
         if cid not in claims:
             raise ValueError(f"--only must name known claims (got {cid!r}; see --list)")
     if list_only:
-        _list(claims, broken_dependencies(claims), only, as_json)
+        _list(claims, broken_dependencies(claims), only, load_errors, as_json)
         return
     dev = resolve_device(device)
     from workbench.proofs.claim import CheckContext
@@ -80,6 +81,8 @@ def cli(
     head = {"scale": scale, "seed": seed, "device": dev}
     if not as_json:
         click.echo(f"workbench check (scale={scale}, seed={seed}, device={dev}); {ERROR_MEANING}")
+        for msg in load_errors:
+            click.echo(f"  ERROR        {msg}")
     status = status_line(as_json)
     with status if status is not None else nullcontext():
         rows: list[dict[str, Any]] = []
@@ -96,7 +99,8 @@ def cli(
 
         run_claims(ctx, only=only or None, claims=claims, on_start=started, on_result=finished)
     summary = _summary(rows)
-    payload = {**head, "claims": rows, "summary": summary}
+    summary["errors"] += len(load_errors)
+    payload = {**head, "claims": rows, "load_errors": load_errors, "summary": summary}
     if db is not None:
         _record(db, payload)
     emit(payload, as_json, lambda p: _human_summary(p["summary"]))
@@ -107,7 +111,11 @@ def cli(
 
 
 def _list(
-    claims: dict[str, Any], broken: dict[str, str], only: tuple[str, ...], as_json: bool
+    claims: dict[str, Any],
+    broken: dict[str, str],
+    only: tuple[str, ...],
+    load_errors: list[str],
+    as_json: bool,
 ) -> None:
     from workbench.proofs.registry import dependency_order
 
@@ -124,11 +132,12 @@ def _list(
         }
         for c in order
     ]
-    emit({"claims": items, "total": len(items)}, as_json, _human_list)
+    emit({"claims": items, "total": len(items), "load_errors": load_errors}, as_json, _human_list)
 
 
 def _human_list(p: dict[str, Any]) -> str:
     lines = [f"{p['total']} claims (dependency order):"]
+    lines += [f"  ERROR: {msg}" for msg in p["load_errors"]]
     for c in p["claims"]:
         lines.append(f"  {c['id']:<40} {c['kind']:<11} {_short(c['title'], 70)}")
         if c["depends_on"]:

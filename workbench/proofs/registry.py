@@ -4,7 +4,8 @@ Claims register through the ``@claim`` decorator in ``workbench.proofs.paper`` m
 third-party packages through the ``workbench.claims`` entry-point group (each entry point names a
 module to import). The runner executes claims in dependency order and marks a claim whose
 dependency was violated as ``unsupported``. A claim whose ``depends_on`` names an unknown claim
-(or closes a cycle) is reported as an error and skipped; the other claims still run.
+(or closes a cycle) is reported as an error and skipped, and so is an entry point that fails to
+import (``LOAD_ERRORS``); the other claims still run.
 """
 
 from __future__ import annotations
@@ -22,6 +23,7 @@ import networkx as nx
 from workbench.proofs.claim import CheckContext, CheckFn, Claim, Evidence, combine
 
 _REGISTRY: dict[str, Claim] = {}
+LOAD_ERRORS: dict[str, str] = {}  # entry-point name -> why its claims could not be loaded
 BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.setting",
     "workbench.proofs.paper.fact1",
@@ -59,7 +61,12 @@ def load_claims() -> dict[str, Claim]:
     for mod in BUILTIN_MODULES:
         importlib.import_module(mod)
     for ep in entry_points(group="workbench.claims"):
-        importlib.import_module(ep.value.split(":")[0])
+        try:
+            importlib.import_module(ep.value.split(":")[0])
+            LOAD_ERRORS.pop(ep.name, None)
+        except Exception as e:  # a broken third-party package must not stop the others
+            why = traceback.format_exception_only(type(e), e)[-1].strip()
+            LOAD_ERRORS[ep.name] = f"entry point {ep.name!r} ({ep.value}) failed to load: {why}"
     return dict(_REGISTRY)
 
 
