@@ -200,6 +200,8 @@ def _human_row(c: dict[str, Any], verbose: bool) -> str:
     n = len(c["evidence"])
     lines = [f"  {c['verdict']:<12} {c['id']:<40} {c['seconds']:>6.2f}s  {_short(c['title'], 64)}"]
     pad = " " * 15
+    if verbose and c.get("statement"):
+        lines.append(f"{pad}statement: {c['statement']}")
     if c["error"]:
         lines.append(f"{pad}ERROR: {c['error']}")
     elif c["key_evidence"] is not None and not verbose:

@@ -118,6 +118,8 @@ class ClaimResult:
         return {
             "id": self.claim.id,
             "title": self.claim.title,
+            "statement": self.claim.statement,
+            "source": self.claim.source,
             "kind": self.claim.kind,
             "depends_on": list(self.claim.depends_on),
             "verdict": self.verdict,
