@@ -34,7 +34,7 @@ OUT = Path(__file__).resolve().parent / "results" / "cli_latency.json"
 
 
 def time_case(root: Path, args: list[str], repeats: int, timeout: float) -> dict[str, object]:
-    env = {**os.environ, "PYTHONPATH": str(root)}
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
     times, codes = [], []
     for _ in range(repeats):
         t0 = time.perf_counter()

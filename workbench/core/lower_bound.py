@@ -175,18 +175,6 @@ def _bound_interval(d: int, r: int, H: int, L: int) -> tuple[mpmath.mpf, mpmath.
         return mpmath.mpf(total.a), mpmath.mpf(total.b)
 
 
-def _bound_mp(d: int, r: int, H: int, L: int) -> mpmath.mpf:
-    """The same sum in 30-digit mpmath (not rigorous; fast guide for searches)."""
-    degrees, Ns, Ds, _, e2_f = _tables(d, r, L)
-    with mpmath.workdps(30):
-        s = mpmath.mpf(0)
-        for i in range(len(degrees)):
-            gap = Ns[i] - H * Ds[i]
-            if gap > 0:
-                s += mpmath.mpf(e2_f[i]) * mpmath.mpf(gap) / Ns[i]
-        return s / 2
-
-
 @lru_cache(maxsize=32)
 def _tail_bound(d: int, L: int) -> float:
     """Rigorous upper bound on (1 - sum_{l<=L} eta_l^2)/2 (uses r = 1 tables; eta is r-free)."""
