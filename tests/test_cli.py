@@ -1,4 +1,4 @@
-"""The CLI contract (DESIGN.md): --json, --seed, --version, exit codes, one-line errors."""
+"""The CLI contract (README, "The CLI"): --json, --seed, --version, exit codes, one-line errors."""
 
 import json
 import sqlite3

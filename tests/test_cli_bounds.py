@@ -1,4 +1,4 @@
-"""CLI contract for `bounds`, `harmonics` and `kernel` (DESIGN.md)."""
+"""CLI contract for `bounds`, `harmonics` and `kernel` (README, "The CLI")."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ def _run(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str,
 
 
 def test_bounds_lower_json(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, err = _run(capsys, ["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4",
+    code, out, err = _run(capsys, ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4",
                                    "--json"])
     assert code == 0 and err == ""
     p = json.loads(out)
@@ -27,7 +27,8 @@ def test_bounds_lower_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert (p["d"], p["r"], p["heads"]) == (12, 2, 4)
     lo, hi = p["enclosure"]
     assert lo <= p["lower_bound"] <= hi
-    assert p["lower_bound"] == lower_bound(12, 2, 4).value
+    assert p["lower_bound"] == lower_bound(12, 2, 4).enclosure[0] == lo  # certified end
+    assert p["vacuous"] is None
 
 
 def test_bounds_heads_needed(capsys: pytest.CaptureFixture[str]) -> None:
@@ -61,9 +62,13 @@ def test_kernel_head_vs_target(capsys: pytest.CaptureFixture[str]) -> None:
 @pytest.mark.parametrize(
     "args,name",
     [
-        (["bounds", "lower", "--d", "8", "--r", "9", "--heads", "1"], "r"),
-        (["bounds", "lower", "--d", "1", "--r", "1", "--heads", "1"], "d"),
-        (["bounds", "lower", "--d", "8", "--r", "1", "--heads", "0"], "H"),
+        (["bounds", "lower", "--d", "8", "--rank", "9", "--heads", "1"], "--rank"),
+        (["bounds", "lower", "--d", "8", "--r", "9", "--heads", "1"], "--rank"),
+        (["bounds", "lower", "--d", "1", "--r", "1", "--heads", "1"], "--d"),
+        (["bounds", "lower", "--d", "8", "--r", "1", "--heads", "0"], "--heads"),
+        (["bounds", "lower", "--d", "5000", "--r", "1", "--heads", "1"], "--d"),
+        (["bounds", "heads-needed", "--d", "8", "--r", "1", "--eps", "1.5"], "--eps"),
+        (["harmonics", "sign", "--d", "5", "--max-degree", "300", "--exact"], "--max-degree"),
         (["bounds", "heads-needed", "--d", "8", "--r", "1", "--eps", "0"], "eps"),
         (["bounds", "heads-needed", "--d", "8", "--r", "1", "--eps", "nan"], "eps"),
         (["harmonics", "sign", "--d", "5", "--max-degree", "-1"], "max-degree"),
@@ -78,3 +83,68 @@ def test_bad_input_exit_2_one_line(capsys: pytest.CaptureFixture[str], args: lis
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "Traceback" not in err
     assert name in err
+
+
+def test_rank_alias_is_hidden_and_equivalent(capsys: pytest.CaptureFixture[str]) -> None:
+    a = _run(capsys, ["bounds", "lower", "--d", "9", "--r", "2", "--heads", "3", "--json"])[1]
+    b = _run(capsys, ["bounds", "lower", "--d", "9", "--rank=2", "--heads", "3", "--json"])[1]
+    assert a == b
+    code, out, _ = _run(capsys, ["bounds", "lower", "--help"])
+    assert "--rank" in out and "--r " not in out and "--r," not in out
+
+
+def test_vacuous_bound_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "6", "--rank", "5", "--heads", "1"])
+    assert code == 0 and "vacuous" in out and "r >= d-1" in out
+    p = json.loads(_run(capsys, ["bounds", "lower", "--d", "6", "--rank", "5", "--heads", "1",
+                                 "--json"])[1])
+    assert p["lower_bound"] == 0 and "vacuous" in p["vacuous"]
+
+
+def test_heads_needed_huge_is_exact_in_json_and_readable(capsys: pytest.CaptureFixture[str]
+                                                         ) -> None:
+    code, out, _ = _run(capsys, ["bounds", "heads-needed", "--d", "60", "--rank", "1", "--eps",
+                                 "0.02", "--json"])
+    p = json.loads(out)
+    H = p["heads_needed"]
+    assert code == 0 and isinstance(H, int) and str(H) == p["heads_needed_exact"]
+    assert p["digits"] == len(str(H)) > 15
+    # independent check: the closed form of eta_l (docs/paper.md) in 60-digit mpmath with the
+    # exact integer weights; H (33 digits) is exact: bound(H) <= eps < bound(H - 1)
+    import mpmath as mp
+
+    from workbench.core.lower_bound import _tables
+
+    d = 60
+    degrees, Ns, Ds, _, _ = _tables(d, 1, lower_bound(d, 1, 1).degrees_summed)
+    with mp.workdps(60):
+        def eta2(l: int) -> mp.mpf:
+            m = (l - 1) // 2
+            e = (mp.sqrt(dim_harmonics(d, l)) * 2 * mp.gamma(d - 1) * mp.factorial(2 * m)
+                 * mp.gamma(m + mp.mpf(d) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(d - 1) / 2)
+                                                  * mp.gamma(2 * m + d) * mp.factorial(m)))
+            return e * e
+
+        e2 = [eta2(l) for l in degrees]
+
+        def bound(h: int) -> mp.mpf:
+            return sum((e * mp.mpf(n - h * D) / n for e, n, D in zip(e2, Ns, Ds) if n > h * D),
+                       mp.mpf(0)) / 2
+
+        assert bound(H) <= mp.mpf(0.02) < bound(H - 1)
+    code, out, _ = _run(capsys, ["bounds", "heads-needed", "--d", "60", "--rank", "1", "--eps",
+                                 "0.02"])
+    assert f"e+{p['digits'] - 1} ({p['digits']} digits)" in out and str(H) not in out
+
+
+def test_harmonics_dim_huge_is_null_with_reason(capsys: pytest.CaptureFixture[str]) -> None:
+    for d, l in ((1_000_000_000, 1_000_000_000), (100_000, 1_000_000)):
+        code, out, _ = _run(capsys, ["harmonics", "dim", "--d", str(d), "--degree", str(l),
+                                     "--json"])
+        p = json.loads(out)
+        assert code == 0 and p["dimension"] is None and "digits" in p["null_reasons"]["dimension"]
+        assert p["log10_dimension"] > 1000
+    p = json.loads(_run(capsys, ["harmonics", "dim", "--d", "300", "--degree", "900",
+                                 "--json"])[1])
+    n = dim_harmonics(300, 900)
+    assert p["dimension"] == n and p["log10_dimension"] == pytest.approx(math.log10(n), rel=1e-12)

@@ -34,8 +34,9 @@ def test_json_output(capsys, args):
     assert p["construction"] == args[0]
     assert {"mean", "lo", "hi"} <= set(p["measured_error"])
     assert {"value", "relation", "method"} <= set(p["claimed_error"])
-    assert p["params"]["seed"] == 3 and p["verdict"] in {"holds", "not_checked"}
+    assert p["params"]["seed"] == 3 and p["verdict"] == "holds"
     assert len(p["runs"]) == p["params"]["seeds"]
+    assert p["measured_error"]["level"] == 0.95 and "nan" not in out.lower()
 
 
 def test_human_output(capsys):
@@ -54,11 +55,14 @@ def test_same_seed_same_numbers(capsys):
     "args,name",
     [
         (["full-rank", "--d", "1"], "d"),
-        (["full-rank", "--d", "3", "--N", "4"], "N"),
+        (["full-rank", "--d", "3", "--N", "4"], "--N"),
         (["random-features", "--law", "gauss"], "law"),
-        (["random-features", "--heads", "0"], "H"),
+        (["random-features", "--heads", "0"], "--heads"),
         (["majority-vote", "--copy-style", "x"], "--copy-style"),
-        (["biased", "--beta", "-2", "--normalizer", "softmax"], "beta"),
+        (["biased", "--beta", "-2", "--normalizer", "softmax"], "--beta"),
+        (["full-rank", "--eps", "1.5"], "--eps"),
+        (["majority-vote", "--seeds", "1"], "--seeds"),
+        (["majority-vote", "--points", "grid"], "--points"),
         (["biased", "--eval-samples", "1"], "--eval-samples"),
         (["full-rank", "--seeds", "0"], "seeds"),
         (["full-rank", "--d", "x"], "d"),
@@ -69,3 +73,41 @@ def test_bad_input_exit_2_one_line(capsys, args, name):
     assert rc == 2
     assert out == ""
     assert len(err.strip().splitlines()) == 1 and name in err
+
+
+def test_majority_vote_defaults_reach_a_documented_verdict(capsys):
+    rc, out, err = _run(capsys, "majority-vote", "--eval-samples", "400", "--json")
+    p = json.loads(out)
+    assert p["params"]["seeds"] >= 2  # the default pools several head draws
+    m = p["measured_error"]
+    assert m["lo"] is not None and m["lo"] <= m["mean"] <= m["hi"]
+    assert p["verdict"] in {"holds", "violated", "inconclusive"}
+    assert rc == (1 if p["verdict"] == "violated" else 0), err
+
+
+def test_eps_range_agrees_with_heads_needed(capsys):
+    for args in (["construct", "full-rank", "--eps", "1.01"],
+                 ["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "1.01"]):
+        rc = main(args)
+        err = capsys.readouterr().err
+        assert rc == 2 and "--eps" in err and "(0, 1]" in err
+    rc = main(["construct", "full-rank", "--d", "3", "--eps", "1", "--eval-samples", "200",
+               "--json"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["params"]["eps"] == 1.0
+
+
+def test_cli_choices_match_the_library():
+    from constructions import biased, majority_vote, random_features
+    from constructions._kernel_solve import SOLVERS
+    from workbench.commands.construct import _run as run_mod
+    from workbench.commands.construct import biased as b_cmd
+    from workbench.commands.construct import majority_vote as mv_cmd
+    from workbench.commands.construct import random_features as rf_cmd
+    from workbench.core.sphere import POINT_LAWS
+
+    assert set(run_mod.POINTS) == set(POINT_LAWS)
+    assert set(rf_cmd.LAWS) == set(random_features.HEAD_LAWS)
+    assert set(rf_cmd.SOLVERS) == set(SOLVERS)
+    assert set(mv_cmd.COPY_STYLES) == set(majority_vote.COPY_STYLES)
+    assert set(b_cmd.NORMALIZERS) == set(biased.NORMALIZERS)
+    assert set(b_cmd.COEFFICIENTS) == set(biased.COEFFICIENT_LAWS)

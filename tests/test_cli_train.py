@@ -27,13 +27,16 @@ def test_json_per_seed_and_best(capsys) -> None:
     for s in p["seeds"]:
         h = s["heldout"]
         assert h["lo"] <= h["mean"] <= h["hi"] and h["n"] == 500 and h["level"] == 0.95
-    assert p["best_of_seeds"]["best_loss"] == min(s["best_loss"] for s in p["seeds"])
+    best = min(p["seeds"], key=lambda s: s["heldout"]["mean"])  # by held-out error, not loss
+    assert p["best_of_seeds"]["seed"] == best["seed"]
+    assert p["best_of_seeds"]["chosen_by"] == "held-out error"
     assert p["task"] == {"name": "nearest", "d": 6, "N": 2, "points": "iid",
                          "queries": "uniform"}
 
 
 @pytest.mark.parametrize("extra", [["--task", "farthest", "--layers", "2"],
                                    ["--task", "regression", "--layers", "2"],
+                                   ["--points", "orthonormal"],
                                    ["--distribution", "orthonormal"]])
 def test_other_tasks_run(capsys, extra: list[str]) -> None:
     code, out, err = run(capsys, *ARGS, *extra, "--json")
@@ -51,7 +54,7 @@ def test_bad_input_one_line_exit_2(capsys, flag: str, value: str, name: str) -> 
     else:
         args += [flag, value]
     if flag == "--N":
-        args += ["--distribution", "orthonormal"]
+        args += ["--points", "orthonormal"]
     code, out, err = run(capsys, *args)
     assert code == 2 and out == ""
     assert len(err.strip().splitlines()) == 1 and name in err and "Traceback" not in err
@@ -66,9 +69,85 @@ def test_checkpoint_rerun_gives_same_result(capsys, tmp_path) -> None:
     assert json.loads(first)["seeds"] == json.loads(second)["seeds"]
     code, _, err = run(capsys, *ARGS, "--seed", "3", "--checkpoint", ck, "--json")
     assert code == 2 and "checkpoint" in err
+    assert "specs[0].seed: 0 (saved) != 3" in err and "config.eval_seed" in err
 
 
 def test_human_output(capsys) -> None:
     code, out, err = run(capsys, *ARGS)
     assert code == 0, err
     assert "held-out" in out and "best of seeds" in out
+
+
+def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
+    from workbench.core.lower_bound import lower_bound
+
+    code, out, err = run(capsys, *ARGS, "--points", "orthonormal", "--json")
+    assert code == 0, err
+    cb = json.loads(out)["certified_bound"]
+    assert cb["lower_bound"] == lower_bound(6, 1, 3).enclosure[0]
+    assert "full value maps" in cb["covers"]
+    code, out, _ = run(capsys, *ARGS, "--points", "orthonormal")
+    assert "certified lower bound" in out and "≥ bound" in out and "×" in out
+    code, out, _ = run(capsys, *ARGS)  # iid keys: the bound does not apply, and we say so
+    assert "--points orthonormal prints it" in out
+
+
+def test_planted_low_error_below_bound_exits_1(capsys, monkeypatch) -> None:
+    import workbench.core.lower_bound as lb_mod
+
+    real = lb_mod.lower_bound
+
+    def inflated(d, r, H, **kw):  # a bound planted 10x too high must be reported as broken
+        lb = real(d, r, H, **kw)
+        return lb.__class__(lb.d, lb.r, lb.heads, 10.0, (10.0, 10.0), lb.degrees_summed,
+                            lb.tail, lb.method)
+
+    monkeypatch.setattr(lb_mod, "lower_bound", inflated)
+    code, out, err = run(capsys, *ARGS, "--points", "orthonormal")
+    assert code == 1 and "BELOW" in out and "counterexample" in err
+
+
+@pytest.mark.parametrize("arch,needle", [("standard", "standard multi-head attention"),
+                                         ("generalized", "generalized attention (Eq. 2)")])
+def test_arch_is_trained_and_named(capsys, arch: str, needle: str) -> None:
+    code, out, err = run(capsys, *ARGS, "--arch", arch, "--json")
+    assert code == 0, err
+    p = json.loads(out)
+    assert p["arch"] == arch and needle in p["model_class"]
+    assert p["model"] == {"standard": "attention", "generalized": "generalized"}[arch]
+    if arch == "generalized":  # full d x d value maps: more parameters than H r d
+        assert p["params"]["total"] > p["params"]["paper"]
+
+
+def test_layers_above_one_is_said_to_be_an_encoder(capsys) -> None:
+    code, out, _ = run(capsys, *ARGS, "--layers", "2")
+    assert code == 0 and "post-norm encoder layer" in out
+    code, _, err = run(capsys, *ARGS, "--layers", "2", "--arch", "generalized")
+    assert code == 2 and "--arch generalized" in err and "--layers" in err
+
+
+def test_train_choices_match_the_library() -> None:
+    from verifiers.tasks import TASKS
+    from workbench.commands import train as cmd
+    from workbench.core.sphere import POINT_LAWS
+    from workbench.models.scores import SCORE_KINDS
+
+    assert set(cmd.TASK_NAMES) == set(TASKS) and set(cmd.POINTS) == set(POINT_LAWS)
+    assert set(cmd.SCORES) == set(SCORE_KINDS)
+
+
+def test_json_stays_clean_on_a_terminal(capsys, monkeypatch) -> None:
+    import sys
+
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    code, out, err = run(capsys, *ARGS, "--json")
+    assert code == 0 and err == "" and json.loads(out)["steps"] == 15
+
+
+def test_fingerprint_diff_names_fields() -> None:
+    from verifiers.train import fingerprint_diff
+
+    a = json.dumps([{"d": 4}, [{"seed": 0}, {"seed": 1}], {"steps": 5}])
+    b = json.dumps([{"d": 5}, [{"seed": 0}], {"steps": 5}])
+    assert fingerprint_diff(a, b) == "task.d: 4 (saved) != 5; specs: 2 entries (saved) != 1"
+    assert fingerprint_diff(a, a) == "fingerprints differ"

@@ -149,11 +149,13 @@ class _Found(BaseException):
 def falsify(bound: BoundLike, domain: Domain | None = None, *, budget: int = 10,
             attacks: tuple[str, ...] = ("train",), steps: int = 200, lr: float = 0.03,
             eval_samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
-            stop_on_first: bool = True) -> FalsifyReport:
+            stop_on_first: bool = True,
+            on_trial: Callable[[Trial], None] | None = None) -> FalsifyReport:
     """Search ``domain`` for a model whose held-out error CI lies below ``bound(d, r, H, N)``.
 
     ``budget`` trials are drawn by hypothesis (seeded by ``seed``); each runs every attack in
-    ``attacks`` (``random_features`` only where N = 2 and r = 1).
+    ``attacks`` (``random_features`` only where N = 2 and r = 1). ``on_trial`` sees each trial
+    as it finishes (progress for a front end such as ``workbench falsify``).
     """
     domain = domain or Domain()
     budget = check_int("budget", budget, lo=1)
@@ -178,6 +180,8 @@ def falsify(bound: BoundLike, domain: Domain | None = None, *, budget: int = 10,
             att = Attempt(d, r, H, N, attack, trial_seed, steps, lr, eval_samples=eval_samples,
                           level=level, eval_seed=trial_seed)
             report.trials.append(Trial(att, replay(att), b))
+            if on_trial is not None:
+                on_trial(report.trials[-1])
             if stop_on_first and report.trials[-1].violated:
                 raise _Found
 

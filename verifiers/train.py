@@ -254,6 +254,28 @@ def _adamw(group: _Group, t: int, cfg: TrainConfig) -> None:
     torch._foreach_sub_(group.params, group._split((lr / bc1) * m / (v.sqrt() / bc2 + cfg.eps)))
 
 
+def fingerprint_diff(saved: str, current: str, limit: int = 6) -> str:
+    """The fields in which two run fingerprints differ: ``specs[0].seed: 0 (saved) != 3``."""
+    names = ("task", "specs", "config")
+    out: list[str] = []
+
+    def walk(a: Any, b: Any, path: str) -> None:
+        if isinstance(a, dict) and isinstance(b, dict):
+            for k in sorted(set(a) | set(b)):
+                walk(a.get(k), b.get(k), f"{path}.{k}" if path else str(k))
+        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
+            for i, (x, y) in enumerate(zip(a, b)):
+                walk(x, y, f"{names[i]}" if not path else f"{path}[{i}]")
+        elif isinstance(a, list) and isinstance(b, list):
+            out.append(f"{path}: {len(a)} entries (saved) != {len(b)}")
+        elif a != b:
+            out.append(f"{path}: {repr(a)[:40]} (saved) != {repr(b)[:40]}")
+
+    walk(json.loads(saved), json.loads(current), "")
+    more = f", and {len(out) - limit} more" if len(out) > limit else ""
+    return "; ".join(out[:limit]) + more if out else "fingerprints differ"
+
+
 def _window(steps: int) -> int:
     return max(1, min(100, steps // 20))
 
@@ -283,7 +305,8 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
     if checkpoint is not None and os.path.exists(checkpoint):
         saved = torch.load(checkpoint, map_location=cfg.device, weights_only=False)
         if saved["fingerprint"] != fingerprint:
-            raise ValueError(f"checkpoint {os.fspath(checkpoint)!r} belongs to a different run")
+            raise ValueError(f"checkpoint {os.fspath(checkpoint)!r} belongs to a different run "
+                             f"({fingerprint_diff(saved['fingerprint'], fingerprint)})")
         for grp, st in zip(groups, saved["groups"]):
             grp.load(st)
         start, elapsed = saved["step"], saved["seconds"]

@@ -1,4 +1,4 @@
-"""The ``workbench`` console script (DESIGN.md, CLI contract).
+"""The ``workbench`` console script (the CLI contract in docs/architecture.md and README).
 
 Every command takes ``--json`` and ``--seed``. Exit codes: 0 ok, 1 violated/failed, 2 bad input.
 Bad input prints exactly one line on stderr, never a traceback.
@@ -42,32 +42,14 @@ def main(argv: Sequence[str] | None = None) -> int:
         where = f": {e.filename}" if e.filename else ""
         click.echo(f"error: {e.strerror or _one_line(str(e))}{where}", err=True)
         return EXIT_BAD_INPUT
-    except ValueError as e:
-        click.echo(f"error: {_flag_names(_one_line(str(e)))}", err=True)
+    except ValueError as e:  # commands name the flag (commands._common.flag_message)
+        click.echo(f"error: {_one_line(str(e))}", err=True)
         return EXIT_BAD_INPUT
     return int(rv) if isinstance(rv, int) else 0
 
 
 def _one_line(msg: str) -> str:
     return " ".join(msg.split())
-
-
-def _flag_names(msg: str) -> str:
-    """Name the CLI flag, not the Python parameter: ``eval_samples must`` -> ``--eval-samples``."""
-    name, sep, rest = msg.partition(" must ")
-    if not sep or " " in name:
-        return msg
-    flags: dict[str, str] = {}
-    stack: list[click.Command] = [c for n, _, _ in registry.CONTRACT if (c := registry.load(n))]
-    while stack:
-        cmd = stack.pop()
-        if isinstance(cmd, click.Group):
-            stack.extend(cmd.commands.values())
-        for p in cmd.params:
-            if isinstance(p, click.Option) and p.name:
-                flags.setdefault(p.name, max(p.opts, key=len))
-    flag = flags.get(name)
-    return f"{flag} must {rest}" if flag else msg
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,8 +1,14 @@
 """Shared pieces of the CLI contract: ``--json``/``--seed`` options, output, exit codes.
 
 Exit codes: 0 ok; 1 a claim was violated or a check failed; 2 bad input.
-Commands raise ``ValueError`` (or ``click.BadParameter``) for bad input; ``workbench.cli.main``
-turns it into one line on stderr and exit code 2.
+Commands raise ``ValueError`` (or ``click.BadParameter``) for bad input; the ``common_options``
+wrapper renames the parameter in the message to its flag (``H must`` -> ``--heads must``) and
+``workbench.cli.main`` turns it into one line on stderr and exit code 2.
+
+Conventions shared by every command: one confidence level (``LEVEL``, 95 %) printed with each
+interval; the error is ``ERROR_MEANING``; JSON holds ``null`` (with a reason under
+``null_reasons``) where a number is undefined, never ``"nan"``; progress goes to stderr, only on a
+terminal and never with ``--json``.
 """
 
 from __future__ import annotations
@@ -10,13 +16,27 @@ from __future__ import annotations
 import functools
 import json
 import math
+import re
 import sys
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+if TYPE_CHECKING:
+    from rich.progress import Progress
+    from rich.status import Status
+
 F = TypeVar("F", bound=Callable[..., Any])
+
+LEVEL = 0.95  # the one default confidence level of every command
+ERROR_MEANING = (
+    "error = E||f - A||^2, the squared Euclidean distance to the true nearest neighbour "
+    "(the zero model scores 1; on D_2 predicting the midpoint of the two keys scores 0.5)"
+)
+# parameter names used by the library -> the flag that carries them on the command line
+SYNONYMS = {"H": "heads", "r": "rank", "L": "layers", "l": "degree", "K": "seeds",
+            "max_degree": "max-degree", "samples": "eval-samples", "points": "points"}
 
 EXIT_OK = 0
 EXIT_FAILED = 1
@@ -36,9 +56,89 @@ def common_options(func: F) -> F:
     @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        return func(*args, **kwargs)
+        try:
+            return func(*args, **kwargs)
+        except ValueError as e:
+            ctx = click.get_current_context(silent=True)
+            msg = str(e) if ctx is None else flag_message(str(e), ctx.command)
+            raise ValueError(msg) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+_NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[\d+\])?) must ")
+
+
+def flag_message(msg: str, command: click.Command) -> str:
+    """Name the flag, not the Python parameter: ``H must ...`` -> ``--heads must ...``."""
+    m = _NAME.match(msg)
+    if m is None:
+        return msg
+    name = m.group(1)
+    flags: dict[str, str] = {}
+    for p in command.params:
+        if isinstance(p, click.Option) and p.name:
+            primary = p.opts[0]
+            for key in (p.name, *(o.lstrip("-") for o in p.opts)):
+                flags.setdefault(key, primary)
+                flags.setdefault(key.replace("-", "_"), primary)
+    flag = flags.get(name) or flags.get(SYNONYMS.get(name, ""))
+    return f"{flag}{m.group(2)}{msg[len(name) + len(m.group(2)):]}" if flag else msg
+
+
+class AliasCommand(click.Command):
+    """A command that also accepts older flag spellings (``aliases``: old -> new), unlisted."""
+
+    aliases: dict[str, str] = {}
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        out = []
+        for a in args:
+            flag, eq, val = a.partition("=")
+            out.append(self.aliases.get(flag, flag) + eq + val if flag in self.aliases else a)
+        return super().parse_args(ctx, out)
+
+
+def aliases(mapping: dict[str, str]) -> Callable[[click.Command], click.Command]:
+    """Give an ``AliasCommand`` its hidden old spellings: ``@aliases({"--r": "--rank"})``."""
+
+    def deco(cmd: click.Command) -> click.Command:
+        if not isinstance(cmd, AliasCommand):
+            raise TypeError("aliases() needs a command built with cls=AliasCommand")
+        cmd.aliases = {**cmd.aliases, **mapping}
+        return cmd
+
+    return deco
+
+
+def on_terminal(as_json: bool) -> bool:
+    """Whether progress may be drawn: stderr is a terminal and the output is not JSON."""
+    return not as_json and sys.stderr.isatty()
+
+
+def status_line(as_json: bool) -> Status | None:
+    """A live one-line indicator on stderr (None when not on a terminal or with ``--json``)."""
+    if not on_terminal(as_json):
+        return None
+    from rich.console import Console
+
+    return Console(stderr=True).status("starting")
+
+
+def progress_bar(as_json: bool, unit: str) -> Progress:
+    """A rich progress bar with an ETA on stderr; disabled off a terminal or with ``--json``."""
+    from rich.console import Console
+    from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
+
+    return Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        TextColumn("{task.completed}/{task.total} " + unit),
+        TimeRemainingColumn(),
+        console=Console(stderr=True),
+        transient=True,
+        disable=not on_terminal(as_json),
+    )
 
 
 def resolve_device(device: str) -> str:
@@ -53,21 +153,50 @@ def resolve_device(device: str) -> str:
 
 
 def to_jsonable(obj: Any) -> Any:
-    """Convert tensors, numpy values, mpmath numbers and tuples into JSON-ready values."""
+    """Convert tensors, numpy values, mpmath numbers and tuples into JSON-ready values.
+
+    A non-finite number becomes ``null``; the dict holding it gets a ``null_reasons`` entry for
+    that key (kept if the producer already gave a more specific reason).
+    """
     if isinstance(obj, dict):
-        return {str(k): to_jsonable(v) for k, v in obj.items()}
+        out: dict[str, Any] = {}
+        reasons: dict[str, Any] = dict(obj.get("null_reasons") or {})
+        for k, v in obj.items():
+            if k == "null_reasons":
+                continue
+            out[str(k)] = to_jsonable(v)
+            bad = _nonfinite(v)
+            if bad is not None:
+                reasons.setdefault(str(k), f"undefined: the computation gave {bad}")
+        if reasons:
+            out["null_reasons"] = reasons
+        return out
     if isinstance(obj, list | tuple):
         return [to_jsonable(v) for v in obj]
     if isinstance(obj, bool | int | str) or obj is None:
         return obj
     if isinstance(obj, float):
-        return obj if math.isfinite(obj) else str(obj)
+        return obj if math.isfinite(obj) else None
     if hasattr(obj, "tolist"):  # torch / numpy
         return to_jsonable(obj.tolist())
     try:
         return to_jsonable(float(obj))
     except (TypeError, ValueError):
         return str(obj)
+
+
+def _nonfinite(v: Any) -> str | None:
+    if isinstance(v, bool | int | str) or v is None:
+        return None
+    if isinstance(v, list | tuple):
+        return next((b for b in map(_nonfinite, v) if b is not None), None)
+    if hasattr(v, "tolist"):
+        return _nonfinite(v.tolist())
+    try:
+        f = float(v)
+    except Exception:  # not a number at all: nothing to report
+        return None
+    return None if math.isfinite(f) else str(f)
 
 
 def emit(payload: dict[str, Any], as_json: bool, human: Callable[[dict[str, Any]], str]) -> None:
@@ -93,3 +222,41 @@ def not_built(name: str, issue: str) -> click.Command:
         sys.exit(EXIT_BAD_INPUT)
 
     return _cmd
+
+
+MAX_EXACT_DIGITS = 100_000  # decimal strings longer than this are not printed
+
+
+def int_digits(n: int) -> int:
+    """Number of decimal digits of ``|n|`` (exact, without converting the whole number)."""
+    n = abs(n)
+    if n < 10:
+        return 1
+    k = int((n.bit_length() - 1) * 0.30102999566398120) + 1  # digits of 2^(bits-1), exact
+    return k + (n >= 10**k)
+
+
+def exact_decimal(n: int) -> str:
+    """``str(n)`` past Python's integer-string limit, up to ``MAX_EXACT_DIGITS`` digits."""
+    digits = int_digits(n)
+    if digits > MAX_EXACT_DIGITS:
+        raise ValueError(f"value has {digits} digits, more than {MAX_EXACT_DIGITS} to print")
+    old = sys.get_int_max_str_digits()
+    sys.set_int_max_str_digits(0)
+    try:
+        return str(n)
+    finally:
+        sys.set_int_max_str_digits(old)
+
+
+def readable_int(n: int) -> str:
+    """``1,234,567`` up to 15 digits, else ``4.3765e+73 (74 digits)``."""
+    digits = int_digits(n)
+    if digits <= 15:
+        return f"{n:,}"
+    shift = digits - 17
+    lead = n // 10**shift if shift > 0 else n  # 17 leading digits, exact
+    mant, exp = float(lead) / 10.0 ** (min(digits, 17) - 1), digits - 1
+    if f"{mant:.4f}".startswith("10."):  # 9.99996 rounds up
+        mant, exp = mant / 10, exp + 1
+    return f"{mant:.4f}e+{exp} ({digits} digits)"

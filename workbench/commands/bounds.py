@@ -1,4 +1,8 @@
-"""``workbench bounds``: the certified N = 2 lower bound (PAPER.md §3) and the heads it implies."""
+"""``workbench bounds``: the certified N = 2 lower bound (docs/paper.md, Theorem 2 and the
+certified bound) and the heads it implies.
+
+Arguments are validated before the mathematics is imported, so bad input is answered at once.
+"""
 
 from __future__ import annotations
 
@@ -6,8 +10,37 @@ from typing import Any
 
 import click
 
-from workbench.commands._common import common_options, emit
-from workbench.core.lower_bound import heads_needed, lower_bound
+from workbench.commands._common import (
+    ERROR_MEANING,
+    AliasCommand,
+    aliases,
+    common_options,
+    emit,
+    exact_decimal,
+    readable_int,
+)
+from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
+
+MAX_D = 2048  # answers within seconds; beyond, the exact binomial tables take minutes
+EPS_RANGE = "(0, 1]"  # the error of the zero model is 1: a target above 1 needs no heads
+
+
+def _check_common(d: int, rank: int, max_degree: int | None) -> tuple[int, int]:
+    d = check_int("--d", d, lo=2, hi=MAX_D)
+    rank = check_rank(rank, d, "--rank")
+    if max_degree is not None:
+        check_int("--max-degree", max_degree, lo=1, hi=20001)
+    return check_dim(d, "--d"), rank
+
+
+def vacuous_reason(d: int, r: int) -> str | None:
+    """Why the bound is 0, when it is: for r >= d-1 a head's space holds every harmonic degree."""
+    if r >= d - 1:
+        return (
+            f"vacuous: the bound is 0 for rank r >= d-1 = {d - 1}, because then one head's "
+            "space reaches every harmonic degree (D_l >= N(d,l)); it says nothing here"
+        )
+    return None
 
 
 @click.group(name="bounds")
@@ -17,52 +50,89 @@ def cli() -> None:
 
 def _human_lower(p: dict[str, Any]) -> str:
     lo, hi = p["enclosure"]
-    return (
-        f"d={p['d']} r={p['r']} H={p['heads']}: error >= {p['lower_bound']:.12g} "
-        f"(certified enclosure [{lo:.17g}, {hi:.17g}], odd degrees <= {p['degrees_summed']}, "
-        f"uncounted tail <= {p['tail']:.3g})"
-    )
+    lines = [
+        f"d={p['d']} rank={p['r']} heads={p['heads']}: every generalized-attention model "
+        f"(Eq. 2) has error >= {p['lower_bound']:.6g}",
+        f"  certified enclosure of the truncated sum [{lo:.17g}, {hi:.17g}], odd degrees "
+        f"<= {p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
+    ]
+    if p["vacuous"]:
+        lines.append(f"  {p['vacuous']}")
+    lines.append(f"  {ERROR_MEANING}")
+    return "\n".join(lines)
 
 
-@cli.command(name="lower")
-@click.option("--d", "d", type=int, required=True, help="Ambient dimension d >= 2.")
-@click.option("--r", "r", type=int, required=True, help="Key rank r in 1..d.")
+@aliases({"--r": "--rank"})
+@cli.command(name="lower", cls=AliasCommand)
+@click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
+@click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
 @click.option("--heads", type=int, required=True, help="Number of heads H >= 1.")
 @click.option("--max-degree", type=int, default=None, help="Sum odd degrees up to this.")
 @common_options
-def lower(d: int, r: int, heads: int, max_degree: int | None, as_json: bool, seed: int) -> None:
+def lower(
+    d: int, rank: int, heads: int, max_degree: int | None, as_json: bool, seed: int
+) -> None:
     """Certified lower bound on the error of H rank-r heads (N = 2, D_2)."""
-    lb = lower_bound(d, r, heads, max_degree=max_degree)
+    d, rank = _check_common(d, rank, max_degree)
+    check_heads(heads, "--heads")
+    from workbench.core.lower_bound import lower_bound
+
+    lb = lower_bound(d, rank, heads, max_degree=max_degree)
     payload = {
         "d": lb.d,
         "r": lb.r,
         "heads": lb.heads,
-        "lower_bound": lb.value,
+        "lower_bound": lb.enclosure[0],  # the certified lower end, not the midpoint
         "enclosure": list(lb.enclosure),
         "degrees_summed": lb.degrees_summed,
         "tail": lb.tail,
         "method": lb.method,
+        "vacuous": vacuous_reason(d, rank),
+        "error_meaning": ERROR_MEANING,
     }
     emit(payload, as_json, _human_lower)
 
 
-@cli.command(name="heads-needed")
-@click.option("--d", "d", type=int, required=True, help="Ambient dimension d >= 2.")
-@click.option("--r", "r", type=int, required=True, help="Key rank r in 1..d.")
-@click.option("--eps", type=float, required=True, help="Target error eps in (0, 1].")
+@aliases({"--r": "--rank"})
+@cli.command(name="heads-needed", cls=AliasCommand)
+@click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
+@click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
+@click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
 @click.option("--max-degree", type=int, default=None, help="Sum odd degrees up to this.")
 @common_options
 def heads_needed_cmd(
-    d: int, r: int, eps: float, max_degree: int | None, as_json: bool, seed: int
+    d: int, rank: int, eps: float, max_degree: int | None, as_json: bool, seed: int
 ) -> None:
     """Least H for which the certified bound allows error <= eps (all smaller H cannot)."""
-    H = heads_needed(d, r, eps, max_degree=max_degree)
-    payload = {"d": d, "r": r, "eps": eps, "heads_needed": H, "bound": "certified_lower_bound"}
-    emit(
-        payload,
-        as_json,
-        lambda p: (
-            f"d={p['d']} r={p['r']} eps={p['eps']:g}: at least {p['heads_needed']} heads "
-            "(every smaller H is certified to have error > eps)"
-        ),
+    d, rank = _check_common(d, rank, max_degree)
+    eps = check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)
+    from workbench.core.lower_bound import heads_needed
+
+    H = heads_needed(d, rank, eps, max_degree=max_degree)
+    exact = exact_decimal(H)
+    payload: dict[str, Any] = {
+        "d": d,
+        "r": rank,
+        "eps": eps,
+        "heads_needed": H if len(exact) <= 4000 else None,  # JSON integer, exact
+        "heads_needed_exact": exact,  # the same number as a decimal string
+        "digits": len(exact),
+        "readable": readable_int(H),
+        "bound": "certified_lower_bound",
+        "vacuous": vacuous_reason(d, rank),
+    }
+    if payload["heads_needed"] is None:
+        payload["null_reasons"] = {"heads_needed": "over 4000 digits: see heads_needed_exact"}
+    emit(payload, as_json, _human_heads)
+
+
+def _human_heads(p: dict[str, Any]) -> str:
+    line = (
+        f"d={p['d']} rank={p['r']} eps={p['eps']:g}: at least {p['readable']} heads "
+        "(every smaller H is certified to have error > eps)"
     )
+    if p["digits"] > 15:
+        line += "\n  exact value: --json gives heads_needed (integer) and heads_needed_exact"
+    if p["vacuous"]:
+        line += f"\n  {p['vacuous']}"
+    return line + f"\n  {ERROR_MEANING}"

@@ -1,19 +1,35 @@
-"""``workbench harmonics``: Gegenbauer coefficients of sign(t) and harmonic dimensions."""
+"""``workbench harmonics``: Gegenbauer coefficients of sign(t) and harmonic dimensions
+(docs/paper.md, exact formulas). Arguments are validated before the mathematics is imported;
+a dimension too large to write out is given by its logarithm (no minutes-long big integers).
+"""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import click
 
-from workbench.commands._common import common_options, emit
-from workbench.core.harmonics import dim_harmonics, sign_coefficient_exact, sign_coefficients
+from workbench.commands._common import common_options, emit, exact_decimal, readable_int
 from workbench.core.validation import check_dim, check_int
+
+MAX_EXACT_DIM_DIGITS = 10_000  # N(d,l) is written out exactly up to this many digits
+MAX_SIGN_DEGREE = 100_000
+MAX_EXACT_SIGN_DEGREE = 200  # sympy closed forms get slow beyond this
+
+
+def log10_dim(d: int, l: int) -> float:
+    """``log10 N(d,l)`` from log-gamma (relative accuracy ~1e-15; any size)."""
+    if l == 0:
+        return 0.0
+    n, k = l + d - 3, l - 1
+    lc = math.lgamma(n + 1) - math.lgamma(k + 1) - math.lgamma(n - k + 1)
+    return (math.log(2 * l + d - 2) - math.log(l) + lc) / math.log(10)
 
 
 @click.group(name="harmonics")
 def cli() -> None:
-    """Spherical-harmonic quantities on S^{d-1} (PAPER.md §3)."""
+    """Spherical-harmonic quantities on S^{d-1} (docs/paper.md, exact formulas)."""
 
 
 def _human_sign(p: dict[str, Any]) -> str:
@@ -31,8 +47,14 @@ def _human_sign(p: dict[str, Any]) -> str:
 @common_options
 def sign(d: int, max_degree: int, exact: bool, as_json: bool, seed: int) -> None:
     """Closed-form coefficients eta_l(d) of sign(t), l = 0..max-degree."""
-    d = check_dim(d)
-    L = check_int("max-degree", max_degree, lo=0, hi=100_000)
+    d = check_dim(d, "--d")
+    L = check_int("--max-degree", max_degree, lo=0, hi=MAX_SIGN_DEGREE)
+    if exact and L > MAX_EXACT_SIGN_DEGREE:
+        raise ValueError(
+            f"--max-degree must be an integer in 0..{MAX_EXACT_SIGN_DEGREE} with --exact (got {L})"
+        )
+    from workbench.core.harmonics import sign_coefficient_exact, sign_coefficients
+
     eta = sign_coefficients(d, L)
     coeffs = []
     for l in range(L + 1):
@@ -49,11 +71,26 @@ def sign(d: int, max_degree: int, exact: bool, as_json: bool, seed: int) -> None
 @common_options
 def dim(d: int, degree: int, as_json: bool, seed: int) -> None:
     """N(d,l): dimension of the degree-l spherical harmonics on S^{d-1}."""
-    d = check_dim(d)
-    l = check_int("degree", degree, lo=0)
-    n = dim_harmonics(d, l)
-    emit(
-        {"d": d, "degree": l, "dimension": n},
-        as_json,
-        lambda p: f"N(d={p['d']}, l={p['degree']}) = {p['dimension']}",
-    )
+    d = check_dim(d, "--d")
+    l = check_int("--degree", degree, lo=0)
+    log10 = log10_dim(d, l)
+    payload: dict[str, Any] = {"d": d, "degree": l, "log10_dimension": log10}
+    if log10 < MAX_EXACT_DIM_DIGITS - 1:
+        from workbench.core.harmonics import dim_harmonics
+
+        n = dim_harmonics(d, l)
+        exact = exact_decimal(n)
+        payload.update(dimension=n if len(exact) <= 4000 else None, dimension_exact=exact,
+                       readable=readable_int(n))
+        if payload["dimension"] is None:
+            payload["null_reasons"] = {"dimension": "over 4000 digits: see dimension_exact"}
+    else:
+        e10 = math.floor(log10)
+        mant = f"{10 ** (log10 - e10):.4f}" if log10 < 1e11 else f"10^({log10:.6g})"
+        readable = f"{mant}e+{e10}" if log10 < 1e11 else mant
+        payload.update(dimension=None, dimension_exact=None,
+                       readable=f"{readable} (about {e10 + 1} digits)")
+        reason = (f"about {math.floor(log10) + 1} digits, more than {MAX_EXACT_DIM_DIGITS} to "
+                  "write out: see log10_dimension")
+        payload["null_reasons"] = {"dimension": reason, "dimension_exact": reason}
+    emit(payload, as_json, lambda p: f"N(d={p['d']}, l={p['degree']}) = {p['readable']}")

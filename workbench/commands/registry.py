@@ -17,6 +17,7 @@ CONTRACT: list[tuple[str, str, str]] = [
     ("check", "check", "issue 2"),
     ("graph", "graph", "the proof-graph issue"),
     ("bounds", "bounds", "issue 3"),
+    ("falsify", "falsify", "issue 12"),
     ("harmonics", "harmonics", "issue 3"),
     ("kernel", "kernel", "issue 3"),
     ("construct", "construct", "issue 4"),
@@ -24,6 +25,21 @@ CONTRACT: list[tuple[str, str, str]] = [
     ("sweep", "sweep", "the reproduction-sweeps issue"),
     ("report", "report", "the reproduction-sweeps issue"),
 ]
+
+
+# one line per command for ``workbench --help``, so the help imports no command module
+SUMMARY: dict[str, str] = {
+    "check": "Run the paper's claims in dependency order; a verdict and key evidence for each.",
+    "graph": "The proof graph: claims and what they depend on.",
+    "bounds": "Certified lower bounds (N = 2, D_2) and the heads they imply.",
+    "falsify": "Search for counterexamples to a lower bound; prints the replay command.",
+    "harmonics": "Gegenbauer coefficients of sign(t) and harmonic dimensions N(d, l).",
+    "kernel": "Kernels of rank-1 hardmax heads on D_2.",
+    "construct": "Explicit weights for the paper's upper bounds, checked against their claims.",
+    "train": "Train attention models (K seeds batched) and compare with the certified bound.",
+    "sweep": "Resumable reproduction sweeps.",
+    "report": "Markdown report and figures from recorded runs.",
+}
 
 
 def load(name: str) -> click.Command | None:
@@ -52,3 +68,8 @@ class LazyGroup(click.Group):
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return load(cmd_name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        rows = [(name, SUMMARY.get(name, "")) for name in self.list_commands(ctx)]
+        with formatter.section("Commands"):
+            formatter.write_dl(rows)

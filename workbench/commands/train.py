@@ -1,42 +1,88 @@
-"""``workbench train``: train K seeds of one configuration in one batched call (PAPER.md §4).
+"""``workbench train``: train K seeds of one configuration in one batched call (docs/paper.md,
+the experiments).
 
-Prints per-seed and best-of-seeds errors (training loss and held-out error with its CI) and the
-parameter counts. ``--checkpoint PATH`` makes a killed run resumable.
+Prints per-seed and best-of-seeds errors (best by held-out error, with its CI) and the
+parameter counts, says which model class was trained and which class the certified bound covers,
+and, for nearest neighbour with N = 2 on orthonormal keys at one layer, prints the certified lower
+bound beside the result with the margin (exit 1 if a model's whole CI lies below it).
+``--checkpoint PATH`` makes a killed run resumable. Arguments are validated before torch is
+imported.
 """
 
 from __future__ import annotations
 
 import os
-import sys
 from typing import Any
 
 import click
-from rich.console import Console
-from rich.progress import BarColumn, Progress, TextColumn, TimeRemainingColumn
 
-from verifiers.tasks import TASKS, Task
-from verifiers.train import ModelSpec, TrainConfig, train
-from workbench.commands._common import common_options, emit, resolve_device
-from workbench.core.sphere import POINT_LAWS
+from workbench.commands._common import (
+    ERROR_MEANING,
+    LEVEL,
+    AliasCommand,
+    CheckFailed,
+    aliases,
+    common_options,
+    emit,
+    progress_bar,
+    resolve_device,
+)
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
+TASK_NAMES = ("nearest", "farthest", "regression")  # verifiers.tasks.TASKS
+POINTS = ("iid", "orthonormal")  # workbench.core.sphere.POINT_LAWS
+ARCHS = ("standard", "generalized")
+SCORES = ("dot", "bias", "rope", "alibi", "mlp")  # workbench.models.scores.SCORE_KINDS
+REGRESSION_WIDTH = 48
 
-@click.command(help="Train low-rank attention models (K seeds batched) and report their errors.")
+CLASS_TEXT = {
+    "standard": "standard multi-head attention (per head W_O^T W_V and softmax(K^T Q)), a special "
+    "case of generalized attention (Eq. 2)",
+    "generalized": "generalized attention (Eq. 2): sum_h M_h X phi_h(W_h X, y) with rank-r key "
+    "maps W_h, full d x d value maps M_h and {score} scores",
+}
+BOUND_CLASS = (
+    "the certified bound covers generalized attention (Eq. 2) with full value maps M_h, one "
+    "layer, N = 2 on D_2 (orthonormal keys), so it applies to this model"
+)
+HELP = f"""Train attention models (K seeds batched) and report their errors.
+
+--arch standard trains standard multi-head attention; --arch generalized trains Eq. 2's
+generalized attention (rank-r key maps, full value maps M_h, --score scores), the class the
+certified lower bound is proved against. With --layers > 1 (or --task farthest) the model is a
+stack of post-norm encoder layers (FFN width 2048), standard attention only; the bound covers one
+layer. --task regression uses the in-context regression stack (width {REGRESSION_WIDTH}).
+
+For --task nearest --N 2 --points orthonormal at one layer, the certified lower bound for
+(d, rank, heads) is printed beside the result. Best of seeds = lowest held-out error.
+{ERROR_MEANING}.
+"""
+
+
+@aliases({"--distribution": "--points"})
+@click.command(cls=AliasCommand, help=HELP)
 @click.option("--d", "d", type=int, required=True, help="Dimension d (>= 2).")
 @click.option("--N", "N", type=int, required=True, help="Keys per instance (context pairs).")
 @click.option("--rank", type=int, required=True, help="Head rank r in 1..d.")
 @click.option("--heads", type=int, required=True, help="Heads per layer H (>= 1).")
-@click.option("--layers", type=int, default=1, show_default=True, help="Layers L.")
+@click.option("--layers", type=int, default=1, show_default=True,
+              help="Layers L; L > 1 means post-norm encoder layers (standard attention).")
+@click.option("--arch", type=click.Choice(ARCHS), default="standard", show_default=True,
+              help="Model class: standard attention or generalized attention (Eq. 2).")
+@click.option("--score", type=click.Choice(SCORES), default="dot", show_default=True,
+              help="Score function of --arch generalized.")
 @click.option("--steps", type=int, required=True, help="Training steps.")
 @click.option("--seeds", type=int, default=1, show_default=True, help="Seeds seed..seed+K-1.")
-@click.option("--task", type=click.Choice(TASKS), default="nearest", show_default=True)
-@click.option("--distribution", type=click.Choice(POINT_LAWS), default="iid", show_default=True)
+@click.option("--task", type=click.Choice(TASK_NAMES), default="nearest", show_default=True)
+@click.option("--points", type=click.Choice(POINTS), default="iid", show_default=True,
+              help="Law of the keys: iid uniform, or orthonormal (D_N).")
 @click.option("--lr", type=float, default=0.01, show_default=True)
 @click.option(
     "--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True
 )
 @click.option("--batch", type=int, default=256, show_default=True, help="Fresh samples/step.")
-@click.option("--eval-samples", type=int, default=20_000, show_default=True)
+@click.option("--eval-samples", type=int, default=20_000, show_default=True,
+              help=f"Held-out samples per model ({LEVEL:.0%} CI).")
 @click.option(
     "--checkpoint",
     type=click.Path(dir_okay=False),
@@ -50,10 +96,12 @@ def cli(
     rank: int,
     heads: int,
     layers: int,
+    arch: str,
+    score: str,
     steps: int,
     seeds: int,
     task: str,
-    distribution: str,
+    points: str,
     lr: float,
     device: str,
     batch: int,
@@ -64,7 +112,8 @@ def cli(
 ) -> None:
     d = check_dim(d, "--d")
     check_int("--N", N, lo=1)
-    rank = check_rank(rank, 48 if task == "regression" else d, "--rank")  # regression width 48
+    width = REGRESSION_WIDTH if task == "regression" else d
+    rank = check_rank(rank, width, "--rank")
     check_heads(heads, "--heads")
     check_int("--layers", layers, lo=1)
     check_int("--steps", steps, lo=1)
@@ -72,30 +121,40 @@ def cli(
     check_float("--lr", lr, lo=0.0, lo_open=True)
     check_int("--batch", batch, lo=1)
     check_int("--eval-samples", eval_samples, lo=100)
+    check_int("--seed", seed, lo=0)
+    if arch == "generalized" and (layers != 1 or task != "nearest"):
+        raise ValueError(
+            "--arch generalized must be used with --layers 1 and --task nearest "
+            f"(got --layers {layers}, --task {task})"
+        )
+    if score != "dot" and arch != "generalized":
+        raise ValueError(f"--score must be 'dot' unless --arch generalized (got {score!r})")
+    if points == "orthonormal" and N > d:
+        raise ValueError(
+            f"--N must be an integer in 1..d = 1..{d} for orthonormal points (got {N})"
+        )
     if checkpoint is not None:
         parent = os.path.dirname(os.path.abspath(checkpoint))
         if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
             raise ValueError(
                 f"--checkpoint must be a file in an existing, writable folder (got {checkpoint!r})"
             )
-    check_int("--seed", seed, lo=0)
-    if distribution == "orthonormal" and N > d:
-        raise ValueError(
-            f"--N must be an integer in 1..d = 1..{d} for orthonormal points (got {N})"
-        )
     dev = resolve_device(device)
-    t = Task(task, d=d, N=N, points=distribution)
-    arch = {
-        "nearest": "attention" if layers == 1 else "encoder",
-        "farthest": "encoder",
-        "regression": "regression",
-    }[task]
-    specs = [ModelSpec(arch, rank, heads, layers, seed=s, lr=lr) for s in range(seed, seed + seeds)]
+    from verifiers.tasks import Task
+    from verifiers.train import ModelSpec, TrainConfig, train
+
+    t = Task(task, d=d, N=N, points=points)
+    model, options, described = _model(task, arch, layers, score)
+    specs = [
+        ModelSpec(model, rank, heads, layers, seed=s, lr=lr, options=options)
+        for s in range(seed, seed + seeds)
+    ]
     cfg = TrainConfig(
-        steps=steps, batch=batch, eval_samples=eval_samples, device=dev, eval_seed=seed
+        steps=steps, batch=batch, eval_samples=eval_samples, device=dev, eval_seed=seed,
+        level=LEVEL,
     )
-    with _progress(as_json) as bar:
-        job = bar.add_task("training", total=steps)
+    with progress_bar(as_json, "steps") as bar:
+        job = bar.add_task(f"training {seeds} model(s)", total=steps)
         run = train(
             specs, t, cfg, checkpoint=checkpoint, progress=lambda i, n: bar.update(job, completed=i)
         )
@@ -108,11 +167,13 @@ def cli(
         }
         for r in run.results
     ]
-    best = min(per_seed, key=lambda s: s["best_loss"])
+    best = min(per_seed, key=lambda s: s["heldout"]["mean"])
     first = run.results[0]
     payload: dict[str, Any] = {
         "task": t.to_dict(),
         "arch": arch,
+        "model": model,
+        "model_class": described,
         "rank": rank,
         "heads": heads,
         "layers": layers,
@@ -120,44 +181,93 @@ def cli(
         "batch": batch,
         "lr": lr,
         "device": dev,
+        "level": LEVEL,
         "params": {"paper": first.params_paper, "total": first.params_total},
         "seeds": per_seed,
-        "best_of_seeds": best,
+        "best_of_seeds": {**best, "chosen_by": "held-out error"},
+        "certified_bound": _certified(task, N, points, layers, d, rank, heads, per_seed),
+        "error_meaning": ERROR_MEANING,
         "seconds": run.seconds,
         "model_steps_per_s": run.model_steps_per_s,
     }
     emit(payload, as_json, _human)
+    cb = payload["certified_bound"]
+    if cb is not None and cb["below"]:
+        raise CheckFailed(
+            f"seeds {cb['below']}: held-out CI entirely below the certified lower bound "
+            f"{cb['lower_bound']:.6g} (a counterexample: replay this command)"
+        )
 
 
-def _progress(as_json: bool) -> Progress:
-    console = Console(stderr=True)
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        TextColumn("{task.completed}/{task.total} steps"),
-        TimeRemainingColumn(),
-        console=console,
-        transient=True,
-        disable=as_json or not sys.stderr.isatty(),
-    )
+def _model(task: str, arch: str, layers: int, score: str) -> tuple[str, dict[str, Any], str]:
+    """The trainer's architecture, its options, and the model class in words."""
+    if task == "regression":
+        return "regression", {}, f"in-context regression stack, {layers} layer(s), width 48"
+    if task == "farthest" or layers > 1:
+        return "encoder", {}, (
+            f"{layers} post-norm encoder layer(s) of standard attention (FFN width 2048)"
+        )
+    if arch == "generalized":
+        return "generalized", {"score": score}, CLASS_TEXT["generalized"].format(score=score)
+    return "attention", {}, "one layer of " + CLASS_TEXT["standard"]
+
+
+def _certified(
+    task: str, N: int, points: str, layers: int, d: int, rank: int, heads: int,
+    seeds: list[dict[str, Any]],
+) -> dict[str, Any] | None:
+    """The certified bound beside the result, where it applies (N = 2, D_2, one layer)."""
+    if task != "nearest" or N != 2 or points != "orthonormal" or layers != 1 or d > 2048:
+        return None
+    from workbench.core.lower_bound import lower_bound
+
+    lb = lower_bound(d, rank, heads).enclosure[0]
+    rows = []
+    for s in seeds:
+        h = s["heldout"]
+        rows.append({"seed": s["seed"], "heldout": h["mean"], "hi": h["hi"],
+                     "ratio": h["mean"] / lb if lb > 0 else None,
+                     "margin": h["mean"] - lb})
+    return {
+        "lower_bound": lb,
+        "covers": BOUND_CLASS,
+        "per_seed": rows,
+        "below": [r["seed"] for r in rows if r["hi"] < lb],  # whole CI below the bound
+    }
 
 
 def _human(p: dict[str, Any]) -> str:
     lines = [
         f"task {p['task']['name']} d={p['task']['d']} N={p['task']['N']} "
-        f"({p['task']['points']}), {p['arch']} r={p['rank']} H={p['heads']} "
-        f"L={p['layers']}, {p['steps']} steps, params {p['params']['paper']} (paper) / "
-        f"{p['params']['total']} (total)"
+        f"({p['task']['points']} keys), rank={p['rank']} heads={p['heads']} "
+        f"layers={p['layers']}, {p['steps']} steps, params {p['params']['paper']} (paper: L H r d)"
+        f" / {p['params']['total']} (total)",
+        f"model: {p['model_class']}",
+        ERROR_MEANING,
     ]
     for s in p["seeds"]:
         h = s["heldout"]
         lines.append(
-            f"  seed {s['seed']}: best loss {s['best_loss']:.4f}, final "
-            f"{s['final_loss']:.4f}, held-out {h['mean']:.4f} "
-            f"[{h['lo']:.4f}, {h['hi']:.4f}] ({h['level']:.0%} CI, n={h['n']})"
+            f"  seed {s['seed']}: held-out error {h['mean']:.4f} [{h['lo']:.4f}, {h['hi']:.4f}] "
+            f"({h['level']:.0%} CI, n={h['n']}); training loss best {s['best_loss']:.4f}, "
+            f"final {s['final_loss']:.4f}"
         )
-    lines.append(
-        f"best of seeds: seed {p['best_of_seeds']['seed']}, held-out "
-        f"{p['best_of_seeds']['heldout']['mean']:.4f}"
-    )
+    b = p["best_of_seeds"]
+    lines.append(f"best of seeds (lowest held-out error): seed {b['seed']}, held-out "
+                 f"{b['heldout']['mean']:.4f} [{b['heldout']['lo']:.4f}, "
+                 f"{b['heldout']['hi']:.4f}] ({b['heldout']['level']:.0%} CI)")
+    cb = p["certified_bound"]
+    if cb is not None:
+        lb = cb["lower_bound"]
+        row = next(r for r in cb["per_seed"] if r["seed"] == b["seed"])
+        rel = f"×{row['ratio']:.2f}" if row["ratio"] is not None else f"+{row['margin']:.4f}"
+        lines.append(f"certified lower bound (d={p['task']['d']}, rank={p['rank']}, "
+                     f"heads={p['heads']}): {lb:.4f}; trained {row['heldout']:.4f} ≥ bound "
+                     f"{lb:.4f} ({rel})" if not cb["below"] else
+                     f"certified lower bound {lb:.4f}: seeds {cb['below']} lie BELOW it "
+                     "beyond their CI: a counterexample to the bound")
+        lines.append(f"  ({cb['covers']})")
+    elif p["task"]["name"] == "nearest" and p["layers"] == 1:
+        lines.append("(the certified lower bound is proved for N = 2 on orthonormal keys: "
+                     "--N 2 --points orthonormal prints it beside the result)")
     return "\n".join(lines)

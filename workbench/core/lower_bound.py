@@ -15,6 +15,7 @@ is propagated by its exact ratio recurrence in mpmath interval arithmetic (outwa
 
 from __future__ import annotations
 
+import bisect
 import math
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -174,18 +175,6 @@ def _bound_interval(d: int, r: int, H: int, L: int) -> tuple[mpmath.mpf, mpmath.
         return mpmath.mpf(total.a), mpmath.mpf(total.b)
 
 
-def _bound_mp(d: int, r: int, H: int, L: int) -> mpmath.mpf:
-    """The same sum in 30-digit mpmath (not rigorous; fast guide for searches)."""
-    degrees, Ns, Ds, _, e2_f = _tables(d, r, L)
-    with mpmath.workdps(30):
-        s = mpmath.mpf(0)
-        for i in range(len(degrees)):
-            gap = Ns[i] - H * Ds[i]
-            if gap > 0:
-                s += mpmath.mpf(e2_f[i]) * mpmath.mpf(gap) / Ns[i]
-        return s / 2
-
-
 @lru_cache(maxsize=32)
 def _tail_bound(d: int, L: int) -> float:
     """Rigorous upper bound on (1 - sum_{l<=L} eta_l^2)/2 (uses r = 1 tables; eta is r-free)."""
@@ -235,9 +224,14 @@ def lower_bound(
 def heads_needed(
     d: int, r: int, eps: float, *, max_degree: int | None = None, tol: float = TAIL_TOL
 ) -> int:
-    """Least H whose certified bound does not exclude error <= eps: the least H >= 1 with
-    ``lower_bound(d, r, H).enclosure[0] <= eps``. Every H below it is certified to have error
-    > eps on D_2 (N = 2), for every generalized-attention model of key-rank r.
+    """Least H whose certified bound does not exclude error <= eps: every H below it is
+    certified to have error > eps on D_2 (N = 2), for every generalized-attention model of
+    key-rank r (Theorem 2's bound, degrees up to ``max_degree``).
+
+    Fast and exact for huge H: the bound is ``(S0 - H S1) / 2`` over the degrees still active
+    at H (``N_l > H D_l``), so after one sort, each H costs a bisection in the sorted thresholds;
+    the sums are interval enclosures at ``log2(H_max) + 128`` bits, enough to resolve H from
+    H + 1 (at 96 bits, ``lower_bound`` resolves H only to about 27 significant digits).
     """
     d = check_dim(d)
     r = check_rank(r, d)
@@ -245,49 +239,45 @@ def heads_needed(
     L = _resolve_degree(d, max_degree, check_float("tol", tol, lo=0.0, lo_open=True))
     if r >= d - 1:
         return 1
-
-    def certified_ok(H: int) -> bool:
-        return _bound_interval(d, r, H, L)[0] <= eps
-
-    if certified_ok(1):
+    degrees, Ns, Ds, _, _ = _tables(d, r, L)
+    last = [(n - 1) // D for n, D in zip(Ns, Ds)]  # degree i is active for H <= last[i]
+    order = sorted((i for i in range(len(degrees)) if last[i] >= 1), key=lambda i: -last[i])
+    if not order:
         return 1
-    degrees, Ns, Ds, _, e2_f = _tables(d, r, L)
-    # The bound is piecewise linear and non-increasing in H, with kinks at N_l / D_l.
-    with mpmath.workdps(40):
-        thr = sorted({mpmath.mpf(n) / D for n, D in zip(Ns, Ds)})
-        # locate the segment by bisection over the kinks, then solve the linear piece
-        lo_i, hi_i = 0, len(thr) - 1
-        while lo_i < hi_i:
-            mid = (lo_i + hi_i) // 2
-            Hm = max(1, int(mpmath.floor(thr[mid])))
-            if _bound_mp(d, r, Hm, L) <= eps:
-                hi_i = mid
+    h_max = last[order[0]] + 1  # the bound is 0 from here on
+    e1, has_pi = _eta1_sq_exact(d)
+    old = iv.prec
+    iv.prec = h_max.bit_length() + 128
+    try:
+        e = iv.mpf(e1.numerator) / iv.mpf(e1.denominator)
+        if has_pi:
+            e = e / (iv.pi * iv.pi)
+        eta2 = []
+        for l in degrees:
+            eta2.append(e)
+            num, den = _ratio(d, l)
+            e = e * iv.mpf(num) / iv.mpf(den)
+        s0, s1 = [iv.mpf(0)], [iv.mpf(0)]
+        for i in order:
+            s0.append(s0[-1] + eta2[i])
+            s1.append(s1[-1] + eta2[i] * (iv.mpf(Ds[i]) / iv.mpf(Ns[i])))
+        neg_last = [-last[i] for i in order]  # ascending, for bisect
+        eps_iv = iv.mpf(eps)  # a double is exact here
+
+        def excluded(H: int) -> bool:  # certified: error > eps for H heads
+            k = bisect.bisect_right(neg_last, -H)  # active degrees: last[i] >= H
+            lo = ((s0[k] - iv.mpf(H) * s1[k]) / 2).a
+            return bool(lo > eps_iv.b)
+
+        if not excluded(1):
+            return 1
+        lo_h, hi_h = 1, h_max  # excluded(lo_h), not excluded(hi_h) (the bound is 0 there)
+        while hi_h - lo_h > 1:
+            mid = (lo_h + hi_h) // 2
+            if excluded(mid):
+                lo_h = mid
             else:
-                lo_i = mid + 1
-        seg_hi = max(1, int(mpmath.ceil(thr[lo_i])))
-        seg_lo = max(1, int(mpmath.floor(thr[lo_i - 1]))) if lo_i > 0 else 1
-        Hs = mpmath.mpf(seg_lo)
-        s0 = mpmath.mpf(0)
-        s1 = mpmath.mpf(0)
-        for i in range(len(degrees)):
-            if Ns[i] - seg_lo * Ds[i] > 0 and mpmath.mpf(Ns[i]) / Ds[i] > Hs + 0.5:
-                s0 += mpmath.mpf(e2_f[i])
-                s1 += mpmath.mpf(e2_f[i]) * mpmath.mpf(Ds[i]) / Ns[i]
-        guess = int(mpmath.ceil((s0 - 2 * eps) / s1)) if s1 > 0 else seg_hi
-        guess = min(max(guess, seg_lo), seg_hi)
-    # certify with the interval evaluation: widen a bracket around the guess, then bisect
-    lo, hi = max(1, guess - 1), guess + 1
-    step = 1
-    while lo > 1 and certified_ok(lo):
-        lo, step = max(1, lo - step), step * 2
-    step = 1
-    while not certified_ok(hi):
-        hi, step = hi + step, step * 2
-    # invariant: certified_ok(hi) and (lo == 1 is not ok, checked above, or not certified_ok(lo))
-    while hi - lo > 1:
-        mid = (lo + hi) // 2
-        if certified_ok(mid):
-            hi = mid
-        else:
-            lo = mid
-    return hi
+                hi_h = mid
+        return hi_h
+    finally:
+        iv.prec = old

@@ -9,8 +9,10 @@ from __future__ import annotations
 import math
 import numbers
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
-import torch
+if TYPE_CHECKING:  # torch is imported only by check_tensor, so validating is cheap
+    import torch
 
 
 def check_int(name: str, value: object, lo: int | None = None, hi: int | None = None) -> int:
@@ -83,6 +85,8 @@ def check_tensor(
     name: str, t: object, shape: Sequence[int | None], *, dtype_floating: bool = True
 ) -> torch.Tensor:
     """A tensor of the given shape (``None`` matches any size), finite if floating."""
+    import torch
+
     if not isinstance(t, torch.Tensor):
         raise ValueError(f"{name} must be a torch.Tensor (got {type(t).__name__})")
     want = "(" + ", ".join("*" if s is None else str(s) for s in shape) + ")"

@@ -70,6 +70,75 @@ class Evidence:
         d["verdict"] = self.verdict
         return d
 
+    def describe(self) -> str:
+        """One line for people: ``trained 0.224 >= bound 0.102 (x2.2)``, or what was violated."""
+        return describe_evidence(self.to_dict())
+
+
+_VALUE_LABEL = {"monte_carlo": "measured", "identity": "residual"}
+_SYMBOL = {"<=": "≤", ">=": "≥", "==": "="}
+
+
+def _g(x: Any) -> str:
+    return "nan" if x is None else f"{float(x):.4g}"
+
+
+def describe_evidence(e: dict[str, Any]) -> str:
+    """Render an ``Evidence.to_dict()`` (or a JSON copy of one) as one line, with the margin.
+
+    ``holds``: ``measured 0.0188 [0.0172, 0.0204] ≤ bound 0.1 (×5.3)``. ``violated``: says what
+    the claim asserts and how the measurement contradicts it beyond its interval.
+    """
+    label = _VALUE_LABEL.get(e["method"], e["method"])
+    ci = e.get("ci")
+    lvl = e.get("ci_level")
+    ci_s = f" [{_g(ci[0])}, {_g(ci[1])}]" if ci else ""
+    if ci and lvl:
+        ci_s += f" ({_percent(float(lvl))} CI)" if float(lvl) < 1 else " (enclosure)"
+    v, b, rel = e["value"], e["bound"], e["relation"]
+    sym = _SYMBOL[rel]
+    verdict = e.get("verdict", "")
+    tol = float(e.get("tolerance") or 0.0)
+    tol_s = f", tolerance {tol:.1g}" if tol else ""
+    if verdict == "violated":
+        if rel == "==":
+            return f"VIOLATED: the claim needs value = {_g(b)}; {label} {_g(v)}{ci_s} excludes it"
+        side = "above" if rel == "<=" else "below"
+        return (f"VIOLATED: the claim needs value {sym} {_g(b)}; {label} {_g(v)}{ci_s} lies "
+                f"entirely {side} it{tol_s}")
+    if verdict == "inconclusive":
+        return (f"inconclusive: {label} {_g(v)}{ci_s} vs claimed {sym} {_g(b)}: the interval "
+                f"straddles the bound{tol_s}")
+    what = "" if e["method"] == "identity" else "bound "
+    margin = _margin(v, b, rel)
+    if margin == _WITHIN:
+        margin, tol_s = f" (within tolerance {tol:.1g})", ""
+    return f"{label} {_g(v)}{ci_s} {sym} {what}{_g(b)}{margin}{tol_s}"
+
+
+_WITHIN = " (within the tolerance)"
+
+
+def _percent(level: float) -> str:
+    """``95%``, ``99.9%``, ``99.998%``: enough decimals to tell the level from 100 %."""
+    decimals = max(0, math.ceil(-math.log10(1 - level)) - 2) if level < 1 else 0
+    return f"{level * 100:.{decimals}f}%"
+
+
+def _margin(v: Any, b: Any, rel: str) -> str:
+    try:
+        v, b = float(v), float(b)
+    except (TypeError, ValueError):
+        return ""
+    if rel == "==" or not (math.isfinite(v) and math.isfinite(b)):
+        return ""
+    big, small = (v, b) if rel == ">=" else (b, v)
+    if big < small:
+        return _WITHIN
+    if small > 0 and big / small >= 1.01:
+        return f" (×{big / small:.3g})"
+    return f" (margin {big - small:.2g})" if big != small else ""
+
 
 @dataclass(frozen=True)
 class CheckContext:

@@ -3,7 +3,9 @@
 Claims register through the ``@claim`` decorator in ``workbench.proofs.paper`` modules, or from
 third-party packages through the ``workbench.claims`` entry-point group (each entry point names a
 module to import). The runner executes claims in dependency order and marks a claim whose
-dependency was violated as ``unsupported``.
+dependency was violated as ``unsupported``. A claim whose ``depends_on`` names an unknown claim
+(or closes a cycle) is reported as an error and skipped, and so is an entry point that fails to
+import (``LOAD_ERRORS``); the other claims still run.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ import networkx as nx
 from workbench.proofs.claim import CheckContext, CheckFn, Claim, Evidence, combine
 
 _REGISTRY: dict[str, Claim] = {}
+LOAD_ERRORS: dict[str, str] = {}  # entry-point name -> why its claims could not be loaded
 BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.setting",
     "workbench.proofs.paper.fact1",
@@ -58,7 +61,12 @@ def load_claims() -> dict[str, Claim]:
     for mod in BUILTIN_MODULES:
         importlib.import_module(mod)
     for ep in entry_points(group="workbench.claims"):
-        importlib.import_module(ep.value.split(":")[0])
+        try:
+            importlib.import_module(ep.value.split(":")[0])
+            LOAD_ERRORS.pop(ep.name, None)
+        except Exception as e:  # a broken third-party package must not stop the others
+            why = traceback.format_exception_only(type(e), e)[-1].strip()
+            LOAD_ERRORS[ep.name] = f"entry point {ep.name!r} ({ep.value}) failed to load: {why}"
     return dict(_REGISTRY)
 
 
@@ -76,6 +84,28 @@ def dependency_order(claims: dict[str, Claim]) -> list[str]:
     return list(nx.lexicographical_topological_sort(g))
 
 
+def broken_dependencies(claims: dict[str, Claim]) -> dict[str, str]:
+    """Claims that cannot run, with the reason: an unknown id in ``depends_on``, or a cycle,
+    and every claim that depends on one of those."""
+    broken: dict[str, str] = {}
+    for c in claims.values():
+        unknown = [d for d in c.depends_on if d not in claims]
+        if unknown:
+            names = ", ".join(repr(d) for d in unknown)
+            broken[c.id] = f"depends_on names unknown claim(s) {names} (mistyped id?)"
+    g = nx.DiGraph()
+    g.add_nodes_from(claims)
+    g.add_edges_from((d, c.id) for c in claims.values() for d in c.depends_on if d in claims)
+    for comp in nx.strongly_connected_components(g):
+        if len(comp) > 1 or any(g.has_edge(n, n) for n in comp):
+            for n in comp:
+                broken.setdefault(n, f"depends_on forms a cycle through {sorted(comp)}")
+    for cid in list(broken):
+        for desc in nx.descendants(g, cid):
+            broken.setdefault(desc, f"depends on {cid!r}, which cannot run")
+    return broken
+
+
 @dataclass
 class ClaimResult:
     claim: Claim
@@ -88,6 +118,8 @@ class ClaimResult:
         return {
             "id": self.claim.id,
             "title": self.claim.title,
+            "statement": self.claim.statement,
+            "source": self.claim.source,
             "kind": self.claim.kind,
             "depends_on": list(self.claim.depends_on),
             "verdict": self.verdict,
@@ -98,11 +130,22 @@ class ClaimResult:
 
 
 def run_claims(
-    ctx: CheckContext, only: Iterable[str] | None = None, claims: dict[str, Claim] | None = None
+    ctx: CheckContext,
+    only: Iterable[str] | None = None,
+    claims: dict[str, Claim] | None = None,
+    on_start: Callable[[Claim], None] | None = None,
+    on_result: Callable[[ClaimResult], None] | None = None,
 ) -> list[ClaimResult]:
-    """Run the selected claims (and what they depend on) in dependency order."""
+    """Run the selected claims (and what they depend on) in dependency order.
+
+    ``on_start(claim)`` is called before a claim runs and ``on_result(result)`` as soon as it has
+    a verdict, so a front end can show progress. Claims with broken dependencies (see
+    ``broken_dependencies``) get verdict ``skipped`` and an ``error`` naming the problem.
+    """
     claims = load_claims() if claims is None else claims
-    order = dependency_order(claims)
+    broken = broken_dependencies(claims)
+    runnable = {k: v for k, v in claims.items() if k not in broken}
+    order = sorted(broken) + dependency_order(runnable)
     wanted = set(order)
     if only:
         only = list(only)
@@ -117,18 +160,24 @@ def run_claims(
         if cid not in wanted:
             continue
         c = claims[cid]
-        if any(results[d].verdict in ("violated", "unsupported") for d in c.depends_on):
-            results[cid] = ClaimResult(c, "unsupported")
-            continue
-        t0 = time.perf_counter()
-        try:
-            ev = c.check(ctx)
-            res = ClaimResult(c, combine(ev, c.kind), ev)
-        except Exception as e:  # a crashing check is reported, never hidden
-            tb = traceback.format_exception_only(type(e), e)[-1].strip()
-            res = ClaimResult(c, "inconclusive", error=tb)
-        res.seconds = time.perf_counter() - t0
+        if cid in broken:
+            res = ClaimResult(c, "skipped", error=broken[cid])
+        elif any(results[d].verdict in ("violated", "unsupported") for d in c.depends_on):
+            res = ClaimResult(c, "unsupported")
+        else:
+            if on_start is not None:
+                on_start(c)
+            t0 = time.perf_counter()
+            try:
+                ev = c.check(ctx)
+                res = ClaimResult(c, combine(ev, c.kind), ev)
+            except Exception as e:  # a crashing check is reported, never hidden
+                tb = traceback.format_exception_only(type(e), e)[-1].strip()
+                res = ClaimResult(c, "inconclusive", error=tb)
+            res.seconds = time.perf_counter() - t0
         results[cid] = res
+        if on_result is not None:
+            on_result(res)
     return list(results.values())
 
 
@@ -137,7 +186,7 @@ def _ancestors(claims: dict[str, Claim], cid: str) -> set[str]:
     stack = list(claims[cid].depends_on)
     while stack:
         d = stack.pop()
-        if d not in out:
+        if d not in out and d in claims:
             out.add(d)
             stack.extend(claims[d].depends_on)
     return out

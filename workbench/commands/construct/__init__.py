@@ -1,10 +1,10 @@
 """``workbench construct``: build a construction, measure its error, compare with its claim.
 
-Subcommands: ``full-rank`` (Fact 1), ``random-features`` (PAPER.md §3), ``majority-vote``
+Subcommands: ``full-rank`` (Fact 1), ``random-features`` (docs/paper.md), ``majority-vote``
 (Theorem 5) and ``biased`` (Theorem 3). Each run reports the Monte Carlo error with its CI
 (``--eval-samples`` fresh samples per seed), the claimed error and the parameters; ``--seeds K``
 repeats with seeds ``seed..seed+K-1``. Exit 1 when a claim is contradicted beyond the CI
-(Bonferroni over seeds, 99 % overall).
+(95 %, Bonferroni over seeds where each seed is judged).
 """
 
 from __future__ import annotations

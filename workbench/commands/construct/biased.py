@@ -4,30 +4,25 @@ from __future__ import annotations
 
 import click
 
-from constructions import biased as biased_mod
 from workbench.commands._common import common_options
-from workbench.commands.construct._run import Built, _eval_options, _run
+from workbench.commands.construct._run import POINTS, Built, _eval_options, _run, check_basic
+from workbench.core.validation import check_float
+
+NORMALIZERS = ("hardmax", "softmax")  # constructions.biased.NORMALIZERS
+COEFFICIENTS = ("alternating", "ones", "random_signs")  # constructions.biased.COEFFICIENT_LAWS
 
 
 @click.command("biased")
-@click.option("--d", "d", type=int, default=4, show_default=True)
-@click.option("--N", "N", type=int, default=2, show_default=True)
-@click.option(
-    "--normalizer", type=str, default="hardmax", show_default=True, help="hardmax | softmax"
-)
+@click.option("--d", "d", type=int, default=4, show_default=True, help="Dimension d >= 2.")
+@click.option("--N", "N", type=int, default=2, show_default=True, help="Keys per instance.")
+@click.option("--normalizer", type=click.Choice(NORMALIZERS), default="hardmax",
+              show_default=True)
 @click.option("--beta", type=float, default=100.0, show_default=True, help="Softmax temperature.")
-@click.option(
-    "--points", type=str, default="orthonormal", show_default=True, help="orthonormal | iid"
-)
+@click.option("--points", type=click.Choice(POINTS), default="orthonormal", show_default=True)
 @click.option("--spacing", type=float, default=None, help="Threshold spacing (default 4/d^2).")
-@click.option(
-    "--coefficients",
-    type=str,
-    default="alternating",
-    show_default=True,
-    help="alternating | ones | random_signs",
-)
-@_eval_options
+@click.option("--coefficients", type=click.Choice(COEFFICIENTS), default="alternating",
+              show_default=True)
+@_eval_options()
 @common_options
 def biased_cmd(
     d: int,
@@ -43,6 +38,11 @@ def biased_cmd(
     seed: int,
 ) -> None:
     """Theorem 3: 2d^2+1 full-rank biased heads representing f* (Gaussian queries)."""
+    check_basic(d, N, points, eval_samples, seeds, seed)
+    check_float("--beta", beta, lo=0.0)
+    if spacing is not None:
+        check_float("--spacing", spacing, lo=0.0, lo_open=True)
+    from constructions import biased as biased_mod
 
     def build(s: int) -> Built:
         model, claim, fam = biased_mod.biased(
@@ -61,6 +61,5 @@ def biased_cmd(
         "coefficients": coefficients,
         "queries": "gaussian",
     }
-    _run(
-        "biased", params, build, d, N, points, "gaussian", eval_samples, seeds, seed, False, as_json
-    )
+    _run("biased", params, build, d, N, points, "gaussian", eval_samples, seeds, seed, False,
+         as_json)

@@ -4,23 +4,19 @@ from __future__ import annotations
 
 import click
 
-from constructions import full_rank as full_rank_mod
 from workbench.commands._common import common_options
-from workbench.commands.construct._run import Built, _eval_options, _run
-from workbench.core.targets import nearest_neighbour
+from workbench.commands.construct._run import POINTS, Built, _eval_options, _run, check_basic
+from workbench.core.validation import check_float
 
 
 @click.command("full-rank")
-@click.option("--d", "d", type=int, default=8, show_default=True)
-@click.option("--N", "N", type=int, default=2, show_default=True)
+@click.option("--d", "d", type=int, default=8, show_default=True, help="Dimension d >= 2.")
+@click.option("--N", "N", type=int, default=2, show_default=True, help="Keys per instance.")
 @click.option("--beta", type=float, default=None, help="Temperature (default: beta_for(--eps)).")
-@click.option(
-    "--eps", type=float, default=1e-2, show_default=True, help="Target error for beta_for."
-)
-@click.option(
-    "--points", type=str, default="orthonormal", show_default=True, help="orthonormal | iid"
-)
-@_eval_options
+@click.option("--eps", type=float, default=1e-2, show_default=True,
+              help="Target error in (0, 1] for beta_for (the zero model scores 1).")
+@click.option("--points", type=click.Choice(POINTS), default="orthonormal", show_default=True)
+@_eval_options()
 @common_options
 def full_rank_cmd(
     d: int,
@@ -34,6 +30,13 @@ def full_rank_cmd(
     seed: int,
 ) -> None:
     """Fact 1: one full-rank head X softmax(beta X^T y)."""
+    check_basic(d, N, points, eval_samples, seeds, seed)
+    check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)  # as in bounds heads-needed
+    if beta is not None:
+        check_float("--beta", beta, lo=0.0)
+    from constructions import full_rank as full_rank_mod
+    from workbench.core.targets import nearest_neighbour
+
     b = full_rank_mod.beta_for(eps, d, N, points) if beta is None else beta
     model, claim = full_rank_mod.full_rank(d, b, N, points, generator=seed)
 
@@ -41,17 +44,5 @@ def full_rank_cmd(
         return model, nearest_neighbour, claim, {}
 
     params = {"d": d, "N": N, "beta": b, "eps": eps if beta is None else None, "points": points}
-    _run(
-        "full-rank",
-        params,
-        build,
-        d,
-        N,
-        points,
-        "uniform",
-        eval_samples,
-        seeds,
-        seed,
-        False,
-        as_json,
-    )
+    _run("full-rank", params, build, d, N, points, "uniform", eval_samples, seeds, seed, False,
+         as_json)

@@ -1,30 +1,33 @@
-"""``workbench construct majority-vote`` (Theorem 5)."""
+"""``workbench construct majority-vote`` (Theorem 5).
+
+The claim averages over the random head draws, so the verdict pools independent draws
+(``--seeds`` >= 2; the default 8 reaches a verdict).
+"""
 
 from __future__ import annotations
 
 import click
 
-from constructions import majority_vote as mv_mod
 from workbench.commands._common import common_options
-from workbench.commands.construct._run import Built, _eval_options, _run
-from workbench.core.targets import nearest_neighbour
+from workbench.commands.construct._run import POINTS, Built, _eval_options, _run, check_basic
+from workbench.core.validation import check_heads
+
+COPY_STYLES = ("generalized", "standard")  # constructions.majority_vote.COPY_STYLES
 
 
 @click.command("majority-vote")
-@click.option("--d", "d", type=int, default=8, show_default=True)
+@click.option("--d", "d", type=int, default=8, show_default=True, help="Dimension d >= 2.")
 @click.option("--heads", type=int, default=64, show_default=True, help="Votes per pair of keys.")
-@click.option("--N", "N", type=int, default=2, show_default=True)
-@click.option(
-    "--points", type=str, default="orthonormal", show_default=True, help="orthonormal | iid"
-)
+@click.option("--N", "N", type=int, default=2, show_default=True, help="Keys per instance.")
+@click.option("--points", type=click.Choice(POINTS), default="orthonormal", show_default=True)
 @click.option(
     "--copy-style",
-    type=str,
+    type=click.Choice(COPY_STYLES),
     default="generalized",
     show_default=True,
     help="generalized (one head, M = I) | standard (d rank-1 heads)",
 )
-@_eval_options
+@_eval_options(seeds=8, eval_samples=5000)
 @common_options
 def majority_vote_cmd(
     d: int,
@@ -38,6 +41,17 @@ def majority_vote_cmd(
     seed: int,
 ) -> None:
     """Theorem 5: two layers of rank-1 majority voting (tournament for N >= 3)."""
+    try:
+        check_basic(d, N, points, eval_samples, seeds, seed, min_seeds=2)
+    except ValueError as e:
+        if "--seeds" in str(e):
+            raise ValueError(f"{e}: the claim averages over head draws, so a verdict needs "
+                             "at least 2 independent draws") from None
+        raise
+    check_heads(heads, "--heads")
+    from constructions import majority_vote as mv_mod
+    from workbench.core.targets import nearest_neighbour
+
     mv_mod.majority_vote(d, 1, N, points, copy_style, generator=0, claim_samples=2)
 
     def build(s: int) -> Built:
@@ -45,17 +59,5 @@ def majority_vote_cmd(
         return model, nearest_neighbour, claim, {"size": model.size()}
 
     params = {"d": d, "heads": heads, "N": N, "points": points, "copy_style": copy_style}
-    _run(
-        "majority-vote",
-        params,
-        build,
-        d,
-        N,
-        points,
-        "uniform",
-        eval_samples,
-        seeds,
-        seed,
-        True,
-        as_json,
-    )
+    _run("majority-vote", params, build, d, N, points, "uniform", eval_samples, seeds, seed, True,
+         as_json)

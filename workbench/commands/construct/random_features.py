@@ -1,27 +1,23 @@
-"""``workbench construct random-features`` (PAPER.md §3)."""
+"""``workbench construct random-features`` (docs/paper.md, random features)."""
 
 from __future__ import annotations
 
 import click
 
-from constructions import random_features as rf_mod
 from workbench.commands._common import common_options
-from workbench.commands.construct._run import Built, _eval_options, _run
-from workbench.core.targets import nearest_neighbour
+from workbench.commands.construct._run import Built, _eval_options, _run, check_basic
+from workbench.core.validation import check_heads
+
+LAWS = ("independent", "tied", "cosine_uniform")  # constructions.random_features.HEAD_LAWS
+SOLVERS = ("auto", "cholesky", "cg")  # constructions._kernel_solve.SOLVERS
 
 
 @click.command("random-features")
-@click.option("--d", "d", type=int, default=8, show_default=True)
-@click.option("--heads", type=int, default=64, show_default=True)
-@click.option(
-    "--law",
-    type=str,
-    default="cosine_uniform",
-    show_default=True,
-    help="independent | tied | cosine_uniform",
-)
-@click.option("--solver", type=str, default="auto", show_default=True, help="auto | cholesky | cg")
-@_eval_options
+@click.option("--d", "d", type=int, default=8, show_default=True, help="Dimension d >= 2.")
+@click.option("--heads", type=int, default=64, show_default=True, help="Rank-1 heads H >= 1.")
+@click.option("--law", type=click.Choice(LAWS), default="cosine_uniform", show_default=True)
+@click.option("--solver", type=click.Choice(SOLVERS), default="auto", show_default=True)
+@_eval_options()
 @common_options
 def random_features_cmd(
     d: int,
@@ -34,7 +30,10 @@ def random_features_cmd(
     seed: int,
 ) -> None:
     """Random rank-1 hardmax heads with optimal values (exact kernel error on D_2)."""
-    rf_mod.random_features(d, 1, law, solver, generator=0)  # validate before any work
+    check_basic(d, 2, "orthonormal", eval_samples, seeds, seed)
+    check_heads(heads, "--heads")
+    from constructions import random_features as rf_mod
+    from workbench.core.targets import nearest_neighbour
 
     def build(s: int) -> Built:
         model, claim = rf_mod.random_features(d, heads, law, solver, generator=s)
@@ -42,17 +41,5 @@ def random_features_cmd(
         return model, nearest_neighbour, claim, {}
 
     params = {"d": d, "heads": heads, "law": law, "solver": solver, "N": 2, "points": "orthonormal"}
-    _run(
-        "random-features",
-        params,
-        build,
-        d,
-        2,
-        "orthonormal",
-        "uniform",
-        eval_samples,
-        seeds,
-        seed,
-        False,
-        as_json,
-    )
+    _run("random-features", params, build, d, 2, "orthonormal", "uniform", eval_samples, seeds,
+         seed, False, as_json)

@@ -1,0 +1,153 @@
+"""``workbench check`` shows its evidence (issue 12): key evidence, --verbose, --list, violated
+messages with a replay command, the conjecture's reason, broken third-party dependencies."""
+
+from __future__ import annotations
+
+import json
+import sys
+
+import pytest
+
+from workbench.cli import main
+from workbench.proofs import registry
+from workbench.proofs.claim import CheckContext, Claim, Evidence
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def _fake(monkeypatch, claims: list[Claim]) -> None:
+    monkeypatch.setattr(registry, "load_claims", lambda: {c.id: c for c in claims})
+
+
+def _ok(ctx: CheckContext) -> list[Evidence]:
+    return [Evidence(0.224, 0.102, ">=", "trained", ci=(0.22, 0.228), ci_level=0.95),
+            Evidence(0.5, 0.1, ">=", "exact")]
+
+
+def _bad(ctx: CheckContext) -> list[Evidence]:
+    return [Evidence(0.118695, 0.05, "<=", "monte_carlo", ci=(0.11, 0.125), ci_level=0.95)]
+
+
+def test_row_shows_statement_and_key_evidence_with_margin(capsys, monkeypatch) -> None:
+    _fake(monkeypatch, [Claim("t.ok", "A trained model stays above the bound", "theorem", _ok)])
+    code, out, _ = run(capsys, "check")
+    assert code == 0
+    assert "A trained model stays above the bound" in out
+    # the tighter row (x2.2) is the key evidence, not the looser one (x5)
+    assert "trained 0.224 [0.22, 0.228] (95% CI) ≥ bound 0.102 (×2.2)" in out
+    assert "key row 1 of 2" in out and "exact 0.5" not in out
+    code, out, _ = run(capsys, "check", "--verbose")
+    assert "1. trained 0.224" in out and "2. exact 0.5 ≥ bound 0.1 (×5)" in out
+
+
+def test_violated_says_what_and_prints_replay(capsys, monkeypatch) -> None:
+    _fake(monkeypatch, [Claim("t.bad", "Error at most 0.05", "lemma", _bad)])
+    code, out, _ = run(capsys, "check", "--seed", "7")
+    assert code == 1
+    assert "VIOLATED: the claim needs value ≤ 0.05" in out and "entirely above" in out
+    assert "replay: workbench check --only t.bad --scale quick --seed 7" in out
+    code, out, _ = run(capsys, "check", "--seed", "7", "--json")
+    c = json.loads(out)["claims"][0]
+    assert c["replay"].startswith("workbench check --only t.bad") and "VIOLATED" in (
+        c["key_evidence"]["text"])
+
+
+def test_conjecture_row_says_why_inconclusive(capsys, monkeypatch) -> None:
+    _fake(monkeypatch, [Claim("t.conj", "Something for all N", "conjecture", _ok)])
+    code, out, _ = run(capsys, "check")
+    assert code == 0 and "inconclusive" in out and "why:" in out and "by design" in out
+    code, out, _ = run(capsys, "check", "--json")
+    assert "by design" in json.loads(out)["claims"][0]["reason"]
+
+
+def test_list_does_not_run_claims(capsys, monkeypatch) -> None:
+    def boom(ctx: CheckContext) -> list[Evidence]:
+        raise AssertionError("--list must not run a check")
+
+    _fake(monkeypatch, [Claim("t.a", "A", "lemma", boom),
+                        Claim("t.b", "B", "lemma", boom, ("t.a",))])
+    code, out, _ = run(capsys, "check", "--list", "--json")
+    assert code == 0
+    p = json.loads(out)
+    assert [(c["id"], c["depends_on"]) for c in p["claims"]] == [("t.a", []), ("t.b", ["t.a"])]
+    code, out, _ = run(capsys, "check", "--list")
+    assert "needs: t.a" in out
+
+
+def test_list_real_claims_in_dependency_order(capsys) -> None:
+    code, out, _ = run(capsys, "check", "--list", "--json")
+    claims = json.loads(out)["claims"]
+    pos = {c["id"]: i for i, c in enumerate(claims)}
+    assert "thm2.certified_bound" in pos
+    assert all(pos[d] < pos[c["id"]] for c in claims for d in c["depends_on"])
+
+
+def test_mistyped_depends_on_marks_that_claim_and_runs_the_rest(capsys, monkeypatch) -> None:
+    _fake(monkeypatch, [Claim("t.ok", "fine", "lemma", _ok),
+                        Claim("t.typo", "mine", "lemma", _ok, ("t.okk",)),
+                        Claim("t.after", "needs the typo", "lemma", _ok, ("t.typo",))])
+    code, out, err = run(capsys, "check", "--json")
+    assert code == 1 and "1 check(s) failed" not in err
+    res = {c["id"]: c for c in json.loads(out)["claims"]}
+    assert res["t.ok"]["verdict"] == "holds"
+    assert res["t.typo"]["verdict"] == "skipped" and "'t.okk'" in res["t.typo"]["error"]
+    assert res["t.after"]["verdict"] == "skipped" and "t.typo" in res["t.after"]["error"]
+    code, out, _ = run(capsys, "check")
+    assert "ERROR: depends_on names unknown claim(s) 't.okk'" in out
+
+
+def test_lines_stream_and_json_stays_clean_on_a_terminal(capsys, monkeypatch) -> None:
+    _fake(monkeypatch, [Claim("t.ok", "fine", "lemma", _ok)])
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True, raising=False)
+    code, out, err = run(capsys, "check", "--json")
+    assert code == 0 and err == "" and json.loads(out)["summary"]["holds"] == 1
+    seen: list[str] = []
+    real = registry.run_claims
+
+    def spy(*a, **k):
+        def on_result(r):  # the row is printed before the run returns
+            seen.append(capsys.readouterr().out)
+
+        k2 = dict(k)
+        inner = k2.pop("on_result")
+        return real(*a, **k2, on_result=lambda r: (inner(r), on_result(r)))
+
+    monkeypatch.setattr(registry, "run_claims", spy)
+    code, out, _ = run(capsys, "check")
+    assert code == 0 and any("t.ok" in s for s in seen)
+
+
+@pytest.mark.parametrize("bad", ["--scale=huge", "--only=nope"])
+def test_check_bad_input_before_running(capsys, monkeypatch, bad) -> None:
+    _fake(monkeypatch, [Claim("t.ok", "fine", "lemma", _ok)])
+    code, out, err = run(capsys, "check", bad)
+    assert code == 2 and out == "" and err.count("\n") == 1
+
+
+def test_crashing_check_is_an_error_with_replay(capsys, monkeypatch) -> None:
+    def boom(ctx: CheckContext) -> list[Evidence]:
+        raise RuntimeError("boom")
+
+    _fake(monkeypatch, [Claim("t.crash", "crashes", "lemma", boom),
+                        Claim("t.ok", "fine", "lemma", _ok)])
+    code, out, err = run(capsys, "check", "--seed", "2")
+    assert code == 1 and "ERROR: RuntimeError: boom" in out
+    assert "replay: workbench check --only t.crash --scale quick --seed 2" in out
+    assert "1 check(s) failed to run" in err
+
+
+def test_broken_entry_point_is_reported_and_the_rest_runs(capsys, monkeypatch) -> None:
+    from importlib.metadata import EntryPoint
+
+    ep = EntryPoint("broken_pkg", "no_such_module_for_workbench_xyz", "workbench.claims")
+    monkeypatch.setattr(registry, "entry_points", lambda group: [ep])
+    monkeypatch.setattr(registry, "LOAD_ERRORS", {})
+    code, out, err = run(capsys, "check", "--only", "setting.sphere_law", "--json")
+    p = json.loads(out)
+    assert code == 1 and p["claims"][0]["verdict"] == "holds"
+    assert "broken_pkg" in p["load_errors"][0] and "ModuleNotFoundError" in p["load_errors"][0]
+    assert p["summary"]["errors"] == 1

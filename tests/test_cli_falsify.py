@@ -1,0 +1,65 @@
+"""``workbench falsify`` (issue 12): finds a planted wrong bound, prints a replay command that
+reproduces the counterexample, finds none against the certified bound, validates its input."""
+
+from __future__ import annotations
+
+import json
+import shlex
+
+import pytest
+
+from workbench.cli import main
+
+FAST = ["--steps", "30", "--eval-samples", "2000", "--budget", "2"]
+
+
+def run(capsys, *args: str) -> tuple[int, str, str]:
+    code = main(list(args))
+    out, err = capsys.readouterr()
+    return code, out, err
+
+
+def test_planted_bound_is_found_and_replays(capsys) -> None:
+    code, out, err = run(capsys, "falsify", "--bound", "constant:0.9", "--d", "4", "--rank", "1",
+                         "--heads", "2", *FAST, "--json")
+    assert code == 1 and "counterexample" in err
+    p = json.loads(out)
+    cx = p["counterexample"]
+    assert p["violated"] and cx["estimate"]["hi"] < 0.9
+    cmd = shlex.split(p["replay"])
+    assert cmd[:4] == ["workbench", "falsify", "--bound", "constant:0.9"]
+    code, out, _ = run(capsys, *cmd[1:], "--json")
+    again = json.loads(out)["replayed"]
+    assert code == 1 and again["estimate"] == cx["estimate"]  # bit for bit
+    code, out, _ = run(capsys, "falsify", "--bound", "constant:0.9", "--d", "4", "--rank", "1",
+                       "--heads", "2", *FAST)
+    assert "COUNTEREXAMPLE" in out and "replay: workbench falsify" in out
+
+
+def test_certified_bound_survives_a_small_search(capsys) -> None:
+    from workbench.core.lower_bound import lower_bound
+
+    code, out, err = run(capsys, "falsify", "--d", "4:6", "--rank", "1", "--heads", "1:3", *FAST,
+                         "--json")
+    p = json.loads(out)
+    assert code == 0, err
+    assert not p["violated"] and p["replay"] is None and len(p["trials"]) == 2
+    for t in p["trials"]:
+        a = t["attempt"]
+        assert t["bound"] == lower_bound(a["d"], a["r"], a["H"]).enclosure[0]
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["--bound", "tight"], "--bound"),
+    (["--bound", "constant:1.5"], "--bound"),
+    (["--N", "3"], "--N"),
+    (["--d", "8:4"], "--d"),
+    (["--rank", "x"], "--rank"),
+    (["--budget", "0"], "--budget"),
+    (["--alpha", "1"], "--alpha"),
+    (["--replay", "d=4,r=1"], "--replay"),
+    (["--attack", "gradient"], "--attack"),
+])
+def test_bad_input(capsys, args: list[str], flag: str) -> None:
+    code, out, err = run(capsys, "falsify", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and flag in err

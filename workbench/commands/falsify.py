@@ -1,0 +1,192 @@
+"""``workbench falsify``: the CLI front of ``verifiers.falsify`` (search for counterexamples to a
+lower bound on the error; docs/paper.md, Theorem 2's certified bound).
+
+``--bound certified`` attacks the certified N = 2 bound ``lower_bound(d, rank, heads)``;
+``--bound constant:C`` plants a constant bound C (a wrong one, such as 0.9, shows the search at
+work). hypothesis draws ``(d, rank, heads, N)`` from the given ranges (``8`` or ``4:16``) within
+``--budget`` trials; a trial is a counterexample only when its whole held-out CI (Bonferroni over
+the budget) lies below the bound. A counterexample is printed with the exact command that replays
+it (``--replay``). Exit 1 when one is found. Arguments are validated before torch is imported.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import click
+
+from workbench.commands._common import (
+    ERROR_MEANING,
+    CheckFailed,
+    common_options,
+    emit,
+    progress_bar,
+)
+from workbench.core.validation import check_float, check_int
+
+ATTACKS = ("train", "generalized", "random_features")  # verifiers.falsify.ATTACKS
+REPLAY_FIELDS = ("d", "r", "H", "N", "attack", "seed", "steps", "lr", "batch", "eval_samples",
+                 "level", "eval_seed")
+MAX_BUDGET = 1000
+
+
+def parse_range(flag: str, text: str, lo: int) -> tuple[int, int]:
+    """``8`` -> (8, 8); ``4:16`` -> (4, 16); errors name the flag."""
+    parts = text.split(":")
+    try:
+        vals = [int(p) for p in parts]
+    except ValueError:
+        vals = []
+    if len(vals) not in (1, 2) or min(vals) < lo or vals[0] > vals[-1]:
+        raise ValueError(f"{flag} must be an integer >= {lo} or a range LO:HI with "
+                         f"{lo} <= LO <= HI (got {text!r})")
+    return vals[0], vals[-1]
+
+
+def parse_bound(text: str) -> tuple[str, float | None]:
+    """``certified`` or ``constant:C`` (C in (0, 1])."""
+    if text == "certified":
+        return "certified", None
+    name, _, val = text.partition(":")
+    try:
+        c = float(val)
+    except ValueError:
+        c = float("nan")
+    if name != "constant" or not 0 < c <= 1:
+        raise ValueError(f"--bound must be 'certified' or 'constant:C' with C in (0, 1] "
+                         f"(got {text!r})")
+    return "constant", c
+
+
+def parse_replay(text: str) -> dict[str, Any]:
+    """``d=8,r=1,...`` (the fields of ``verifiers.falsify.Attempt``) -> keyword arguments."""
+    out: dict[str, Any] = {}
+    for item in text.split(","):
+        k, eq, v = item.partition("=")
+        k = k.strip()
+        if not eq or k not in REPLAY_FIELDS:
+            raise ValueError(f"--replay must be comma-separated key=value pairs with keys in "
+                             f"{', '.join(REPLAY_FIELDS)} (got {item!r})")
+        try:
+            out[k] = v if k == "attack" else float(v) if k in ("lr", "level") else int(v)
+        except ValueError:
+            raise ValueError(f"--replay must give a number for {k} (got {v!r})") from None
+    missing = [k for k in REPLAY_FIELDS if k not in out]
+    if missing:
+        raise ValueError(f"--replay must give every field: missing {', '.join(missing)}")
+    if out["attack"] not in ATTACKS:
+        raise ValueError(f"--replay must give attack in {', '.join(ATTACKS)} "
+                         f"(got {out['attack']!r})")
+    return out
+
+
+def replay_command(bound: str, attempt: dict[str, Any]) -> str:
+    fields = ",".join(f"{k}={attempt[k]!r}" if isinstance(attempt[k], float) else
+                      f"{k}={attempt[k]}" for k in REPLAY_FIELDS)
+    return f"workbench falsify --bound {bound} --replay {fields}"
+
+
+@click.command(name="falsify")
+@click.option("--bound", "bound", default="certified", show_default=True,
+              help="'certified' (Theorem 2's certified N = 2 bound) or 'constant:C'.")
+@click.option("--d", "d", default="4:16", show_default=True, help="Dimension d or range LO:HI.")
+@click.option("--rank", "rank", default="1:4", show_default=True, help="Key rank r or range.")
+@click.option("--heads", "heads", default="1:16", show_default=True, help="Heads H or range.")
+@click.option("--N", "N", default="2", show_default=True, help="Keys N or range (certified: 2).")
+@click.option("--budget", type=int, default=5, show_default=True,
+              help=f"Trials drawn by hypothesis (1..{MAX_BUDGET}).")
+@click.option("--attack", "attacks", multiple=True, type=click.Choice(ATTACKS),
+              help="Attacks per trial (repeatable; default: train).")
+@click.option("--steps", type=int, default=200, show_default=True, help="Training steps.")
+@click.option("--lr", type=float, default=0.03, show_default=True)
+@click.option("--eval-samples", type=int, default=20_000, show_default=True)
+@click.option("--alpha", type=float, default=0.05, show_default=True,
+              help="Chance of a false counterexample against a true bound (whole search).")
+@click.option("--replay", "replay", default=None, metavar="FIELDS",
+              help="Replay one attempt (printed with every counterexample).")
+@common_options
+def cli(
+    bound: str, d: str, rank: str, heads: str, N: str, budget: int, attacks: tuple[str, ...],
+    steps: int, lr: float, eval_samples: int, alpha: float, replay: str | None, as_json: bool,
+    seed: int,
+) -> None:
+    """Search (d, rank, heads, N) for a model whose error CI lies below a lower bound."""
+    kind, const = parse_bound(bound)
+    dr, rr, hr, nr = (parse_range("--d", d, 2), parse_range("--rank", rank, 1),
+                      parse_range("--heads", heads, 1), parse_range("--N", N, 1))
+    check_int("--budget", budget, lo=1, hi=MAX_BUDGET)
+    check_int("--steps", steps, lo=1)
+    check_float("--lr", lr, lo=0.0, lo_open=True)
+    check_int("--eval-samples", eval_samples, lo=100)
+    check_float("--alpha", alpha, 0.0, 1.0, lo_open=True, hi_open=True)
+    check_int("--seed", seed, lo=0)
+    if rr[0] > dr[1]:
+        raise ValueError(f"--rank must not exceed --d (got --rank {rank}, --d {d})")
+    if kind == "certified" and nr != (2, 2):
+        raise ValueError(f"--N must be 2 for --bound certified (the bound is proved for N = 2; "
+                         f"got {N})")
+    if kind == "certified" and dr[1] > 2048:
+        raise ValueError(f"--d must be at most 2048 for --bound certified (got {d})")
+    rep = parse_replay(replay) if replay is not None else None
+
+    def bound_fn(d_: int, r_: int, H_: int, N_: int) -> float:
+        if const is not None:
+            return const
+        from workbench.core.lower_bound import lower_bound
+
+        return lower_bound(d_, r_, H_).enclosure[0]
+
+    from verifiers.falsify import Attempt, Domain, Trial, falsify
+    from verifiers.falsify import replay as replay_attempt
+
+    if rep is not None:
+        att = Attempt(**rep)
+        est = replay_attempt(att)
+        trial = Trial(att, est, bound_fn(att.d, att.r, att.H, att.N))
+        payload: dict[str, Any] = {"bound": bound, "replayed": trial.to_dict(),
+                   "replay": replay_command(bound, trial.to_dict()["attempt"]),
+                   "error_meaning": ERROR_MEANING}
+        emit(payload, as_json, _human_replay)
+        if trial.violated:
+            raise CheckFailed("the replayed attempt lies below the bound beyond its CI")
+        return
+    domain = Domain(d=dr, r=rr, H=hr, N=nr)
+    with progress_bar(as_json, "trials") as bar:
+        job = bar.add_task(f"falsify {bound}", total=budget * max(1, len(attacks)))
+        report = falsify(bound_fn, domain, budget=budget, attacks=attacks or ("train",),
+                         steps=steps, lr=lr, eval_samples=eval_samples, alpha=alpha, seed=seed,
+                         on_trial=lambda t: bar.advance(job))
+    payload = report.to_dict()
+    payload.update(bound=bound, level=1 - alpha / budget, error_meaning=ERROR_MEANING,
+                   domain={"d": dr, "rank": rr, "heads": hr, "N": nr})
+    cx = payload["counterexample"]
+    payload["replay"] = None if cx is None else replay_command(bound, cx["attempt"])
+    emit(payload, as_json, _human)
+    if cx is not None:
+        raise CheckFailed(f"counterexample to --bound {bound}: replay with {payload['replay']}")
+
+
+def _trial_line(t: dict[str, Any]) -> str:
+    a, e = t["attempt"], t["estimate"]
+    where = "BELOW the bound" if t["violated"] else "above or at the bound"
+    return (f"d={a['d']} rank={a['r']} heads={a['H']} N={a['N']} {a['attack']}: error "
+            f"{e['mean']:.4f} [{e['lo']:.4f}, {e['hi']:.4f}] ({e['level']:.4g} CI) vs bound "
+            f"{t['bound']:.4f}: {where}")
+
+
+def _human(p: dict[str, Any]) -> str:
+    lines = [f"falsify --bound {p['bound']}: {len(p['trials'])} trial(s) in {p['seconds']:.1f}s, "
+             f"each CI at level {p['level']:.4g} (Bonferroni over the budget)", ERROR_MEANING]
+    lines += ["  " + _trial_line(t) for t in p["trials"]]
+    if p["counterexample"] is None:
+        lines.append("no counterexample found (evidence for the bound, not a proof)")
+    else:
+        lines.append("COUNTEREXAMPLE: " + _trial_line(p["counterexample"]))
+        lines.append(f"replay: {p['replay']}")
+    return "\n".join(lines)
+
+
+def _human_replay(p: dict[str, Any]) -> str:
+    t = p["replayed"]
+    return "\n".join([("COUNTEREXAMPLE: " if t["violated"] else "replayed: ") + _trial_line(t),
+                      ERROR_MEANING, f"replay: {p['replay']}"])
