@@ -11,6 +11,7 @@ import math
 
 import mpmath
 import pytest
+import torch
 
 from workbench.core.invariant_harmonics import head_degree_dimension
 from workbench.core.lower_bound import LowerBound
@@ -18,6 +19,7 @@ from workbench.core.lower_bound import lower_bound as true_lower_bound
 from workbench.proofs.claim import CheckContext, combine
 from workbench.proofs.paper import harmonics as hm
 from workbench.proofs.paper import thm2
+from workbench.proofs.paper.thm2 import reductions  # noqa: F401  (thm2.reductions)
 from workbench.proofs.registry import load_claims, run_claims
 
 IDS = [
@@ -171,3 +173,41 @@ def test_head_degree_dimension_known_values() -> None:
     assert head_degree_dimension(3, 1, 9, seed=0) == 5
     # a space that fills all of H_l when N(d,l) is small
     assert head_degree_dimension(4, 1, 1, seed=0) == 4
+
+
+# ------------------------------------------------------------------- Lemma 2 has content
+def _reflected(fake_G):
+    """``_at_reflected_query`` with ``G(-y)`` replaced by ``fake_G(model, X, y, G(-y))``."""
+    real = thm2.reductions._at_reflected_query
+
+    def fake(model, X, y):
+        s_neg, G_neg = real(model, X, y)
+        return s_neg, fake_G(model, X, y, G_neg)
+
+    return fake
+
+
+@pytest.mark.parametrize(
+    "name,fake_G",
+    [
+        # noise with the variance of G(-y): the old pair identity held for it
+        ("noise", lambda m, X, y, Gn: Gn.std(-1, keepdim=True) * torch.randn(
+            Gn.shape, generator=torch.Generator().manual_seed(5), dtype=Gn.dtype)),
+        ("sign slip: G(y) for G(-y)", lambda m, X, y, Gn: thm2.reductions._G(m, X, y)),
+    ],
+)
+def test_odd_reduction_refutes_a_wrong_reflection(monkeypatch, name, fake_G) -> None:
+    monkeypatch.setattr(thm2.reductions, "_at_reflected_query", _reflected(fake_G))
+    ev = thm2.odd_reduction(QUICK)
+    assert combine(ev, "lemma") == "violated", name
+
+
+def test_odd_reduction_refutes_an_even_s(monkeypatch) -> None:
+    """s(-y) is computed from the data: a sign rule that is not odd is caught."""
+    real = thm2.reductions._at_reflected_query
+    monkeypatch.setattr(
+        thm2.reductions, "_at_reflected_query",
+        lambda m, X, y: (-real(m, X, y)[0], real(m, X, y)[1]),
+    )
+    ev = thm2.odd_reduction(QUICK)
+    assert any(e.verdict == "violated" and e.method == "identity" for e in ev)

@@ -11,7 +11,6 @@ from workbench.core.head_kernels import agreement_kernel, head_target_agreement,
 from workbench.core.lower_bound import lower_bound
 from workbench.core.sphere import make_generator, sample_instances
 from workbench.core.targets import nearest_neighbour
-from workbench.models.attention import GeneralizedAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import mean_ci
 from workbench.proofs.paper.harmonics import (
@@ -19,22 +18,13 @@ from workbench.proofs.paper.harmonics import (
 )
 from workbench.proofs.paper.thm2._common import (
     _MODEL_CASES,
+    _fit_output_maps,
     _random_model,
 )
 from workbench.proofs.registry import claim
 
 
 # --------------------------------------------------------------------------- experiments
-def _fit_output_maps(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> None:
-    """Least-squares ``M_h`` for fixed scores: ``A = sum_h M_h z_h`` with ``z_h = X phi_h``."""
-    p = model.probabilities(X, y)[..., 0, :]  # (K, H, n, 2)
-    Z = torch.einsum("khni,nid->knhd", p, X).flatten(2)  # (K, n, H d)
-    f = nearest_neighbour(X, y)
-    sol = torch.linalg.lstsq(Z, f.expand(Z.shape[0], -1, -1)).solution  # (K, H d, d)
-    K, H, d = model.models, model.heads, model.d
-    model.M.copy_(sol.reshape(K, H, d, d).transpose(-1, -2))
-
-
 @claim(
     "thm2.fitted_models_respect_bound",
     "Generalized-attention models with least-squares output maps stay above the bound",
