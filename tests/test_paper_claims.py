@@ -70,9 +70,29 @@ def test_evidence_is_statistical_where_sampling_is_involved(results) -> None:
 # --- the checks can fail --------------------------------------------------------------------
 
 
-def test_too_cold_temperature_is_violated() -> None:
-    ev = fact1.beta_for(QUICK, beta_scale=0.01)
+def test_temperature_three_times_too_small_is_violated(monkeypatch) -> None:
+    real = fact1.construction_beta_for
+    monkeypatch.setattr(fact1, "construction_beta_for", lambda *a: real(*a) / 3)
+    ev = fact1.beta_for(QUICK)
     assert combine(ev, "fact") == "violated"
+    bad = {(e.params["N"], e.method) for e in ev if e.verdict == "violated"}
+    assert (3, "monte_carlo") in bad  # the Monte Carlo bound expectation notices it too
+
+
+@pytest.mark.parametrize("factor,caught", [(2, {(2, "exact")}),
+                                           (3, {(2, "exact"), (3, "monte_carlo")})])
+def test_too_small_certified_bound_is_violated(monkeypatch, factor, caught) -> None:
+    """A certified bound ``factor`` times too small makes beta_for consistent with it, and too
+    small. N = 2 sees a factor 2 (exact quadrature); N = 3 only a factor 3: its union bound is
+    about twice the Monte Carlo expectation, so a factor 2 stays inside the slack."""
+    import constructions.full_rank as fr
+
+    real = fr.certified_bound
+    monkeypatch.setattr(fr, "certified_bound", lambda *a: real(*a) / factor)
+    monkeypatch.setattr(fact1, "certified_bound", lambda *a: real(*a) / factor)
+    ev = fact1.beta_for(QUICK)
+    bad = {(e.params["N"], e.method) for e in ev if e.verdict == "violated"}
+    assert combine(ev, "fact") == "violated" and caught <= bad
 
 
 def test_wrong_reading_of_the_theorem3_target_is_violated() -> None:
