@@ -214,7 +214,6 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                 bounds=ERROR_RANGE,
             )[0]
             ci = (est.lo, est.hi)
-            mc = {"ci": ci, "ci_level": level, "interval": est.method}
             out.append(
                 Evidence(
                     est.mean,
@@ -222,7 +221,9 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                     "<=",
                     "monte_carlo",
                     p,
-                    **mc,
+                    ci=ci,
+                    ci_level=level,
+                    interval=est.method,
                     note="fresh samples, verifiers.estimate_error (no power against a beta a "
                     "few times too small: the error is about eps / 5)",
                 )
@@ -247,7 +248,9 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                         "<=",
                         "monte_carlo",
                         p,
-                        **mc,
+                        ci=ci,
+                        ci_level=level,
+                        interval=est.method,
                         note="measured error <= quadrature claim",
                     )
                 )
