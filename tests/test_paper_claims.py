@@ -100,9 +100,36 @@ def test_wrong_reading_of_the_theorem3_target_is_violated() -> None:
     assert combine(ev, "lemma") == "violated"
 
 
-def test_wrong_majority_vote_claim_is_violated() -> None:
-    ev = thm5.majority_vote_claim(QUICK, claim_shift=0.15)
-    assert combine(ev, "theorem") == "violated"
+@pytest.fixture
+def fresh_ensemble_cache():
+    import constructions.majority_vote as mv
+
+    mv._ensemble_error.cache_clear()
+    yield mv
+    mv._ensemble_error.cache_clear()
+
+
+@pytest.mark.parametrize("factor", [1.1, 0.9])
+def test_majority_vote_claim_ten_percent_off_is_violated(
+    monkeypatch, fresh_ensemble_cache, factor
+) -> None:
+    mv = fresh_ensemble_cache
+    real = mv._tail_wrong
+    monkeypatch.setattr(mv, "_tail_wrong", lambda H, p, ties_half: factor * real(H, p, ties_half))
+    ev = thm5.majority_vote_claim(QUICK)
+    bad = [e for e in ev if e.verdict == "violated"]
+    assert bad and all(e.method == "monte_carlo" for e in bad)
+
+
+def test_majority_vote_claim_that_counts_ties_as_errors_is_violated(
+    monkeypatch, fresh_ensemble_cache
+) -> None:
+    mv = fresh_ensemble_cache
+    real = mv._tail_wrong
+    monkeypatch.setattr(mv, "_tail_wrong", lambda H, p, ties_half: real(H, p, False))
+    ev = thm5.majority_vote_claim(QUICK)
+    bad = {(e.params.get("H"), e.method) for e in ev if e.verdict == "violated"}
+    assert (16, "exact") in bad and (16, "monte_carlo") in bad and (15, "monte_carlo") not in bad
 
 
 def test_wrong_exponent_is_violated() -> None:
@@ -139,3 +166,11 @@ def test_violated_claim_makes_dependents_unsupported() -> None:
         for r in run_claims(QUICK, only=["thm5.error_exponent"], claims=claims)
     }
     assert res == {"thm5.majority_vote": "violated", "thm5.error_exponent": "unsupported"}
+
+
+def test_hoeffding_bound_three_percent_high_is_violated(monkeypatch) -> None:
+    """The Hoeffding step sits within 1-2 % of the Gaussian closed form at d = 64."""
+    real = thm5.hoeffding_bound
+    monkeypatch.setattr(thm5, "hoeffding_bound", lambda d, H: 1.03 * real(d, H))
+    ev = thm5.majority_vote_claim(QUICK)
+    assert any(e.verdict == "violated" and "Gaussian MGF" in e.note for e in ev)
