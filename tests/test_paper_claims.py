@@ -174,3 +174,14 @@ def test_hoeffding_bound_three_percent_high_is_violated(monkeypatch) -> None:
     monkeypatch.setattr(thm5, "hoeffding_bound", lambda d, H: 1.03 * real(d, H))
     ev = thm5.majority_vote_claim(QUICK)
     assert any(e.verdict == "violated" and "Gaussian MGF" in e.note for e in ev)
+
+
+def test_theorem3_soft_bound_four_times_too_small_is_violated(monkeypatch) -> None:
+    """The pointwise bound is at most 2x the error (max ratio 1/2 at beta = 100), so a bound
+    4x too small fails on samples; the mean comparison alone would not notice it."""
+    import constructions.biased as biased_lib
+
+    real = biased_lib.soft_bound_values
+    monkeypatch.setattr(biased_lib, "soft_bound_values", lambda *a: real(*a) / 4)
+    ev = thm3.biased_construction(QUICK)
+    assert any(e.verdict == "violated" and e.method == "identity" for e in ev)
