@@ -142,13 +142,21 @@ def test_wrong_lower_bound_is_falsified() -> None:
     assert combine(ev, "experiment") == "violated"
 
 
-def test_rank_separation_fails_against_a_too_high_bound(monkeypatch) -> None:
-    class Fake:
-        enclosure = (0.5, 0.5)
-
-    monkeypatch.setattr(experiments, "lower_bound", lambda d, r, H: Fake())
+def test_rank_separation_refutes_the_rank1_bound_for_every_rank(monkeypatch) -> None:
+    """The old check compared every rank with the rank-1 bound; each rank now has its own, and
+    a trained full-rank layer refutes the rank-1 bound if it is applied to rank d."""
+    real = experiments.lower_bound
+    monkeypatch.setattr(experiments, "lower_bound", lambda d, r, H: real(d, 1, H))
     ev = experiments.rank_separation_small(QUICK)
-    assert combine(ev, "experiment") == "violated"
+    bad = [e for e in ev if e.verdict == "violated"]
+    assert bad and {e.params["r"] for e in bad} == {experiments.SEPARATION_D}
+
+
+def test_rank_separation_refutes_unconverged_training(monkeypatch) -> None:
+    """60 steps instead of 200: the loss has not plateaued, and the evidence says so."""
+    monkeypatch.setattr(experiments, "QUICK_STEPS", 60)
+    ev = experiments.rank_separation_small(QUICK)
+    assert any(e.verdict == "violated" and "convergence" in e.note for e in ev)
 
 
 def test_violated_claim_makes_dependents_unsupported() -> None:

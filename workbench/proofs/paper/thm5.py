@@ -274,6 +274,8 @@ def error_exponent(ctx: CheckContext, target: float = -0.5) -> list[Evidence]:
                 ci=(slope - half, slope + half),
                 ci_level=0.999,
                 tolerance=EXPONENT_TOLERANCE,
+                interval="ols",
+                resolution=EXPONENT_TOLERANCE,
                 note="OLS slope of log exact ensemble error; CI = misfit (deterministic "
                 "data); tolerance = allowed finite-H bias of an asymptotic exponent",
             )
