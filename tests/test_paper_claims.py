@@ -132,8 +132,8 @@ def test_majority_vote_claim_that_counts_ties_as_errors_is_violated(
     assert (16, "exact") in bad and (16, "monte_carlo") in bad and (15, "monte_carlo") not in bad
 
 
-def test_wrong_exponent_is_violated() -> None:
-    assert combine(thm5.error_exponent(QUICK, target=-0.4), "lemma") == "violated"
+def test_exponent_four_percent_off_is_violated() -> None:
+    assert combine(thm5.error_exponent(QUICK, target=-0.48), "lemma") == "violated"
 
 
 def test_wrong_lower_bound_is_falsified() -> None:
