@@ -10,7 +10,8 @@ from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import Z_999, bounded_mean_ci
 from workbench.proofs.registry import claim
 
-RESOLUTION = 0.05  # the moment checks resolve departures of 0.05 (half-width must be smaller)
+RESOLUTION = 0.05  # the mean checks resolve departures of 0.05 (half-width must be smaller)
+RELATIVE_RESOLUTION = 0.1  # second moments 1/d: resolve 10 % of the value
 
 
 @claim(
@@ -22,7 +23,7 @@ RESOLUTION = 0.05  # the moment checks resolve departures of 0.05 (half-width mu
 )
 @torch.no_grad()
 def sphere_law(ctx: CheckContext) -> list[Evidence]:
-    n = 4000 if ctx.scale == "quick" else 40000
+    n = 20_000 if ctx.scale == "quick" else 200_000
     out: list[Evidence] = []
     for d in (2, 5, 16):
         y = uniform_sphere(n, d=d, generator=ctx.seed + d)
@@ -42,7 +43,7 @@ def sphere_law(ctx: CheckContext) -> list[Evidence]:
                     ci=ci,
                     ci_level=0.999,
                     interval="bounded",
-                    resolution=RESOLUTION,
+                    resolution=RESOLUTION if name == "mean" else RELATIVE_RESOLUTION / d,
                 )
             )
     return out
@@ -57,7 +58,7 @@ def sphere_law(ctx: CheckContext) -> list[Evidence]:
 )
 @torch.no_grad()
 def dn_orthonormal(ctx: CheckContext) -> list[Evidence]:
-    n = 2000 if ctx.scale == "quick" else 20000
+    n = 20_000 if ctx.scale == "quick" else 200_000
     out: list[Evidence] = []
     for d, N in ((2, 2), (5, 3), (16, 16)):
         X = orthonormal_points(n, N, d, generator=ctx.seed + 7 * d + N)
@@ -74,7 +75,7 @@ def dn_orthonormal(ctx: CheckContext) -> list[Evidence]:
                 ci=ci,
                 ci_level=0.999,
                 interval="bounded",
-                resolution=RESOLUTION,
+                resolution=RELATIVE_RESOLUTION / d,
             )
         )
     return out
