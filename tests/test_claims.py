@@ -2,7 +2,7 @@
 
 import pytest
 
-from workbench.proofs.claim import CheckContext, Claim, Evidence, combine
+from workbench.proofs.claim import INTERVALS, CheckContext, Claim, Evidence, combine
 from workbench.proofs.registry import dependency_order, load_claims, run_claims
 
 
@@ -105,3 +105,9 @@ def test_builtin_claims_all_hold_at_quick_scale():
         e.verdict == "holds" for r in results if r.claim.kind == "conjecture" for e in r.evidence
     )
     assert set(load_claims()) == {r.claim.id for r in results}
+    # every statistical interval says which interval it is; every statistical == its resolution
+    stat = [(r.claim.id, e) for r in results for e in r.evidence
+            if e.ci is not None and (e.ci_level is None or e.ci_level < 1)]
+    assert stat
+    assert not [(c, e.to_dict()) for c, e in stat if e.interval not in INTERVALS]
+    assert not [(c, e.to_dict()) for c, e in stat if e.relation == "==" and e.resolution is None]

@@ -175,6 +175,7 @@ def falsifier_finds_planted(ctx: CheckContext, true_bound=certified) -> list[Evi
             p,
             ci=(e.lo, e.hi),
             ci_level=e.level,
+            interval=e.method,
             note="best trial against the planted bound 0.9",
         )
     )
@@ -206,6 +207,7 @@ def falsifier_finds_planted(ctx: CheckContext, true_bound=certified) -> list[Evi
                 asdict(a),
                 ci=(e.lo, e.hi),
                 ci_level=e.level,
+                interval=e.method,
                 note="no counterexample to the certified bound",
             )
         )

@@ -291,6 +291,7 @@ def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
                     {"d": d, "L": L},
                     ci=(lo, hi),
                     ci_level=1.0,
+                    interval="enclosure",
                     note="sum_{l odd <= L} eta_l^2",
                 )
             )
@@ -306,6 +307,7 @@ def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
                     {"d": d, "L": L, "eps": eps},
                     ci=(lo, hi),
                     ci_level=1.0,
+                    interval="enclosure",
                     note="1 - S_L at the least L the float recurrence proposes",
                 )
             )
