@@ -136,9 +136,12 @@ def test_exponent_four_percent_off_is_violated() -> None:
     assert combine(thm5.error_exponent(QUICK, target=-0.48), "lemma") == "violated"
 
 
-def test_wrong_lower_bound_is_falsified() -> None:
-    """A 'lower bound' of 0.95 is beaten by trained and solved rank-1 heads."""
-    ev = experiments.falsifier_finds_planted(QUICK, true_bound=lambda d, r, H, N: 0.95)
+def test_lower_bound_eight_times_too_large_is_falsified() -> None:
+    """Trained and solved rank-1 heads sit 6-12x above the certified bound at the points the
+    quick search visits, so a bound 8x too large is beaten (5x is not: the experiment's slack)."""
+    ev = experiments.falsifier_finds_planted(
+        QUICK, true_bound=lambda d, r, H, N: 8 * experiments.certified(d, r, H, N)
+    )
     assert combine(ev, "experiment") == "violated"
 
 
