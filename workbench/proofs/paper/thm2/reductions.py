@@ -174,6 +174,9 @@ def odd_reduction(ctx: CheckContext) -> list[Evidence]:
 
 
 # --------------------------------------------------------------------------- Lemma 3
+LAW_RESOLUTION = 0.05  # a shift of 0.05 standard deviations of the statistic is resolved
+
+
 def _uniform_orthogonal(w: torch.Tensor, n: int, g: torch.Generator) -> torch.Tensor:
     """``n`` uniform points of the unit sphere of ``w^perp``."""
     z = torch.randn(n, w.shape[0], generator=g, dtype=torch.float64)
@@ -226,8 +229,9 @@ def conditional_law(ctx: CheckContext) -> list[Evidence]:
                         ci=(diff - z * se, diff + z * se),
                         ci_level=level,
                         interval="normal",
-                        resolution=0.06,
-                        note="difference of E[stat(W u) | w] between w and w'",
+                        resolution=LAW_RESOLUTION * math.sqrt(float(s1.var())),
+                        note="difference of E[stat(W u) | w] between w and w'; resolution "
+                        "0.05 standard deviations of the statistic",
                     )
                 )
             else:
