@@ -26,6 +26,7 @@ INTERVALS: tuple[str, ...] = (
     "normal",  # CLT, asymptotic
     "student_t",  # t interval over independent replicates
     "bernstein",  # empirical Bernstein, values in a known range
+    "hoeffding",  # Hoeffding, values in a known range
     "chernoff",  # Chernoff-Hoeffding KL bound, values in a known range
     "bounded",  # bernstein and chernoff intersected (workbench.core.intervals)
     "clopper_pearson",  # exact binomial, 0/1 values
