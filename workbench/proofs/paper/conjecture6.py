@@ -102,8 +102,8 @@ def tournament_growth(ctx: CheckContext) -> list[Evidence]:
     prev_ci, prev_N = None, None
     for N in (2, 4) if quick else (2, 3, 4, 6, 8):
         # the output copies one key: errors lie in [0, 4], a bounded interval is valid
-        errs = _sample_errors(d, N, H, n, ctx.seed + 100 * N)
-        m, ci = bounded_mean_ci(errs, (0.0, 4.0), z_of(level))
+        sample = _sample_errors(d, N, H, n, ctx.seed + 100 * N)
+        m, ci = bounded_mean_ci(sample, (0.0, 4.0), z_of(level))
         p = {"d": d, "N": N, "votes": H, "n": n, "prev_N": prev_N}
         if prev_ci is not None:
             pm, (plo, phi) = prev_ci
