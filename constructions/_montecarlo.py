@@ -1,7 +1,10 @@
 """Private helpers shared by the constructions: Monte Carlo means with CIs and claimed errors.
 
 Kept inside ``constructions/`` because the layering forbids importing ``verifiers/`` here.
-The CI is the CLT interval ``mean +- z * s / sqrt(n)`` (``z = 2.576`` for 99 %).
+The CI is named by ``Estimate.interval``: with ``bounds`` (the a-priori range of every value) the
+``bounded`` interval of ``workbench.core.intervals`` (empirical Bernstein intersected with the
+Chernoff-KL bound: valid for every ``n`` and for rare-event errors); without, the CLT interval
+``mean +- z * s / sqrt(n)`` (``z = 2.576`` for 99 %), labelled ``normal``.
 """
 
 from __future__ import annotations
@@ -12,7 +15,9 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, cast
 
 import torch
+from scipy.stats import norm
 
+from workbench.core.intervals import mean_interval
 from workbench.core.sphere import Generator, as_generator
 from workbench.core.validation import check_float, check_int
 
@@ -29,6 +34,7 @@ class Estimate:
     hi: float
     samples: int
     z: float = Z99
+    interval: str = "normal"
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -81,8 +87,13 @@ def mc_mean(
     generator: Generator = None,
     batch: int = 8192,
     z: float = Z99,
+    bounds: tuple[float, float] | None = None,
 ) -> Estimate:
-    """Mean of i.i.d. values ``draw(n, gen) -> (n,)`` with a CLT CI, streamed in batches."""
+    """Mean of i.i.d. values ``draw(n, gen) -> (n,)`` with a CI at the level of ``z``, streamed.
+
+    With ``bounds = (a, b)`` (every value's a-priori range; a value outside raises) the CI is the
+    ``bounded`` interval, else the CLT one.
+    """
     samples = check_int("samples", samples, lo=2)
     batch = check_int("batch", batch, lo=1)
     z = check_float("z", z, lo=0.0)
@@ -93,12 +104,20 @@ def mc_mean(
         v = draw(m, gen).detach().to(torch.float64).reshape(-1)
         if v.numel() != m:
             raise ValueError(f"draw must return {m} values (got {v.numel()})")
+        if bounds is not None:
+            slack = 1e-6 * (bounds[1] - bounds[0])
+            if float(v.min()) < bounds[0] - slack or float(v.max()) > bounds[1] + slack:
+                raise ValueError(f"bounds {bounds} must contain every value drawn")
+            v = v.clamp(bounds[0], bounds[1])
         total += float(v.sum())
         total_sq += float((v * v).sum())
         n += m
     mean = total / n
     var = max(total_sq / n - mean * mean, 0.0) * n / (n - 1)
     se = math.sqrt(var / n)
+    if bounds is not None:
+        iv = mean_interval(mean, var, n, 2 * float(norm.cdf(z)) - 1, "bounded", bounds)
+        return Estimate(mean, se, iv.lo, iv.hi, n, z, iv.method)
     return Estimate(mean, se, mean - z * se, mean + z * se, n, z)
 
 
@@ -116,7 +135,7 @@ def pooled(values: list[float], level: float = 0.99) -> Estimate:
     var = sum((v - mean) ** 2 for v in values) / (k - 1)
     se = math.sqrt(var / k)
     q = float(student_t.ppf(0.5 + level / 2, k - 1))
-    return Estimate(mean, se, mean - q * se, mean + q * se, k, q)
+    return Estimate(mean, se, mean - q * se, mean + q * se, k, q, "student_t")
 
 
 def squared_error(out: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
@@ -135,10 +154,12 @@ def model_error(
     generator: Generator = None,
     batch: int = 4096,
     z: float = Z99,
+    bounds: tuple[float, float] | None = None,
 ) -> Estimate:
     """Monte Carlo ``E ||target(X, y) - forward(X, y)||^2`` on fresh ``(X, y)`` with a CI.
 
     ``forward`` may return ``(B, d)`` or ``(1, B, d)`` (one model of a stacked layer).
+    ``bounds``: the error's a-priori range (``(0, 4)`` when outputs lie in the unit ball).
     """
     from workbench.core.sphere import PointLaw, QueryLaw, sample_instances
 
@@ -152,4 +173,4 @@ def model_error(
             out = out[0]
         return squared_error(out.to(torch.float64), target(X, y))
 
-    return mc_mean(draw, samples, generator, batch=batch, z=z)
+    return mc_mean(draw, samples, generator, batch=batch, z=z, bounds=bounds)

@@ -119,7 +119,7 @@ def claimed_bound_mc(
         X, y = sample_instances(m, N, d, points=cast(PointLaw, points), generator=gen)
         return pointwise_bound(X, y, beta)
 
-    est = mc_mean(draw, samples, generator)
+    est = mc_mean(draw, samples, generator, bounds=(0.0, 4.0))
     return ClaimedError.from_estimate(est, "<=", STATEMENT, beta=beta)
 
 

@@ -385,7 +385,7 @@ def majority_vote(
         X, y = sample_instances(m, N, d, points=cast(PointLaw, points), generator=g)
         return tournament_bound_values(X, y, H)
 
-    est = mc_mean(draw, check_int("claim_samples", claim_samples, lo=2), gen)
+    est = mc_mean(draw, check_int("claim_samples", claim_samples, lo=2), gen, bounds=(0.0, 4.0))
     return model, ClaimedError.from_estimate(est, "<=", STATEMENT_N)
 
 
@@ -448,7 +448,7 @@ def votes_needed(
             X, y = sample_instances(m, N, d, points=cast(PointLaw, points), generator=g)
             return tournament_bound_values(X, y, H)
 
-        est = mc_mean(draw, samples, generator)
+        est = mc_mean(draw, samples, generator, bounds=(0.0, 4.0))
         if est.hi <= eps:
             return H
         H *= 2

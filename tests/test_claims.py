@@ -2,12 +2,13 @@
 
 import pytest
 
-from workbench.proofs.claim import CheckContext, Claim, Evidence, combine
+from workbench.proofs.claim import INTERVALS, CheckContext, Claim, Evidence, combine
 from workbench.proofs.registry import dependency_order, load_claims, run_claims
 
 
-def ev(value, bound, relation, ci=None, tol=0.0):
-    return Evidence(value, bound, relation, "monte_carlo" if ci else "exact", ci=ci, tolerance=tol)
+def ev(value, bound, relation, ci=None, tol=0.0, resolution=None):
+    return Evidence(value, bound, relation, "monte_carlo" if ci else "exact", ci=ci,
+                    tolerance=tol, resolution=resolution)
 
 
 @pytest.mark.parametrize(
@@ -21,12 +22,28 @@ def ev(value, bound, relation, ci=None, tol=0.0):
         (1.2, 1.0, ">=", (1.1, 1.3), "holds"),
         (1.0, 1.0, ">=", (0.9, 1.1), "inconclusive"),
         (0.5, 1.0, ">=", (0.4, 0.6), "violated"),
-        (1.0, 1.02, "==", (0.95, 1.05), "holds"),
-        (1.0, 1.2, "==", (0.95, 1.05), "violated"),
     ],
 )
 def test_evidence_verdicts(value, bound, relation, ci, verdict):
     assert ev(value, bound, relation, ci).verdict == verdict
+
+
+@pytest.mark.parametrize(
+    "bound,ci,resolution,level,verdict",
+    [
+        (1.02, (0.95, 1.05), 0.06, None, "holds"),
+        (1.2, (0.95, 1.05), 0.06, None, "violated"),
+        (1.02, (0.95, 1.05), 0.04, None, "inconclusive"),  # half-width 0.05 > resolution
+        (1.2, (0.95, 1.05), 0.04, None, "inconclusive"),  # too wide to refute either
+        (1.02, (0.95, 1.05), None, 0.999, "inconclusive"),  # no stated resolution
+        (1.02, (0.95, 1.05), None, 1.0, "holds"),  # a rigorous enclosure needs none
+    ],
+)
+def test_equality_needs_a_resolution(bound, ci, resolution, level, verdict):
+    e = Evidence(1.0, bound, "==", "monte_carlo", ci=ci, ci_level=level, resolution=resolution)
+    assert e.verdict == verdict
+    d = e.to_dict()
+    assert d["resolution"] == resolution and d["verdict"] == verdict and "interval" in d
 
 
 def test_tolerance_absorbs_rounding_only():
@@ -67,7 +84,8 @@ def test_dependency_order_and_cycles():
         dependency_order({"x": Claim("x", "", "lemma", f, ("zzz",))})
 
 
-@pytest.mark.parametrize("bad", [dict(relation="<"), dict(method="guess"), dict(ci=(2.0, 1.0))])
+@pytest.mark.parametrize("bad", [dict(relation="<"), dict(method="guess"), dict(ci=(2.0, 1.0)),
+                                 dict(interval="wald"), dict(resolution=0.0)])
 def test_evidence_validation(bad):
     kw = dict(value=0.0, bound=1.0, relation="<=", method="exact") | bad
     with pytest.raises(ValueError):
@@ -87,3 +105,9 @@ def test_builtin_claims_all_hold_at_quick_scale():
         e.verdict == "holds" for r in results if r.claim.kind == "conjecture" for e in r.evidence
     )
     assert set(load_claims()) == {r.claim.id for r in results}
+    # every statistical interval says which interval it is; every statistical == its resolution
+    stat = [(r.claim.id, e) for r in results for e in r.evidence
+            if e.ci is not None and (e.ci_level is None or e.ci_level < 1)]
+    assert stat
+    assert not [(c, e.to_dict()) for c, e in stat if e.interval not in INTERVALS]
+    assert not [(c, e.to_dict()) for c, e in stat if e.relation == "==" and e.resolution is None]

@@ -110,3 +110,46 @@ def test_fresh_samples_differ_by_generator() -> None:
 def test_bad_arguments_name_the_parameter(kw: dict, name: str) -> None:
     with pytest.raises(ValueError, match=name):
         estimate_error(first_key, Task("nearest", d=3, N=2), **kw)
+
+
+# --- intervals valid for bounded, rare-event errors (workbench.core.intervals) ----------------
+def _rare(p: float):
+    """Per-sample errors 4 * Bernoulli(p): mean 4p, range [0, 4] (a rare-event error)."""
+
+    def draw(b: int, g: torch.Generator | None) -> torch.Tensor:
+        return 4.0 * (torch.rand(b, generator=g, dtype=torch.float64) < p).double()
+
+    return draw
+
+
+def test_bounded_interval_covers_rare_event_errors() -> None:
+    p, runs, n = 2.5e-4, 200, 30_000  # eps = 1e-3: about 7 of 30,000 samples carry the error
+    hits, neg_normal = 0, 0
+    for i in range(runs):
+        est = estimate_mean(_rare(p), samples=n, batch=n, level=0.95, bounds=(0.0, 4.0),
+                            generator=i)[0]
+        assert est.method == "bounded" and est.lo >= 0.0
+        hits += est.covers(4 * p)
+        nrm = estimate_mean(_rare(p), samples=n, batch=n, level=0.95, generator=i)[0]
+        neg_normal += nrm.lo < 0
+    # valid (conservative) at every n: at least the nominal coverage
+    assert binomtest(hits, runs, 0.95, alternative="less").pvalue > 1e-3, hits
+    assert hits >= 0.95 * runs
+    # the CLT interval does go below 0 here (about 6 % of runs: 3 or fewer hits of ~7.5)
+    assert neg_normal > 0
+
+
+def test_bounded_interval_is_narrow_where_it_should_be() -> None:
+    # 0 of 200,000 samples carry error: the upper end is about 4 log(2/delta) / n
+    est = estimate_mean(_rare(0.0), samples=200_000, level=0.999, bounds=(0.0, 4.0))[0]
+    assert est.lo == 0.0 and 0 < est.hi < 4 * 9.0 / 200_000  # log(4 / 0.001) = 8.3
+
+
+@pytest.mark.parametrize("method", ["bernstein", "chernoff", "bounded"])
+def test_bounded_methods_need_and_check_the_range(method: str) -> None:
+    with pytest.raises(ValueError, match="bounds"):
+        estimate_mean(_rare(0.5), samples=100, method=method)
+    with pytest.raises(ValueError, match="bounds"):
+        estimate_mean(_rare(0.5), samples=100, method=method, bounds=(0.0, 1.0))  # values 4
+    est = estimate_mean(_rare(0.5), samples=4000, method=method, bounds=(0.0, 4.0))[0]
+    assert est.method == method and est.lo <= 2.0 <= est.hi

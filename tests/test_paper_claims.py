@@ -70,9 +70,29 @@ def test_evidence_is_statistical_where_sampling_is_involved(results) -> None:
 # --- the checks can fail --------------------------------------------------------------------
 
 
-def test_too_cold_temperature_is_violated() -> None:
-    ev = fact1.beta_for(QUICK, beta_scale=0.01)
+def test_temperature_three_times_too_small_is_violated(monkeypatch) -> None:
+    real = fact1.construction_beta_for
+    monkeypatch.setattr(fact1, "construction_beta_for", lambda *a: real(*a) / 3)
+    ev = fact1.beta_for(QUICK)
     assert combine(ev, "fact") == "violated"
+    bad = {(e.params["N"], e.method) for e in ev if e.verdict == "violated"}
+    assert (3, "monte_carlo") in bad  # the Monte Carlo bound expectation notices it too
+
+
+@pytest.mark.parametrize("factor,caught", [(2, {(2, "exact")}),
+                                           (3, {(2, "exact"), (3, "monte_carlo")})])
+def test_too_small_certified_bound_is_violated(monkeypatch, factor, caught) -> None:
+    """A certified bound ``factor`` times too small makes beta_for consistent with it, and too
+    small. N = 2 sees a factor 2 (exact quadrature); N = 3 only a factor 3: its union bound is
+    about twice the Monte Carlo expectation, so a factor 2 stays inside the slack."""
+    import constructions.full_rank as fr
+
+    real = fr.certified_bound
+    monkeypatch.setattr(fr, "certified_bound", lambda *a: real(*a) / factor)
+    monkeypatch.setattr(fact1, "certified_bound", lambda *a: real(*a) / factor)
+    ev = fact1.beta_for(QUICK)
+    bad = {(e.params["N"], e.method) for e in ev if e.verdict == "violated"}
+    assert combine(ev, "fact") == "violated" and caught <= bad
 
 
 def test_wrong_reading_of_the_theorem3_target_is_violated() -> None:
@@ -80,28 +100,66 @@ def test_wrong_reading_of_the_theorem3_target_is_violated() -> None:
     assert combine(ev, "lemma") == "violated"
 
 
-def test_wrong_majority_vote_claim_is_violated() -> None:
-    ev = thm5.majority_vote_claim(QUICK, claim_shift=0.15)
-    assert combine(ev, "theorem") == "violated"
+@pytest.fixture
+def fresh_ensemble_cache():
+    import constructions.majority_vote as mv
+
+    mv._ensemble_error.cache_clear()
+    yield mv
+    mv._ensemble_error.cache_clear()
 
 
-def test_wrong_exponent_is_violated() -> None:
-    assert combine(thm5.error_exponent(QUICK, target=-0.4), "lemma") == "violated"
+@pytest.mark.parametrize("factor", [1.1, 0.9])
+def test_majority_vote_claim_ten_percent_off_is_violated(
+    monkeypatch, fresh_ensemble_cache, factor
+) -> None:
+    mv = fresh_ensemble_cache
+    real = mv._tail_wrong
+    monkeypatch.setattr(mv, "_tail_wrong", lambda H, p, ties_half: factor * real(H, p, ties_half))
+    ev = thm5.majority_vote_claim(QUICK)
+    bad = [e for e in ev if e.verdict == "violated"]
+    assert bad and all(e.method == "monte_carlo" for e in bad)
 
 
-def test_wrong_lower_bound_is_falsified() -> None:
-    """A 'lower bound' of 0.95 is beaten by trained and solved rank-1 heads."""
-    ev = experiments.falsifier_finds_planted(QUICK, true_bound=lambda d, r, H, N: 0.95)
+def test_majority_vote_claim_that_counts_ties_as_errors_is_violated(
+    monkeypatch, fresh_ensemble_cache
+) -> None:
+    mv = fresh_ensemble_cache
+    real = mv._tail_wrong
+    monkeypatch.setattr(mv, "_tail_wrong", lambda H, p, ties_half: real(H, p, False))
+    ev = thm5.majority_vote_claim(QUICK)
+    bad = {(e.params.get("H"), e.method) for e in ev if e.verdict == "violated"}
+    assert (16, "exact") in bad and (16, "monte_carlo") in bad and (15, "monte_carlo") not in bad
+
+
+def test_exponent_four_percent_off_is_violated() -> None:
+    assert combine(thm5.error_exponent(QUICK, target=-0.48), "lemma") == "violated"
+
+
+def test_lower_bound_eight_times_too_large_is_falsified() -> None:
+    """Trained and solved rank-1 heads sit 6-12x above the certified bound at the points the
+    quick search visits, so a bound 8x too large is beaten (5x is not: the experiment's slack)."""
+    ev = experiments.falsifier_finds_planted(
+        QUICK, true_bound=lambda d, r, H, N: 8 * experiments.certified(d, r, H, N)
+    )
     assert combine(ev, "experiment") == "violated"
 
 
-def test_rank_separation_fails_against_a_too_high_bound(monkeypatch) -> None:
-    class Fake:
-        enclosure = (0.5, 0.5)
-
-    monkeypatch.setattr(experiments, "lower_bound", lambda d, r, H: Fake())
+def test_rank_separation_refutes_the_rank1_bound_for_every_rank(monkeypatch) -> None:
+    """The old check compared every rank with the rank-1 bound; each rank now has its own, and
+    a trained full-rank layer refutes the rank-1 bound if it is applied to rank d."""
+    real = experiments.lower_bound
+    monkeypatch.setattr(experiments, "lower_bound", lambda d, r, H: real(d, 1, H))
     ev = experiments.rank_separation_small(QUICK)
-    assert combine(ev, "experiment") == "violated"
+    bad = [e for e in ev if e.verdict == "violated"]
+    assert bad and {e.params["r"] for e in bad} == {experiments.SEPARATION_D}
+
+
+def test_rank_separation_refutes_unconverged_training(monkeypatch) -> None:
+    """60 steps instead of 200: the loss has not plateaued, and the evidence says so."""
+    monkeypatch.setattr(experiments, "QUICK_STEPS", 60)
+    ev = experiments.rank_separation_small(QUICK)
+    assert any(e.verdict == "violated" and "convergence" in e.note for e in ev)
 
 
 def test_violated_claim_makes_dependents_unsupported() -> None:
@@ -119,3 +177,22 @@ def test_violated_claim_makes_dependents_unsupported() -> None:
         for r in run_claims(QUICK, only=["thm5.error_exponent"], claims=claims)
     }
     assert res == {"thm5.majority_vote": "violated", "thm5.error_exponent": "unsupported"}
+
+
+def test_hoeffding_bound_three_percent_high_is_violated(monkeypatch) -> None:
+    """The Hoeffding step sits within 1-2 % of the Gaussian closed form at d = 64."""
+    real = thm5.hoeffding_bound
+    monkeypatch.setattr(thm5, "hoeffding_bound", lambda d, H: 1.03 * real(d, H))
+    ev = thm5.majority_vote_claim(QUICK)
+    assert any(e.verdict == "violated" and "Gaussian MGF" in e.note for e in ev)
+
+
+def test_theorem3_soft_bound_four_times_too_small_is_violated(monkeypatch) -> None:
+    """The pointwise bound is at most 2x the error (max ratio 1/2 at beta = 100), so a bound
+    4x too small fails on samples; the mean comparison alone would not notice it."""
+    import constructions.biased as biased_lib
+
+    real = biased_lib.soft_bound_values
+    monkeypatch.setattr(biased_lib, "soft_bound_values", lambda *a: real(*a) / 4)
+    ev = thm3.biased_construction(QUICK)
+    assert any(e.verdict == "violated" and e.method == "identity" for e in ev)

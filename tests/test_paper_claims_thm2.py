@@ -11,13 +11,15 @@ import math
 
 import mpmath
 import pytest
+import torch
 
 from workbench.core.invariant_harmonics import head_degree_dimension
 from workbench.core.lower_bound import LowerBound
 from workbench.core.lower_bound import lower_bound as true_lower_bound
-from workbench.proofs.claim import CheckContext, combine
+from workbench.proofs.claim import INTERVALS, CheckContext, combine
 from workbench.proofs.paper import harmonics as hm
 from workbench.proofs.paper import thm2
+from workbench.proofs.paper.thm2 import reductions  # noqa: F401  (thm2.reductions)
 from workbench.proofs.registry import load_claims, run_claims
 
 IDS = [
@@ -72,11 +74,23 @@ def test_kinds_and_dependency_chain() -> None:
 
 
 def test_evidence_methods_and_intervals_are_honest() -> None:
-    for e in thm2.full_rank_reaches_zero(QUICK) + hm.kernels_agreement(QUICK):
+    """Every Monte Carlo interval is named; errors and probabilities get intervals valid for
+    their range, whose lower ends stay >= 0 even for the rare-event error of the full-rank head
+    (a CLT interval goes below 0 there)."""
+    ev = thm2.full_rank_reaches_zero(QUICK) + hm.kernels_agreement(QUICK)
+    for e in ev:
         if e.method == "monte_carlo":
-            assert e.ci is not None and e.ci[0] < e.value < e.ci[1]
+            assert e.interval in INTERVALS and e.ci is not None, e.to_dict()
             assert e.ci_level is not None and 0.999 <= e.ci_level < 1
-    assert {e.method for e in thm2.random_features_respect_bound(QUICK)} == {"solved"}
+            if e.interval in ("bounded", "clopper_pearson"):
+                assert 0.0 <= e.ci[0] <= e.value <= e.ci[1]
+            if e.relation == "==":
+                assert e.resolution is not None and e.verdict == "holds"
+    rare = [e for e in ev if "rank1_heads" in e.params]
+    assert rare and {e.interval for e in rare} == {"bounded"}
+    rf = thm2.random_features_respect_bound(QUICK)
+    assert {e.method for e in rf} == {"solved", "monte_carlo"}
+    assert {e.interval for e in rf if e.method == "monte_carlo"} == {"normal"}
 
 
 # ------------------------------------------------------------------- the checks can fail
@@ -101,23 +115,29 @@ def _patch_lower_bound(monkeypatch, fake) -> None:
 
 
 def test_too_large_bound_is_violated_by_random_features(monkeypatch) -> None:
-    _patch_lower_bound(monkeypatch, _shifted(1.0))  # above the zero model's error 1
+    """Random features sit 5.5-17x above the bound at quick scale: a bound 6x too large is the
+    smallest factor this experiment sees (the bound's own power lives in thm2.certified_bound)."""
+    _patch_lower_bound(monkeypatch, _shifted(0.0, scale=6.0))
     ev = thm2.random_features_respect_bound(QUICK)
     assert combine(ev, "experiment") == "violated"
-    assert all(e.verdict == "violated" for e in ev)
+    assert all(e.relation == ">=" for e in ev if e.verdict == "violated")
 
 
 def test_too_large_bound_is_violated_by_fitted_models(monkeypatch) -> None:
-    _patch_lower_bound(monkeypatch, _shifted(2.0))
+    """Fitted models sit 11-17x above the bound: a bound 12x too large is violated."""
+    _patch_lower_bound(monkeypatch, _shifted(0.0, scale=12.0))
     assert _verdict(thm2.fitted_models_respect_bound, "experiment") == "violated"
 
 
-def test_zero_bound_is_violated_by_full_rank_separation(monkeypatch) -> None:
-    # if the rank-1 bound were 0, no head would get strictly below it
-    _patch_lower_bound(monkeypatch, _shifted(0.0, scale=0.0))
+def test_too_small_bound_loses_the_full_rank_separation(monkeypatch) -> None:
+    """The separation shows err(full rank) below the rank-1 bound; with the bound 4x too small
+    it can no longer be shown at d = 5, H = 4096 (upper CI end 0.95 of the true bound), so the
+    verdict is lost (inconclusive: a too-small lower bound is not contradicted by a small
+    error)."""
+    _patch_lower_bound(monkeypatch, _shifted(0.0, scale=0.25))
     ev = thm2.full_rank_reaches_zero(QUICK)
-    assert combine(ev, "theorem") == "violated"
-    assert any(e.verdict == "violated" and e.method == "monte_carlo" for e in ev)
+    assert combine(ev, "theorem") == "inconclusive"
+    assert any(e.verdict == "inconclusive" and e.method == "monte_carlo" for e in ev)
 
 
 def test_wrong_enclosure_is_violated_by_certified_bound(monkeypatch) -> None:
@@ -171,3 +191,53 @@ def test_head_degree_dimension_known_values() -> None:
     assert head_degree_dimension(3, 1, 9, seed=0) == 5
     # a space that fills all of H_l when N(d,l) is small
     assert head_degree_dimension(4, 1, 1, seed=0) == 4
+
+
+# ------------------------------------------------------------------- Lemma 2 has content
+def _reflected(fake_G):
+    """``_at_reflected_query`` with ``G(-y)`` replaced by ``fake_G(model, X, y, G(-y))``."""
+    real = thm2.reductions._at_reflected_query
+
+    def fake(model, X, y):
+        s_neg, G_neg = real(model, X, y)
+        return s_neg, fake_G(model, X, y, G_neg)
+
+    return fake
+
+
+@pytest.mark.parametrize(
+    "name,fake_G",
+    [
+        # noise with the variance of G(-y): the old pair identity held for it
+        ("noise", lambda m, X, y, Gn: Gn.std(-1, keepdim=True) * torch.randn(
+            Gn.shape, generator=torch.Generator().manual_seed(5), dtype=Gn.dtype)),
+        ("sign slip: G(y) for G(-y)", lambda m, X, y, Gn: thm2.reductions._G(m, X, y)),
+    ],
+)
+def test_odd_reduction_refutes_a_wrong_reflection(monkeypatch, name, fake_G) -> None:
+    monkeypatch.setattr(thm2.reductions, "_at_reflected_query", _reflected(fake_G))
+    ev = thm2.odd_reduction(QUICK)
+    assert combine(ev, "lemma") == "violated", name
+
+
+def test_odd_reduction_refutes_an_even_s(monkeypatch) -> None:
+    """s(-y) is computed from the data: a sign rule that is not odd is caught."""
+    real = thm2.reductions._at_reflected_query
+    monkeypatch.setattr(
+        thm2.reductions, "_at_reflected_query",
+        lambda m, X, y: (-real(m, X, y)[0], real(m, X, y)[1]),
+    )
+    ev = thm2.odd_reduction(QUICK)
+    assert any(e.verdict == "violated" and e.method == "identity" for e in ev)
+
+
+def test_random_features_claim_three_percent_off_is_violated(monkeypatch) -> None:
+    """A target agreement b 3 % too large makes the solver claim an error about 0.03 too small:
+    the fresh Monte Carlo re-measurement of the model refutes it."""
+    import constructions.random_features as rf
+
+    real = rf.target_agreement
+    monkeypatch.setattr(rf, "target_agreement", lambda Q, K: 1.03 * real(Q, K))
+    ev = thm2.random_features_respect_bound(QUICK)
+    bad = [e for e in ev if e.verdict == "violated"]
+    assert bad and all(e.method == "monte_carlo" and e.relation == "==" for e in bad)

@@ -6,8 +6,13 @@ Serves every ``monte_carlo`` / ``trained`` piece of evidence (DESIGN.md, verdict
 - Fresh samples only: ``estimate_error`` draws from its own generator, never from training data.
 - Streamed: batches of ``batch`` samples, accumulated in float64 (Chan's parallel update), on
   the model's device.
-- CI: ``normal`` (CLT, ``mean +- z s / sqrt(n)``) or ``bootstrap`` (percentile bootstrap of the
-  mean, which keeps the per-sample values on the CPU).
+- CI (``Estimate.method`` names it): with ``bounds = (a, b)``, the a-priori range of every
+  per-sample error (e.g. ``(0, 4)`` for squared distances of vectors of norm <= 1), the default is
+  ``bounded`` (empirical Bernstein intersected with the Chernoff-KL bound,
+  ``workbench.core.intervals``), valid for every ``n`` and for rare-event errors; ``bernstein``
+  and ``chernoff`` alone are available. Without a range: ``normal`` (CLT, ``mean +- z s /
+  sqrt(n)``, asymptotic) or ``bootstrap`` (percentile bootstrap of the mean, which keeps the
+  per-sample values on the CPU). A value outside ``bounds`` is an error: the range was wrong.
 - Early stop: with ``tol``, sampling stops once every model's normal half-width is ``<= tol``
   (and at least ``min_samples`` were drawn). This is a sequential rule; the nominal level is
   then approximate.
@@ -24,10 +29,12 @@ import torch
 from scipy.stats import norm
 
 from verifiers.tasks import TaskLike
+from workbench.core.intervals import mean_interval
 from workbench.core.sphere import Generator, as_generator
 from workbench.core.validation import check_choice, check_float, check_int
 
-METHODS: tuple[str, ...] = ("normal", "bootstrap")
+METHODS: tuple[str, ...] = ("auto", "normal", "bootstrap", "bernstein", "chernoff", "bounded")
+BOUNDED_METHODS: tuple[str, ...] = ("bernstein", "chernoff", "bounded")
 
 
 @dataclass(frozen=True)
@@ -70,17 +77,29 @@ def estimate_mean(
     samples: int = 100_000,
     batch: int = 4096,
     level: float = 0.95,
-    method: str = "normal",
+    method: str = "auto",
     tol: float | None = None,
     min_samples: int = 1000,
     resamples: int = 2000,
     generator: Generator = 0,
+    bounds: tuple[float, float] | None = None,
 ) -> list[Estimate]:
-    """CI for the means of ``draw(b, g) -> (K, b)`` per-sample values, one ``Estimate`` per row."""
+    """CI for the means of ``draw(b, g) -> (K, b)`` per-sample values, one ``Estimate`` per row.
+
+    ``method="auto"`` is ``bounded`` when ``bounds`` is given, else ``normal``.
+    """
     samples = check_int("samples", samples, lo=2)
     batch = check_int("batch", batch, lo=1)
     z = z_value(level)
     check_choice("method", method, METHODS)
+    if method == "auto":
+        method = "bounded" if bounds is not None else "normal"
+    if method in BOUNDED_METHODS and bounds is None:
+        raise ValueError(f"bounds must be given (a, b) for method {method!r} (got None)")
+    if bounds is not None:
+        bounds = (check_float("bounds[0]", bounds[0]), check_float("bounds[1]", bounds[1]))
+        if not bounds[0] < bounds[1]:
+            raise ValueError(f"bounds must satisfy bounds[0] < bounds[1] (got {bounds})")
     resamples = check_int("resamples", resamples, lo=10)
     min_samples = check_int("min_samples", min_samples, lo=2)
     if tol is not None:
@@ -93,6 +112,14 @@ def estimate_mean(
         vals = draw(b, gen).detach().to(torch.float64)
         if vals.ndim == 1:
             vals = vals.unsqueeze(0)
+        if bounds is not None:  # rounding slack of float32 models: 1e-6 of the range
+            slack = 1e-6 * (bounds[1] - bounds[0])
+            if bool((vals < bounds[0] - slack).any()) or bool((vals > bounds[1] + slack).any()):
+                raise ValueError(
+                    f"bounds {bounds} must contain every value (got one in "
+                    f"[{float(vals.min())}, {float(vals.max())}])"
+                )
+            vals = vals.clamp(bounds[0], bounds[1])
         if method == "bootstrap":
             kept.append(vals.cpu())
         bm = vals.mean(1)
@@ -113,8 +140,15 @@ def estimate_mean(
     if method == "normal":
         half = z * std / math.sqrt(n)
         lo, hi = mean - half, mean + half
-    else:
+    elif method == "bootstrap":
         lo, hi = _bootstrap(torch.cat(kept, dim=1), level, resamples, gen)
+    else:
+        ivs = [
+            mean_interval(float(mean[k]), float(std[k]) ** 2, n, level, method, bounds)
+            for k in range(mean.shape[0])
+        ]
+        lo = torch.tensor([iv.lo for iv in ivs], dtype=torch.float64)
+        hi = torch.tensor([iv.hi for iv in ivs], dtype=torch.float64)
     return [
         Estimate(float(mean[k]), float(lo[k]), float(hi[k]), level, n, float(std[k]), method)
         for k in range(mean.shape[0])
@@ -146,18 +180,19 @@ def estimate_error(
     samples: int = 100_000,
     batch: int = 4096,
     level: float = 0.95,
-    method: str = "normal",
+    method: str = "auto",
     tol: float | None = None,
     min_samples: int = 1000,
     resamples: int = 2000,
     generator: Generator = 0,
     device: str | torch.device | None = None,
+    bounds: tuple[float, float] | None = None,
 ) -> list[Estimate]:
     """Error ``E ||f - A||^2`` of ``model`` on fresh samples of ``task``, one CI per stacked model.
 
     ``model(*inputs)`` returns ``(K, B, ...)`` (a stacked layer) or ``(B, ...)``. Inputs are drawn
     on ``device`` (default: the model's device, else the CPU) from ``generator`` and cast to the
-    model's dtype.
+    model's dtype. ``bounds``: the a-priori range of the per-sample error (see the module note).
     """
     params = list(model.parameters()) if isinstance(model, torch.nn.Module) else []
     dtype = params[0].dtype if params else torch.float32
@@ -180,4 +215,5 @@ def estimate_error(
         min_samples=min_samples,
         resamples=resamples,
         generator=generator,
+        bounds=bounds,
     )

@@ -110,7 +110,13 @@ class TrainConfig:
 
 @dataclass
 class ModelResult:
-    """Best/final training loss, held-out error with CI, parameter counts, trained weights."""
+    """Best/final training loss, held-out error with CI, parameter counts, trained weights.
+
+    ``curve``: the training loss over each tenth of the run, ``(last step, mean, standard
+    error)`` of the per-step losses in it (fewer entries when ``steps < 10``); every step draws
+    fresh samples, so a segment mean estimates the population loss there (used to measure a
+    plateau).
+    """
 
     spec: ModelSpec
     best_loss: float
@@ -119,6 +125,7 @@ class ModelResult:
     params_paper: int
     params_total: int
     state: dict[str, torch.Tensor] = field(repr=False, default_factory=dict)
+    curve: list[tuple[int, float, float]] = field(default_factory=list)
 
     def to_dict(self) -> dict[str, Any]:
         out = {k: v for k, v in asdict(self).items() if k not in ("state", "heldout")}
@@ -338,9 +345,15 @@ def _collect(grp: _Group, task: Task, cfg: TrainConfig, out: list[ModelResult | 
                                    batch=cfg.eval_batch, level=cfg.level,
                                    generator=derive_seed(cfg.eval_seed, "heldout")))
     paper, total = param_counts(grp.module, K)
+    T = hist.shape[0]
+    cuts = sorted({round(f * T / 10) for f in range(11)})
+    segs = [hist[a:b] for a, b in zip(cuts, cuts[1:]) if b > a]
     for k, (i, s) in enumerate(zip(grp.index, grp.specs)):
+        curve = [(a + len(seg), float(seg[:, k].mean()),
+                  float(seg[:, k].std() / math.sqrt(len(seg))) if len(seg) > 1 else math.nan)
+                 for a, seg in zip(cuts, segs)]
         out[i] = ModelResult(s, float(smooth[:, k].min()), float(smooth[-1, k]), ests[k],
-                             paper, total, unstack_state(grp.module, k))
+                             paper, total, unstack_state(grp.module, k), curve)
 
 
 def _save(path: str | os.PathLike[str], fingerprint: str, step: int, seconds: float,

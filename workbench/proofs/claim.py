@@ -4,6 +4,11 @@ A piece of evidence compares a measured ``value`` with a ``bound`` through a ``r
 verdict is decided beyond the confidence interval: ``holds`` when the whole CI (widened by the
 stated tolerance) satisfies the relation, ``violated`` when the whole CI contradicts it, and
 ``inconclusive`` when the CI straddles the bound.
+
+An equality (``==``) with a statistical CI (``ci_level < 1``) must state its ``resolution``: the
+smallest departure from ``bound`` it is meant to detect. When the CI's half-width exceeds the
+resolution (or none is stated) the verdict is ``inconclusive``: a wide interval cannot confirm an
+equality. Rigorous enclosures (``ci_level == 1``) and exact values need none.
 """
 
 from __future__ import annotations
@@ -17,6 +22,18 @@ RELATIONS: tuple[str, ...] = ("<=", ">=", "==")
 METHODS: tuple[str, ...] = ("exact", "interval", "identity", "monte_carlo", "trained", "solved")
 KINDS: tuple[str, ...] = ("fact", "lemma", "theorem", "remark", "conjecture", "experiment")
 VERDICTS: tuple[str, ...] = ("holds", "violated", "inconclusive", "unsupported", "skipped")
+INTERVALS: tuple[str, ...] = (
+    "normal",  # CLT, asymptotic
+    "student_t",  # t interval over independent replicates
+    "bernstein",  # empirical Bernstein, values in a known range
+    "hoeffding",  # Hoeffding, values in a known range
+    "chernoff",  # Chernoff-Hoeffding KL bound, values in a known range
+    "bounded",  # bernstein and chernoff intersected (workbench.core.intervals)
+    "clopper_pearson",  # exact binomial, 0/1 values
+    "bootstrap",  # percentile bootstrap
+    "enclosure",  # rigorous interval arithmetic
+    "ols",  # least-squares misfit interval of a deterministic fit
+)
 
 
 @dataclass
@@ -26,6 +43,8 @@ class Evidence:
     ``relation`` states what the claim asserts: ``value <= bound``, ``value >= bound`` or
     ``value == bound``. ``ci`` is the confidence interval of ``value`` (``None`` for exact
     values); ``tolerance`` absorbs floating-point error of deterministic computations.
+    ``interval`` names how ``ci`` was obtained (one of ``INTERVALS``); ``resolution`` is what an
+    ``==`` claim with a statistical CI must resolve (see the module note).
     """
 
     value: float
@@ -38,6 +57,8 @@ class Evidence:
     tolerance: float = 0.0
     seconds: float = 0.0
     note: str = ""
+    interval: str | None = None
+    resolution: float | None = None
 
     def __post_init__(self) -> None:
         if self.relation not in RELATIONS:
@@ -51,6 +72,10 @@ class Evidence:
             self.ci = (lo, hi)
         if not self.tolerance >= 0:
             raise ValueError(f"tolerance must be >= 0 (got {self.tolerance})")
+        if self.interval is not None and self.interval not in INTERVALS:
+            raise ValueError(f"interval must be one of {INTERVALS} (got {self.interval!r})")
+        if self.resolution is not None and not self.resolution > 0:
+            raise ValueError(f"resolution must be > 0 (got {self.resolution})")
 
     @property
     def verdict(self) -> str:
@@ -63,6 +88,9 @@ class Evidence:
             return "holds" if hi <= b + tol else "violated" if lo > b + tol else "inconclusive"
         if self.relation == ">=":
             return "holds" if lo >= b - tol else "violated" if hi < b - tol else "inconclusive"
+        if self.ci is not None and (self.ci_level is None or self.ci_level < 1):
+            if self.resolution is None or (hi - lo) / 2 > self.resolution:
+                return "inconclusive"
         return "holds" if lo - tol <= b <= hi + tol else "violated"
 
     def to_dict(self) -> dict[str, Any]:

@@ -8,6 +8,7 @@ comparison is decided beyond the confidence intervals involved.
 from __future__ import annotations
 
 import json
+import math
 from dataclasses import asdict
 
 from verifiers.falsify import Attempt, Domain, falsify, replay
@@ -15,98 +16,115 @@ from verifiers.tasks import Task
 from verifiers.train import ModelSpec, TrainConfig, train
 from workbench.core.lower_bound import lower_bound
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
+from workbench.proofs.paper.fact1 import bonferroni_level, one_thread, z_of
 from workbench.proofs.registry import claim
 
 CERTIFIED = "thm2.certified_bound"
 ALPHA = 0.001  # falsifier: family error rate (Bonferroni over its trials)
 
 
+SEPARATION_D, SEPARATION_H = 6, 2
+QUICK_STEPS = 200
+PLATEAU_TOLERANCE = 0.02  # a plateau: the loss falls by at most 0.02 from 40-60 % to 80-100 %
+
+
 @claim(
     "experiment.rank_separation_small",
-    "Trained on D_2 (d = 16): one full-rank head beats 16 rank-1 heads, which stay above the "
-    "certified lower bound",
+    "Trained generalized attention on D_2 (d = 6, H = 2, r swept): every rank stays above its "
+    "own certified bound after its loss has plateaued, and one full-rank head goes below the "
+    "rank-1 bound",
     "experiment",
     depends_on=(CERTIFIED,),
-    statement="err(full rank, H = 1) < err(rank 1, H = 16) and err(rank 1, H = 16) >= "
-    "lower_bound(16, 1, 16)",
+    statement="err(generalized, rank r, H) >= lower_bound(d, r, H) for every r; "
+    "err(full rank, H = 1) < lower_bound(d, 1, H)",
     source="PAPER.md §2 Theorem 2, §4 (Figure 2, small scale)",
 )
 @one_thread
 def rank_separation_small(ctx: CheckContext) -> list[Evidence]:
+    """Eq. 2 layers (``arch="generalized"``: rank-r key and query maps, full d x d value maps
+    ``M_h``, the class the bound covers) trained with the batched trainer, one stacked group per
+    rank. Convergence is measured, not assumed: for r < d the training loss (fresh samples every
+    step) must have plateaued: its mean over steps 40-60 % of the run exceeds its mean over
+    80-100 % by at most ``PLATEAU_TOLERANCE``, beyond the interval. The full-rank layer has
+    infimum 0 (Fact 1) and is not expected to plateau; it must get below the rank-1 bound.
+    Held-out errors carry CLT intervals (trained outputs have no a-priori range).
+
+    Power: trained rank-r errors sit 5-15x above their bounds, so only a bound that many times
+    too large is refuted by them; the full-rank layer refutes the rank-1 bound applied to it."""
     quick = ctx.scale == "quick"
-    d, N, H = 16, 2, 16
-    steps, n, seeds = (300, 20_000, 1) if quick else (3000, 100_000, 3)
-    level = bonferroni_level(2 * seeds)
+    d, N, H = SEPARATION_D, 2, SEPARATION_H
+    ranks = (1, 2, 3) if quick else (1, 2, 3, 4, 5)
+    steps, n, seeds = (QUICK_STEPS, 20_000, 1) if quick else (3000, 100_000, 3)
+    shapes = [(r, H) for r in ranks] + [(d, 1)]
+    level = bonferroni_level(2 * len(shapes) * seeds)
+    z = z_of(level)
     task = Task("nearest", d=d, N=N, points="orthonormal")
-    specs: list[ModelSpec] = []
-    for s in range(seeds):
-        specs += [
-            ModelSpec("attention", rank=d, heads=1, seed=ctx.seed + s, lr=0.05),
-            ModelSpec("attention", rank=1, heads=H, seed=ctx.seed + s, lr=0.05),
-        ]
+    specs = [
+        ModelSpec("generalized", rank=r, heads=h, seed=ctx.seed + s, lr=0.05)
+        for s in range(seeds)
+        for r, h in shapes
+    ]
     cfg = TrainConfig(
         steps=steps,
-        batch=256,
+        batch=1024,
         eval_samples=n,
-        eval_batch=4096,
+        eval_batch=10_000,
         level=level,
         eval_seed=ctx.seed,
         device=ctx.device,
     )
     run = train(specs, task, cfg)
-    lb = lower_bound(d, 1, H).enclosure[0]
+    rank1 = lower_bound(d, 1, H).enclosure[0]
     out: list[Evidence] = []
-    for s in range(seeds):
-        full, low = run.results[2 * s], run.results[2 * s + 1]
-        assert full.heldout is not None and low.heldout is not None
-        f, r = full.heldout, low.heldout
-        p = {
-            "d": d,
-            "N": N,
-            "steps": steps,
-            "seed": ctx.seed + s,
-            "n": n,
-            "full_rank_error": f.mean,
-            "rank1_error": r.mean,
-        }
+    for res in run.results:
+        r, h, est = res.spec.rank, res.spec.heads, res.heldout
+        assert est is not None
+        p = {"d": d, "N": N, "r": r, "H": h, "steps": steps, "seed": res.spec.seed, "n": n}
         out.append(
             Evidence(
-                f.mean - r.mean,
-                0.0,
-                "<=",
-                "trained",
-                {**p, "heads_rank1": H},
-                ci=(f.lo - r.hi, f.hi - r.lo),
-                ci_level=level,
-                note="full-rank minus rank-1 held-out error; CI = beyond both CIs",
-            )
-        )
-        out.append(
-            Evidence(
-                r.mean,
-                lb,
+                est.mean,
+                lower_bound(d, r, h).enclosure[0],
                 ">=",
                 "trained",
-                {**p, "r": 1, "H": H},
-                ci=(r.lo, r.hi),
+                p,
+                ci=(est.lo, est.hi),
                 ci_level=level,
-                note="trained rank-1 layer vs certified lower bound",
+                interval=est.method,
+                note="trained generalized attention vs its own certified bound",
             )
         )
-        out.append(
-            Evidence(
-                f.mean,
-                lb,
-                "<=",
-                "trained",
-                {**p, "r": d, "H": 1},
-                ci=(f.lo, f.hi),
-                ci_level=level,
-                note="one trained full-rank head goes below what any rank-1 layer of "
-                f"{H} heads can reach",
+        c = res.curve  # tenths of the run: steps 40-60 % against 80-100 %
+        mid, end = (c[4][1] + c[5][1]) / 2, (c[8][1] + c[9][1]) / 2
+        drop = mid - end
+        half = z * math.hypot(c[4][2], c[5][2], c[8][2], c[9][2]) / 2
+        if r < d:
+            out.append(
+                Evidence(
+                    drop,
+                    PLATEAU_TOLERANCE,
+                    "<=",
+                    "trained",
+                    {**p, "loss_40_60": mid, "loss_80_100": end},
+                    ci=(drop - half, drop + half),
+                    ci_level=level,
+                    interval="normal",
+                    note="convergence: training-loss drop over the second half of the run",
+                )
             )
-        )
+        else:
+            out.append(
+                Evidence(
+                    est.mean,
+                    rank1,
+                    "<=",
+                    "trained",
+                    {**p, "rank1_bound_heads": H, "loss_drop_second_half": drop},
+                    ci=(est.lo, est.hi),
+                    ci_level=level,
+                    interval=est.method,
+                    note=f"one full-rank head below what any rank-1 layer of {H} heads reaches",
+                )
+            )
     return out
 
 
@@ -157,6 +175,7 @@ def falsifier_finds_planted(ctx: CheckContext, true_bound=certified) -> list[Evi
             p,
             ci=(e.lo, e.hi),
             ci_level=e.level,
+            interval=e.method,
             note="best trial against the planted bound 0.9",
         )
     )
@@ -188,6 +207,7 @@ def falsifier_finds_planted(ctx: CheckContext, true_bound=certified) -> list[Evi
                 asdict(a),
                 ci=(e.lo, e.hi),
                 ci_level=e.level,
+                interval=e.method,
                 note="no counterexample to the certified bound",
             )
         )

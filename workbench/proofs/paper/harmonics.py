@@ -45,11 +45,12 @@ from workbench.core.head_kernels import (
 )
 from workbench.core.sphere import make_generator, sample_instances, uniform_sphere
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper._mc import mean_ci
+from workbench.proofs.paper._mc import bounded_mean_ci, mean_ci
 from workbench.proofs.registry import claim
 
 FAMILY_LEVEL = 0.999  # each Monte Carlo claim: all its intervals hold together with this level
 _IV_PREC = 160
+AGREEMENT_RESOLUTION = 0.03  # kernel entries: departures of 0.03 (3 % of errors above 1)
 
 
 # --------------------------------------------------------------------------- shared helpers
@@ -290,6 +291,7 @@ def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
                     {"d": d, "L": L},
                     ci=(lo, hi),
                     ci_level=1.0,
+                    interval="enclosure",
                     note="sum_{l odd <= L} eta_l^2",
                 )
             )
@@ -305,6 +307,7 @@ def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
                     {"d": d, "L": L, "eps": eps},
                     ci=(lo, hi),
                     ci_level=1.0,
+                    interval="enclosure",
                     note="1 - S_L at the least L the float recurrence proposes",
                 )
             )
@@ -386,7 +389,8 @@ def kernels_agreement(ctx: CheckContext) -> list[Evidence]:
         b = head_target_agreement(d, (Q * K).sum(-1))
         for h in range(H):
             for h2 in range(h + 1, H):
-                m, ci = mean_ci((s[:, h] == s[:, h2]).double(), z)
+                agree = (s[:, h] == s[:, h2]).double()
+                m, ci = bounded_mean_ci(agree, (0.0, 1.0), z, "clopper_pearson")
                 out.append(
                     Evidence(
                         m,
@@ -396,9 +400,11 @@ def kernels_agreement(ctx: CheckContext) -> list[Evidence]:
                         {"d": d, "entry": f"C[{h},{h2}]", "n": n},
                         ci=ci,
                         ci_level=level,
+                        interval="clopper_pearson",
+                        resolution=AGREEMENT_RESOLUTION,
                     )
                 )
-            m, ci = mean_ci((s[:, h] == target).double(), z)
+            m, ci = bounded_mean_ci((s[:, h] == target).double(), (0.0, 1.0), z, "clopper_pearson")
             out.append(
                 Evidence(
                     m,
@@ -408,12 +414,14 @@ def kernels_agreement(ctx: CheckContext) -> list[Evidence]:
                     {"d": d, "entry": f"b[{h}]", "n": n},
                     ci=ci,
                     ci_level=level,
+                    interval="clopper_pearson",
+                    resolution=AGREEMENT_RESOLUTION,
                 )
             )
         sc = _picks(Qc, Kc, X, y)
         bc = head_target_agreement(d, cosines)
         for j, c in enumerate(cosines.tolist()):
-            m, ci = mean_ci((sc[:, j] == target).double(), z)
+            m, ci = bounded_mean_ci((sc[:, j] == target).double(), (0.0, 1.0), z, "clopper_pearson")
             out.append(
                 Evidence(
                     m,
@@ -423,6 +431,8 @@ def kernels_agreement(ctx: CheckContext) -> list[Evidence]:
                     {"d": d, "entry": "b(c)", "cos_qk": c, "n": n},
                     ci=ci,
                     ci_level=level,
+                    interval="clopper_pearson",
+                    resolution=AGREEMENT_RESOLUTION,
                 )
             )
         # the error of sum_h a_h x_{pick_h} against 1 - 2 a.b + a.C.a
@@ -440,6 +450,8 @@ def kernels_agreement(ctx: CheckContext) -> list[Evidence]:
                 {"d": d, "entry": "error", "n": n, "H": H},
                 ci=ci,
                 ci_level=level,
+                interval="normal",
+                resolution=AGREEMENT_RESOLUTION * max(1.0, kernel_error(a, b, C)),
             )
         )
         # C_hh = 1 exactly (a head always agrees with itself)

@@ -7,8 +7,11 @@ import torch
 from workbench.core.sphere import make_generator, orthonormal_points, uniform_sphere
 from workbench.models.attention import MultiHeadAttention
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper._mc import Z_999, mean_ci
+from workbench.proofs.paper._mc import Z_999, bounded_mean_ci
 from workbench.proofs.registry import claim
+
+RESOLUTION = 0.05  # the mean checks resolve departures of 0.05 (half-width must be smaller)
+RELATIVE_RESOLUTION = 0.1  # second moments 1/d: resolve 10 % of the value
 
 
 @claim(
@@ -20,14 +23,15 @@ from workbench.proofs.registry import claim
 )
 @torch.no_grad()
 def sphere_law(ctx: CheckContext) -> list[Evidence]:
-    n = 4000 if ctx.scale == "quick" else 40000
+    n = 20_000 if ctx.scale == "quick" else 200_000
     out: list[Evidence] = []
     for d in (2, 5, 16):
         y = uniform_sphere(n, d=d, generator=ctx.seed + d)
         norm_err = float((y.norm(dim=-1) - 1).abs().max())
         out.append(Evidence(norm_err, 0.0, "<=", "identity", {"d": d}, tolerance=1e-12))
         for name, s in (("mean", y[:, 0]), ("second_moment", y[:, 0] ** 2)):
-            m, ci = mean_ci(s, Z_999)
+            rng = (-1.0, 1.0) if name == "mean" else (0.0, 1.0)
+            m, ci = bounded_mean_ci(s, rng, Z_999)
             bound = 0.0 if name == "mean" else 1.0 / d
             out.append(
                 Evidence(
@@ -38,6 +42,8 @@ def sphere_law(ctx: CheckContext) -> list[Evidence]:
                     {"d": d, "statistic": name, "n": n},
                     ci=ci,
                     ci_level=0.999,
+                    interval="bounded",
+                    resolution=RESOLUTION if name == "mean" else RELATIVE_RESOLUTION / d,
                 )
             )
     return out
@@ -52,16 +58,24 @@ def sphere_law(ctx: CheckContext) -> list[Evidence]:
 )
 @torch.no_grad()
 def dn_orthonormal(ctx: CheckContext) -> list[Evidence]:
-    n = 2000 if ctx.scale == "quick" else 20000
+    n = 20_000 if ctx.scale == "quick" else 200_000
     out: list[Evidence] = []
     for d, N in ((2, 2), (5, 3), (16, 16)):
         X = orthonormal_points(n, N, d, generator=ctx.seed + 7 * d + N)
         gram_err = float((X @ X.transpose(1, 2) - torch.eye(N, dtype=X.dtype)).abs().max())
         out.append(Evidence(gram_err, 0.0, "<=", "identity", {"d": d, "N": N}, tolerance=1e-12))
-        m, ci = mean_ci(X[:, -1, 0] ** 2)
+        m, ci = bounded_mean_ci(X[:, -1, 0] ** 2, (0.0, 1.0))
         out.append(
             Evidence(
-                m, 1.0 / d, "==", "monte_carlo", {"d": d, "N": N, "n": n}, ci=ci, ci_level=0.999
+                m,
+                1.0 / d,
+                "==",
+                "monte_carlo",
+                {"d": d, "N": N, "n": n},
+                ci=ci,
+                ci_level=0.999,
+                interval="bounded",
+                resolution=RELATIVE_RESOLUTION / d,
             )
         )
     return out

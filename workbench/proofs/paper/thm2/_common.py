@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import math
+from typing import cast
 
 import torch
 
+from workbench.core.targets import nearest_neighbour
 from workbench.models.attention import GeneralizedAttention
+from workbench.models.scores import DotScore
 
 SQRT2 = math.sqrt(2.0)
 _TINY = math.ulp(0.0)  # ">= _TINY" states "> 0"
@@ -28,6 +31,32 @@ def _random_model(
         generator=g,
         dtype=torch.float64,
     )
+
+
+def _aligned_model(d: int, H: int, models: int, g: torch.Generator) -> GeneralizedAttention:
+    """K full-rank dot-score models whose G correlates with s: ``W_h = Q_h = I`` (scores
+    ``4 <y, x_i>``, so ``psi_h = tanh(2 <y, x_1 - x_2>)`` is odd in y) and ``M_h = (I + R_h) / H``
+    with a random ``R_h`` (whose ``w^T M_h u`` term is even in y)."""
+    model = GeneralizedAttention(
+        d, d, H, models=models, score="dot", scale=4.0, generator=g, dtype=torch.float64
+    )
+    eye = torch.eye(d, dtype=torch.float64).expand(models, H, d, d)
+    R = torch.randn(models, H, d, d, generator=g, dtype=torch.float64) / (2 * math.sqrt(d))
+    with torch.no_grad():
+        model.W.copy_(eye)
+        cast(DotScore, model.score).Q.copy_(eye)
+        model.M.copy_((eye + R) / H)
+    return model
+
+
+def _fit_output_maps(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> None:
+    """Least-squares ``M_h`` for fixed scores: ``A = sum_h M_h z_h`` with ``z_h = X phi_h``."""
+    p = model.probabilities(X, y)[..., 0, :]  # (K, H, n, 2)
+    Z = torch.einsum("khni,nid->knhd", p, X).flatten(2)  # (K, n, H d)
+    f = nearest_neighbour(X, y)
+    sol = torch.linalg.lstsq(Z, f.expand(Z.shape[0], -1, -1)).solution  # (K, H d, d)
+    K, H, d = model.models, model.heads, model.d
+    model.M.copy_(sol.reshape(K, H, d, d).transpose(-1, -2))
 
 
 def _decompose(X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:

@@ -19,6 +19,8 @@ from workbench.proofs.paper.harmonics import (
 )
 from workbench.proofs.registry import claim
 
+ISOTROPY_RESOLUTION = 0.06  # Lemma 4's Monte Carlo equalities resolve departures of 0.06
+
 
 # --------------------------------------------------------------------------- Lemma 4
 @claim(
@@ -57,6 +59,8 @@ def isotropy(ctx: CheckContext) -> list[Evidence]:
                         {**p0, "entry": f"gram[{i},{j}]"},
                         ci=ci,
                         ci_level=level,
+                        interval="normal",
+                        resolution=ISOTROPY_RESOLUTION,
                         note="addition theorem E_w[Zbar_a Zbar_b] = P_l(<a,b>)",
                     )
                 )
@@ -74,6 +78,8 @@ def isotropy(ctx: CheckContext) -> list[Evidence]:
                 {**p0, "entry": "E||P_S Z||^2"},
                 ci=ci,
                 ci_level=level,
+                interval="normal",
+                resolution=ISOTROPY_RESOLUTION,
             )
         )
         # cross degrees vanish: E_y <P_S Zbar_{l,y}, Zbar_{l+2,y}> = 0 (P_S Zbar_{l,y} in H_l)
@@ -90,6 +96,8 @@ def isotropy(ctx: CheckContext) -> list[Evidence]:
                 {**p0, "entry": "E<P_S Z_l, Z_l+2>"},
                 ci=ci,
                 ci_level=level,
+                interval="normal",
+                resolution=ISOTROPY_RESOLUTION,
             )
         )
         # S = all of H_l: P_S keeps every unit zonal harmonic whole
