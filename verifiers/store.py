@@ -163,6 +163,27 @@ class Store:
         return str(self.con.execute("PRAGMA integrity_check").fetchone()[0])
 
 
+def last_check(path: str | os.PathLike[str]) -> dict[str, Any] | None:
+    """The latest ``workbench check --db`` run in the file at ``path`` (tables ``check_runs`` and
+    ``claim_results``, written by ``workbench.commands.check``), or None if there is none."""
+    if not Path(path).is_file():
+        return None
+    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    try:
+        run = con.execute("SELECT id, started, scale, seed, device, summary FROM check_runs "
+                          "ORDER BY id DESC LIMIT 1").fetchone()
+        if run is None:
+            return None
+        claims = [json.loads(p) for (p,) in con.execute(
+            "SELECT payload FROM claim_results WHERE run_id = ? ORDER BY rowid", (run[0],))]
+    except sqlite3.OperationalError:  # no check tables in this file
+        return None
+    finally:
+        con.close()
+    return {"id": run[0], "started": run[1], "scale": run[2], "seed": run[3], "device": run[4],
+            "summary": json.loads(run[5]), "claims": claims}
+
+
 def _cell(v: Any) -> Any:
     return json.dumps(v, sort_keys=True, default=str) if isinstance(v, (dict, list)) else v
 
