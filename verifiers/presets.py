@@ -96,9 +96,9 @@ def _ranks(d: int) -> list[int]:
     return out + [d]
 
 
-def _encoder_grid(preset: str, scale: str, task: Task, cfg: TrainConfig, layers: list[int],
-                  cs: list[int], ranks: list[int], seeds: range, lr: float, ffn: int,
-                  extra: dict[str, Any] | None = None, **labels: Any) -> list[Run]:
+def encoder_grid(preset: str, scale: str, task: Task, cfg: TrainConfig, layers: list[int],
+                 cs: list[int], ranks: list[int], seeds: range, lr: float, ffn: int,
+                 extra: dict[str, Any] | None = None, **labels: Any) -> list[Run]:
     """Encoder models on ``task`` with ``H = c d / r`` heads (paper params per layer ``c d^2``)."""
     d, out = task.d, []
     for L in layers:
@@ -117,7 +117,7 @@ def _tiny(scale: str, seed: int) -> list[Run]:
     task = Task("farthest", d=4, N=4)
     cfg = TrainConfig(steps=60 if scale == "quick" else 300, batch=64, eval_samples=1000,
                       eval_batch=1000)
-    return _encoder_grid("tiny", scale, task, cfg, [1, 2], [1, 2], [1, 2, 4],
+    return encoder_grid("tiny", scale, task, cfg, [1, 2], [1, 2], [1, 2, 4],
                          range(seed, seed + 2), 0.01, 16)
 
 
@@ -125,11 +125,11 @@ def _fig2(scale: str, seed: int) -> list[Run]:
     if scale == "paper":
         task = Task("farthest", d=64, N=16)
         cfg = TrainConfig(steps=100_000, batch=256, eval_samples=20_000)
-        return _encoder_grid("fig2", scale, task, cfg, [1, 3, 5], [1, 8, 64], _ranks(64),
+        return encoder_grid("fig2", scale, task, cfg, [1, 3, 5], [1, 8, 64], _ranks(64),
                              range(seed, seed + 5), 0.01, 2048)
     task = Task("farthest", d=8, N=8)
     cfg = TrainConfig(steps=1000, batch=128, eval_samples=4000, eval_batch=4000)
-    return _encoder_grid("fig2", scale, task, cfg, [1, 2], [1, 4], _ranks(8),
+    return encoder_grid("fig2", scale, task, cfg, [1, 2], [1, 4], _ranks(8),
                          range(seed, seed + 3), 0.01, 64)
 
 
@@ -141,7 +141,7 @@ def _vary_n(scale: str, seed: int) -> list[Run]:
     out: list[Run] = []
     for N in ([4, 16, 64, 256] if paper else [4, 8, 16, 32]):
         task = Task("farthest", d=d, N=N)
-        out += _encoder_grid("vary_n", scale, task, cfg, [2], [d],
+        out += encoder_grid("vary_n", scale, task, cfg, [2], [d],
                              [1, 4, 16, 64] if paper else [1, 8],
                              range(seed, seed + (5 if paper else 2)), 0.005 if paper else 0.01,
                              2048 if paper else 64, N=N)
@@ -177,7 +177,7 @@ def _positional(scale: str, seed: int) -> list[Run]:
         extra: dict[str, Any] = {"positional": pos}
         if pos == "concat":
             extra["pos_dims"] = d
-        out += _encoder_grid("positional", scale, task, cfg, [1, 3] if paper else [1, 2], [1],
+        out += encoder_grid("positional", scale, task, cfg, [1, 3] if paper else [1, 2], [1],
                              [1, 4, 16, 64] if paper else [1, 8],
                              range(seed, seed + (5 if paper else 2)), 0.01,
                              2048 if paper else 64, extra, positional=pos)

@@ -91,6 +91,16 @@ def execute_group(group: Sequence[tuple[str, Run]], version: str, backend: str,
             for (k, r), res in zip(group, results)]
 
 
+def compute(runs: Sequence[Run], threads: int | None = None,
+            device: str = "cpu") -> list[dict[str, Any]]:
+    """The rows of ``runs`` computed in memory (no store), grouped as a sweep groups them."""
+    version = code_version()
+    out: list[dict[str, Any]] = []
+    for g in group_runs(keyed(runs, version)):
+        out += execute_group(g, version, "memory", threads, device)
+    return out
+
+
 def _random_features(run: Run) -> dict[str, Any]:
     """Exact D_2 error of H random rank-1 hardmax heads with optimal values, and Theorem 2's
     certified lower bound for the same (d, r = 1, H)."""

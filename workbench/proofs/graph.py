@@ -17,8 +17,13 @@ from workbench.proofs.claim import Claim
 
 COLOURS: dict[str, str] = {
     "holds": "#4caf50", "violated": "#e53935", "inconclusive": "#fbc02d",
-    "unsupported": "#8e24aa", "skipped": "#9e9e9e", None: "#e0e0e0",  # type: ignore[dict-item]
+    "unsupported": "#8e24aa", "skipped": "#9e9e9e",
 }
+NO_VERDICT = "#e0e0e0"
+
+
+def colour(verdict: str | None) -> str:
+    return COLOURS.get(verdict or "", NO_VERDICT)
 FORMATS: tuple[str, ...] = ("json", "dot", "png")
 
 
@@ -64,7 +69,7 @@ def to_dot(g: nx.DiGraph, verdicts: Mapping[str, str] | None = None) -> str:
     for n in nx.lexicographical_topological_sort(g):
         label = f"{n}\n{v.get(n) or g.nodes[n]['kind']}"
         lines.append(f"  {json.dumps(n)} [label={json.dumps(label)}, "
-                     f"fillcolor={json.dumps(COLOURS.get(v.get(n), COLOURS[None]))}];")
+                     f"fillcolor={json.dumps(colour(v.get(n)))}];")
     lines += [f"  {json.dumps(a)} -> {json.dumps(b)};" for a, b in sorted(g.edges)]
     return "\n".join(lines + ["}"]) + "\n"
 
@@ -87,13 +92,13 @@ def draw_png(g: nx.DiGraph, path: str | os.PathLike[str],
     width, height = max(8.0, 3.2 * len(layers)), max(4.0, 0.45 * tallest + 1.2)
     fig, ax = plt.subplots(figsize=(width, height), dpi=dpi)
     pos = nx.multipartite_layout(g, subset_key="depth") if len(g) else {}
-    colours = [COLOURS.get(v.get(n), COLOURS[None]) for n in g.nodes]
+    colours = [colour(v.get(n)) for n in g.nodes]
     nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, edge_color="#777777", node_size=300)
     nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colours, node_size=300,
                            edgecolors="#333333")
     nx.draw_networkx_labels(g, {n: (x, y + 0.02) for n, (x, y) in pos.items()}, ax=ax,
                             font_size=7, verticalalignment="bottom")
-    shown = [k for k in COLOURS if k is not None and k in set(v.values())]
+    shown = [k for k in COLOURS if k in set(v.values())]
     if shown:
         ax.legend(handles=[Patch(color=COLOURS[k], label=k) for k in shown], loc="lower right",
                   fontsize=8)
