@@ -213,3 +213,32 @@ def test_sweep_cli_dry_run_then_json(tmp_path: Path, capsys: pytest.CaptureFixtu
     assert main(["sweep", "tiny", "--db", db, "--dry-run", "--json"]) == 0
     out = capsys.readouterr().out
     assert '"planned": 24' in out and '"already": 0' in out and '"computed": 0' in out
+
+
+def test_default_store_is_under_the_data_dir(tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    if sys.platform.startswith(("win", "darwin")):
+        pytest.skip("XDG_DATA_HOME is the Linux data directory")
+    assert store.default_path() == tmp_path / "data" / store.APP / "runs.sqlite"
+    assert main(["sweep", "tiny", "--dry-run", "--json"]) == 0
+    assert store.default_path().is_file() and str(store.default_path()) in capsys.readouterr().out
+
+
+def test_parquet_export_needs_pyarrow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    try:
+        import pyarrow  # noqa: F401
+    except ImportError:
+        argv = ["sweep", "tiny", "--db", str(tmp_path / "x.sqlite"), "--export",
+                str(tmp_path / "runs.parquet")]
+        assert main(argv) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "pyarrow" in err
+        assert list(tmp_path.iterdir()) == []
+    else:
+        with Store(tmp_path / "s.sqlite") as st:
+            st.write([{"key": "k", "preset": "p", "model_class": "standard", "heldout": 0.5}])
+            store.export(st.rows(), tmp_path / "runs.parquet")
+        import pyarrow.parquet as pq
+
+        assert pq.read_table(tmp_path / "runs.parquet").num_rows == 1
