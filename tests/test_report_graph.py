@@ -68,12 +68,16 @@ def test_report_table_matches_store(db: Path, tmp_path: Path,
         assert f"| {lab['L']} | {lab['c']} | {lab['r']} | standard | 2 | {b['heldout']:.4g} |" in md
 
 
-def test_report_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["report", "--db", str(tmp_path / "none.sqlite"), "--out",
-                 str(tmp_path / "o")]) == 2
+@pytest.mark.parametrize("command", [["report", "--out", "{tmp}/o"], ["graph"]])
+@pytest.mark.parametrize("db", ["none.sqlite", "junk.sqlite"])
+def test_report_and_graph_bad_db(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 command: list[str], db: str) -> None:
+    (tmp_path / "junk.sqlite").write_text("not a database " * 100)
+    argv = [a.format(tmp=tmp_path) for a in command] + ["--db", str(tmp_path / db)]
+    assert main(argv) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--db must be" in err
-    assert list(tmp_path.iterdir()) == []
+    assert [p.name for p in tmp_path.iterdir()] == ["junk.sqlite"]
 
 
 def test_graph_json_and_dot_follow_the_registry(capsys: pytest.CaptureFixture[str]) -> None:

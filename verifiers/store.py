@@ -89,14 +89,23 @@ def check_writable(path: str | os.PathLike[str], name: str = "--db") -> Path:
     if p.exists():
         if not os.access(p, os.W_OK):
             raise ValueError(f"{name} must be a writable file (got {str(p)!r})")
+        check_database(p, name)
+    return p
+
+
+def check_database(path: str | os.PathLike[str], name: str = "--db") -> Path:
+    """Fail (``ValueError`` naming ``name``) unless ``path`` is an existing SQLite file."""
+    p = Path(path)
+    if not p.is_file():
+        raise ValueError(f"{name} must be an existing results file (got {str(p)!r})")
+    try:
+        con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
         try:
-            con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
-            try:
-                con.execute("PRAGMA schema_version").fetchone()
-            finally:
-                con.close()
-        except sqlite3.DatabaseError as e:
-            raise ValueError(f"{name} must be an SQLite database file ({str(p)!r}: {e})") from None
+            con.execute("PRAGMA schema_version").fetchone()
+        finally:
+            con.close()
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"{name} must be an SQLite database file ({str(p)!r}: {e})") from None
     return p
 
 
@@ -176,7 +185,7 @@ def last_check(path: str | os.PathLike[str]) -> dict[str, Any] | None:
             return None
         claims = [json.loads(p) for (p,) in con.execute(
             "SELECT payload FROM claim_results WHERE run_id = ? ORDER BY rowid", (run[0],))]
-    except sqlite3.OperationalError:  # no check tables in this file
+    except sqlite3.DatabaseError:  # no check tables in this file, or not a database
         return None
     finally:
         con.close()

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import os
-from pathlib import Path
 
 import click
 
@@ -24,7 +23,7 @@ from workbench.commands._common import common_options
               help="Store holding `workbench check --db` results (default: the sweep store).")
 @common_options
 def cli(fmt: str, out: str | None, db: str | None, as_json: bool, seed: int) -> None:
-    from verifiers.store import default_path, last_check
+    from verifiers.store import check_database, default_path, last_check
     from workbench.proofs import graph
     from workbench.proofs.registry import load_claims
 
@@ -34,8 +33,8 @@ def cli(fmt: str, out: str | None, db: str | None, as_json: bool, seed: int) -> 
             raise ValueError(f"--out must be a file in an existing, writable folder (got {out!r})")
     elif fmt == "png":
         raise ValueError("--out must be given for --format png")
-    if db is not None and not Path(db).is_file():
-        raise ValueError(f"--db must be an existing results file (got {db!r})")
+    if db is not None:
+        check_database(db)
     g = graph.claim_graph(load_claims())
     check = last_check(db if db is not None else default_path())
     verdicts = {c["id"]: c["verdict"] for c in check["claims"]} if check else {}

@@ -27,11 +27,9 @@ _ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "hol
               help="Folder for report.md and the figures (created if missing).")
 @common_options
 def cli(db: str | None, out: str, as_json: bool, seed: int) -> None:
-    from verifiers.store import Store, default_path, last_check
+    from verifiers.store import Store, check_database, default_path, last_check
 
-    path = Path(db) if db is not None else default_path()
-    if not path.is_file():
-        raise ValueError(f"--db must be an existing results file (got {str(path)!r})")
+    path = check_database(Path(db) if db is not None else default_path())
     out_dir = Path(out)
     parent = out_dir.resolve().parent
     if out_dir.exists() and not out_dir.is_dir():
