@@ -68,9 +68,9 @@ def alone(threads: int, which: str) -> dict:
             "grid_wall_s_extrapolated": round(sum(r.config.steps for r in runs) / rate, 1)}
 
 
-def paper_gpu(steps: int, device: str) -> dict:
-    """Every group of the paper fig2 grid for ``steps`` steps; fraction of the grid per hour."""
-    runs = presets.plan("fig2", "paper")
+def paper_gpu(steps: int, device: str, preset: str = "fig2") -> dict:
+    """Every group of the paper grid for ``steps`` steps; fraction of the grid per hour."""
+    runs = presets.plan(preset, "paper")
     groups = sweep.group_runs(sweep.keyed(runs, "bench"))
     total_s, rows = 0.0, []
     for g in groups:
@@ -86,7 +86,7 @@ def paper_gpu(steps: int, device: str) -> dict:
         rows.append({"labels": rs[0].label_dict() | {"models": len(rs)}, "s_per_step":
                      round(dt / steps, 5)})
         print(rows[-1], flush=True)
-    return {"groups": len(groups), "runs": len(runs), "steps_measured": steps,
+    return {"preset": preset, "groups": len(groups), "runs": len(runs), "steps_measured": steps,
             "grid_hours_extrapolated": round(total_s / 3600, 2),
             "fraction_of_grid_per_hour": round(3600 / total_s, 4), "per_group": rows}
 
@@ -98,6 +98,7 @@ def main() -> None:
     ap.add_argument("--scale", choices=["quick", "paper"], default="quick")
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--paper-steps", type=int, default=200)
+    ap.add_argument("--paper-preset", default="fig2", help="tiny: a CPU smoke run of this path")
     ap.add_argument("--out", default=str(OUT))
     a = ap.parse_args()
     res: dict = json.loads(Path(a.out).read_text()) if Path(a.out).exists() else {}
@@ -107,7 +108,8 @@ def main() -> None:
     if a.scale == "paper":
         if a.device == "cuda":
             env["gpu"] = torch.cuda.get_device_name(0)
-        res["paper_fig2"] = {"env": env, **paper_gpu(a.paper_steps, a.device)}
+        res[f"paper_{a.paper_preset}"] = {"env": env, **paper_gpu(a.paper_steps, a.device,
+                                                                  a.paper_preset)}
     else:
         torch.set_num_threads(a.threads)
         res["quick_fig2"] = {"env": env, "grouped": grouped(a.threads)}
