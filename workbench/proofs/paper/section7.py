@@ -29,9 +29,9 @@ def fig2_runs(scale: str, seed: int) -> list[Run]:
     """One-layer runs: full rank against lower ranks at equal ``H r d`` per layer."""
     if scale == "full":
         return [r for r in plan("fig2", "quick", seed) if r.label_dict()["L"] == 1]
-    cfg = TrainConfig(steps=300, batch=128, eval_samples=2000, eval_batch=2000)
+    cfg = TrainConfig(steps=400, batch=128, eval_samples=2000, eval_batch=2000)
     return encoder_grid("section7", "quick", Task("farthest", d=8, N=8), cfg, [1], [1],
-                        [2, 4, 8], range(seed, seed + 2), 0.01, 32)
+                        [2, 4, 8], range(seed, seed + 2), 0.02, 32)
 
 
 def vary_n_runs(scale: str, seed: int) -> list[Run]:
