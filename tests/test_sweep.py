@@ -185,6 +185,8 @@ def test_ray_backend_matches_local(tmp_path: Path) -> None:
     (["tiny", "--db", "{tmp}/x.sqlite", "--export", "{tmp}/runs.txt"], "--export must"),
     (["tiny", "--db", "{tmp}/x.sqlite", "--export", "{tmp}/missing/runs.csv"], "--export must"),
     (["tiny", "--db", "{tmp}/x.sqlite", "--address", "127.0.0.1:9"], "--address must"),
+    (["tiny", "--db", "{tmp}/x.sqlite", "--backend", "ray", "--address", "auto"],
+     "--address must"),
 ])
 def test_sweep_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                          msg: str) -> None:

@@ -121,10 +121,8 @@ def _random_features(run: Run) -> dict[str, Any]:
 def check_address(address: str, timeout: float = 3.0) -> str:
     """Fail (``ValueError`` naming ``--address``) unless ``host:port`` accepts a TCP connection.
 
-    Accepts ``host:port``, ``ray://host:port`` and ``auto`` (an existing local cluster).
+    Accepts ``host:port`` and ``ray://host:port``.
     """
-    if address == "auto":
-        return address
     hostport = address.split("://", 1)[-1]
     host, sep, port = hostport.rpartition(":")
     if not sep or not host or not port.isdigit():

@@ -52,11 +52,11 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     if address is not None and backend != "ray":
         raise ValueError("--address must be used with --backend ray")
     if backend == "ray":
+        if address is not None:
+            sweep.check_address(address)
         if not sweep.ray_available():
             raise ValueError("--backend ray needs the ray extra (pip install "
                              "'attention-rank-workbench[ray]')")
-        if address is not None:
-            sweep.check_address(address)
     dev = resolve_device(device)
     path = Path(db) if db is not None else store.default_path()
     if db is None:
