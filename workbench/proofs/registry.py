@@ -33,6 +33,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.thm5",
     "workbench.proofs.paper.conjecture6",
     "workbench.proofs.paper.experiments",
+    "workbench.proofs.paper.section7",
 )
 
 

@@ -1,0 +1,128 @@
+"""Benchmark: the quick ``fig2`` grid through the local backend (grouped, batched) against one
+model at a time (issue 14). Writes ``benchmarks/results/sweep.json``.
+
+- grouped: ``workbench sweep fig2 --scale quick`` into a fresh store (every run of the grid);
+  wall time, groups, model-steps per second. Goal: the whole grid in <= 10 minutes on 2 cores.
+- one at a time: ``verifiers.train.train([spec])`` per run, on ``--alone`` runs of the grid
+  (seed 0 of every configuration by default), throughput extrapolated to the whole grid.
+- With ``--scale paper --device cuda --paper-steps S``: the paper grid's groups run for S steps
+  each on the GPU, and the fraction of the full paper grid (its real step count) per GPU-hour is
+  extrapolated from the measured model-steps per second of every group.
+
+    python benchmarks/sweep.py [--threads 1] [--alone seed0|all|none]
+    python benchmarks/sweep.py --scale paper --device cuda --paper-steps 200
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import sys
+import tempfile
+import time
+from dataclasses import replace
+from pathlib import Path
+
+import torch
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from verifiers import presets, sweep  # noqa: E402
+from verifiers.store import Store  # noqa: E402
+from verifiers.train import train  # noqa: E402
+
+OUT = Path(__file__).resolve().parent / "results" / "sweep.json"
+
+
+def grouped(threads: int) -> dict:
+    runs = presets.plan("fig2", "quick")
+    with tempfile.TemporaryDirectory() as tmp, Store(os.path.join(tmp, "s.sqlite")) as st:
+        t0 = time.perf_counter()
+        rep = sweep.run_sweep("fig2", "quick", st, threads=threads,
+                              progress=lambda m: print(m, flush=True))
+        wall = time.perf_counter() - t0
+        best = sweep.best_of_seeds(st.rows())
+    steps = sum(r.config.steps for r in runs)
+    return {"runs": len(runs), "groups": rep.groups, "wall_s": round(wall, 2),
+            "model_steps_per_s": round(steps / wall, 1),
+            "best_of_seeds": sorted(([b["labels"], round(b["heldout"], 4)] for b in best),
+                                    key=lambda x: sorted(x[0].items()))}
+
+
+def alone(threads: int, which: str) -> dict:
+    torch.set_num_threads(threads)
+    runs = presets.plan("fig2", "quick")
+    sel = runs if which == "all" else [r for r in runs if r.seed == 0]
+    t0 = time.perf_counter()
+    for i, r in enumerate(sel):
+        t = time.perf_counter()
+        train([r.spec], r.task, r.config)
+        print(f"alone {i + 1}/{len(sel)} {r.label_dict()} {time.perf_counter() - t:.1f}s",
+              flush=True)
+    wall = time.perf_counter() - t0
+    rate = sum(r.config.steps for r in sel) / wall
+    return {"runs_measured": len(sel), "wall_s": round(wall, 2),
+            "model_steps_per_s": round(rate, 1),
+            "grid_wall_s_extrapolated": round(sum(r.config.steps for r in runs) / rate, 1)}
+
+
+def paper_gpu(steps: int, device: str, preset: str = "fig2") -> dict:
+    """Every group of the paper grid for ``steps`` steps; fraction of the grid per hour."""
+    runs = presets.plan(preset, "paper")
+    groups = sweep.group_runs(sweep.keyed(runs, "bench"))
+    total_s, rows = 0.0, []
+    for g in groups:
+        rs = [r for _, r in g]
+        cfg = replace(rs[0].config, steps=steps, eval_samples=0, device=device)
+        t0 = time.perf_counter()
+        train([r.spec for r in rs], rs[0].task, cfg)
+        if device == "cuda":
+            torch.cuda.synchronize()
+        dt = time.perf_counter() - t0
+        full = dt / steps * rs[0].config.steps  # the group at its real step count
+        total_s += full
+        rows.append({"labels": rs[0].label_dict() | {"models": len(rs)}, "s_per_step":
+                     round(dt / steps, 5)})
+        print(rows[-1], flush=True)
+    return {"preset": preset, "groups": len(groups), "runs": len(runs), "steps_measured": steps,
+            "grid_hours_extrapolated": round(total_s / 3600, 2),
+            "fraction_of_grid_per_hour": round(3600 / total_s, 4), "per_group": rows}
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--alone", choices=["seed0", "all", "none"], default="seed0")
+    ap.add_argument("--scale", choices=["quick", "paper"], default="quick")
+    ap.add_argument("--device", default="cpu")
+    ap.add_argument("--paper-steps", type=int, default=200)
+    ap.add_argument("--paper-preset", default="fig2", help="tiny: a CPU smoke run of this path")
+    ap.add_argument("--out", default=str(OUT))
+    a = ap.parse_args()
+    res: dict = json.loads(Path(a.out).read_text()) if Path(a.out).exists() else {}
+    env = {"python": platform.python_version(), "torch": torch.__version__,
+           "cpus": os.cpu_count(), "threads": a.threads, "load_avg": os.getloadavg(),
+           "device": a.device}
+    if a.scale == "paper":
+        if a.device == "cuda":
+            env["gpu"] = torch.cuda.get_device_name(0)
+        res[f"paper_{a.paper_preset}"] = {"env": env, **paper_gpu(a.paper_steps, a.device,
+                                                                  a.paper_preset)}
+    else:
+        torch.set_num_threads(a.threads)
+        res["quick_fig2"] = {"env": env, "grouped": grouped(a.threads)}
+        if a.alone != "none":
+            res["quick_fig2"]["one_at_a_time"] = alone(a.threads, a.alone)
+            g, o = res["quick_fig2"]["grouped"], res["quick_fig2"]["one_at_a_time"]
+            res["quick_fig2"]["speedup"] = round(g["model_steps_per_s"] / o["model_steps_per_s"],
+                                                 2)
+        res["quick_fig2"]["env"]["load_avg_end"] = os.getloadavg()
+    Path(a.out).parent.mkdir(exist_ok=True)
+    Path(a.out).write_text(json.dumps(res, indent=2) + "\n")
+    print(json.dumps(res, indent=2))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,132 @@
+"""``workbench report`` (Markdown + PNG figures from the store) and ``workbench graph``."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import matplotlib.image as mpimg
+import pytest
+
+from verifiers import presets, sweep
+from verifiers.store import Store, last_check
+from workbench.cli import main
+from workbench.proofs import graph
+from workbench.proofs.claim import Claim
+from workbench.proofs.registry import load_claims
+
+FAST_CLAIM = "setting.sphere_law"
+
+
+@pytest.fixture(scope="module")
+def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A store with the one-layer tiny runs, two random-features draws and one check run."""
+    path = tmp_path_factory.mktemp("store") / "runs.sqlite"
+    tiny = [r for r in presets.plan("tiny", "quick") if r.label_dict()["L"] == 1]
+    rf = [r for r in presets.plan("random_features", "quick")
+          if r.label_dict()["d"] == 8 and r.label_dict()["H"] <= 4 and r.seed == 0]
+    with Store(path) as st:
+        sweep.run_sweep("tiny", "quick", st, runs=tiny, threads=1)
+        sweep.run_sweep("random_features", "quick", st, runs=rf, threads=1)
+    assert main(["check", "--only", FAST_CLAIM, "--db", str(path), "--json"]) == 0
+    return path
+
+
+def test_report_names_its_figures_and_each_png_is_real(db: Path, tmp_path: Path,
+                                                       capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "rep"
+    assert main(["report", "--db", str(db), "--out", str(out)]) == 0
+    capsys.readouterr()
+    md = (out / "report.md").read_text()
+    named = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
+    pngs = sorted(p.name for p in out.glob("*.png"))
+    assert sorted(named) == pngs == ["graph.png", "random_features_quick.png", "tiny_quick.png"]
+    for name in ("tiny_quick.png", "random_features_quick.png"):
+        img = mpimg.imread(out / name)
+        assert img.shape[:2] == (400, 640)  # 6.4 x 4 inches at 100 dpi
+        assert img[..., :3].std() > 0.05  # not a blank canvas
+    g = mpimg.imread(out / "graph.png")
+    assert g.shape[0] >= 400 and g.shape[1] >= 800
+    # the numbers behind each figure: one table row per (L, c, r) and per (d, H)
+    assert md.count("| standard |") == 6 and md.count("| generalized |") == 2
+    assert "| lower bound |" in md
+    # the last check: its claims with verdicts and key evidence
+    assert f"`{FAST_CLAIM}`" in md and "holds" in md
+
+
+def test_report_table_matches_store(db: Path, tmp_path: Path,
+                                    capsys: pytest.CaptureFixture[str]) -> None:
+    out = tmp_path / "rep"
+    assert main(["report", "--db", str(db), "--out", str(out)]) == 0
+    capsys.readouterr()
+    md = (out / "report.md").read_text()
+    with Store(db) as st:
+        best = sweep.best_of_seeds(st.rows("tiny"))
+    for b in best:  # best of seeds: the lower held-out error of the two seeds
+        lab = b["labels"]
+        assert f"| {lab['L']} | {lab['c']} | {lab['r']} | standard | 2 | {b['heldout']:.4g} |" in md
+
+
+@pytest.mark.parametrize("command", [["report", "--out", "{tmp}/o"], ["graph"]])
+@pytest.mark.parametrize("db", ["none.sqlite", "junk.sqlite"])
+def test_report_and_graph_bad_db(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                                 command: list[str], db: str) -> None:
+    (tmp_path / "junk.sqlite").write_text("not a database " * 100)
+    argv = [a.format(tmp=tmp_path) for a in command] + ["--db", str(tmp_path / db)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--db must be" in err
+    assert [p.name for p in tmp_path.iterdir()] == ["junk.sqlite"]
+
+
+def test_graph_json_and_dot_follow_the_registry(capsys: pytest.CaptureFixture[str]) -> None:
+    claims = load_claims()
+    assert main(["graph", "--format", "json"]) == 0
+    data = json.loads(capsys.readouterr().out)
+    assert {n["id"] for n in data["nodes"]} == set(claims)
+    edges = {(e["from"], e["to"]) for e in data["edges"]}
+    assert edges == {(d, c.id) for c in claims.values() for d in c.depends_on}
+    order = [n["id"] for n in data["nodes"]]
+    assert all(order.index(a) < order.index(b) for a, b in edges)
+    assert main(["graph", "--format", "dot"]) == 0
+    dot = capsys.readouterr().out
+    assert dot.startswith("digraph claims {") and dot.count(" -> ") == len(edges)
+
+
+def test_graph_colours_by_last_check(db: Path, tmp_path: Path,
+                                     capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["graph", "--format", "json", "--db", str(db)]) == 0
+    nodes = {n["id"]: n["verdict"] for n in json.loads(capsys.readouterr().out)["nodes"]}
+    check = last_check(db)
+    assert check is not None
+    assert nodes[FAST_CLAIM] == "holds" and sum(v is not None for v in nodes.values()) == len(
+        check["claims"])
+    png = tmp_path / "g.png"
+    assert main(["graph", "--format", "png", "--out", str(png), "--db", str(db)]) == 0
+    assert mpimg.imread(png).shape[2] in (3, 4)
+
+
+def _claim(cid: str, deps: tuple[str, ...]) -> Claim:
+    return Claim(cid, cid, "lemma", lambda ctx: [], deps)
+
+
+def test_cycles_are_rejected(monkeypatch: pytest.MonkeyPatch,
+                             capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    cyc = {c.id: c for c in (_claim("a", ("c",)), _claim("b", ("a",)), _claim("c", ("b",)),
+                             _claim("d", ()))}
+    with pytest.raises(ValueError, match="cycle: .*a.*b.*c|cycle: .*b.*c.*a|cycle: .*c.*a.*b"):
+        graph.claim_graph(cyc)
+    monkeypatch.setattr("workbench.proofs.registry.load_claims", lambda: cyc)
+    out = tmp_path / "g.png"
+    assert main(["graph", "--format", "png", "--out", str(out)]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cycle" in err and not out.exists()
+    acyclic = {c.id: c for c in (_claim("a", ()), _claim("b", ("a",)), _claim("c", ("b",)))}
+    g = graph.claim_graph(acyclic)
+    assert graph.impact(g, "a") == ["b", "c"] and graph.impact(g, "c") == []
+
+
+def test_graph_png_needs_out(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["graph", "--format", "png"]) == 2
+    assert "--out must be given" in capsys.readouterr().err

@@ -1,0 +1,232 @@
+"""Resumable sweeps over presets (docs/paper.md §7): the ``local`` and ``ray`` backends.
+
+- The runs of a preset that the store lacks are grouped by ``Run.group_key`` (same task,
+  training settings and stacked shape); each group is one batched ``verifiers.train.train``
+  call, and its rows are written in one transaction as soon as it finishes.
+- ``local`` runs the groups one after the other in this process; ``ray`` runs each group as a
+  Ray task with declared CPU and GPU resources (a local Ray instance, or ``address``) and
+  writes the rows as the tasks finish. Both call ``execute_group``, so the numbers agree.
+- Best of seeds: per configuration, the seed with the lowest held-out error.
+"""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, replace
+from typing import Any
+
+import torch
+
+from verifiers.presets import Run, plan
+from verifiers.store import Store, code_version, run_key
+from verifiers.train import train
+from workbench.core.validation import check_choice, check_float, check_int
+
+BACKENDS: tuple[str, ...] = ("local", "ray")
+
+
+@dataclass
+class SweepReport:
+    """What a sweep did: planned runs, how many were already stored, how many it computed."""
+
+    preset: str
+    scale: str
+    backend: str
+    planned: int
+    already: int
+    computed: int
+    groups: int
+    seconds: float
+    keys: list[str]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {k: v for k, v in self.__dict__.items() if k != "keys"}
+
+
+def keyed(runs: Sequence[Run], version: str | None = None) -> list[tuple[str, Run]]:
+    """``(key, run)`` pairs: the key hashes the run's configuration, the code and the seed."""
+    v = version or code_version()
+    return [(run_key(r.config_dict(), v, r.seed), r) for r in runs]
+
+
+def group_runs(items: Sequence[tuple[str, Run]]) -> list[list[tuple[str, Run]]]:
+    """Runs that can train in one batched call, in a deterministic order."""
+    groups: dict[str, list[tuple[str, Run]]] = {}
+    for k, r in items:
+        groups.setdefault(r.group_key(), []).append((k, r))
+    return [groups[g] for g in sorted(groups)]
+
+
+def execute_group(group: Sequence[tuple[str, Run]], version: str, backend: str,
+                  threads: int | None = None, device: str = "cpu") -> list[dict[str, Any]]:
+    """Train (or solve) one group; the store rows of its runs. Runs in a Ray worker too."""
+    if threads:
+        torch.set_num_threads(threads)
+    runs = [r for _, r in group]
+    t0 = time.perf_counter()
+    if runs[0].kind == "random_features":
+        results = [_random_features(r) for r in runs]
+    else:
+        cfg = runs[0].config
+        if device != cfg.device:
+            cfg = replace(cfg, device=device)
+        tr = train([r.spec for r in runs], runs[0].task, cfg)
+        results = []
+        for res in tr.results:
+            h = res.heldout
+            results.append({"params_paper": res.params_paper, "params_total": res.params_total,
+                            "best_loss": res.best_loss, "final_loss": res.final_loss,
+                            "heldout": h.mean if h else None, "heldout_lo": h.lo if h else None,
+                            "heldout_hi": h.hi if h else None, "heldout_n": h.n if h else None,
+                            "extra": {"ci_level": h.level if h else None, "device": device,
+                                      "threads": torch.get_num_threads()}})
+    seconds = (time.perf_counter() - t0) / len(runs)
+    now = time.time()
+    return [{"key": k, "preset": r.preset, "scale": r.scale, "kind": r.kind,
+             "model_class": r.model_class, "group_key": r.group_key(), "seed": r.seed,
+             "labels": r.label_dict(), "config": r.config_dict(), **res, "seconds": seconds,
+             "backend": backend, "code_version": version, "created": now}
+            for (k, r), res in zip(group, results)]
+
+
+def compute(runs: Sequence[Run], threads: int | None = None,
+            device: str = "cpu") -> list[dict[str, Any]]:
+    """The rows of ``runs`` computed in memory (no store), grouped as a sweep groups them."""
+    version = code_version()
+    out: list[dict[str, Any]] = []
+    for g in group_runs(keyed(runs, version)):
+        out += execute_group(g, version, "memory", threads, device)
+    return out
+
+
+def _random_features(run: Run) -> dict[str, Any]:
+    """Exact D_2 error of H random rank-1 hardmax heads with optimal values, and Theorem 2's
+    certified lower bound for the same (d, r = 1, H)."""
+    from constructions.random_features import random_features
+    from workbench.core.lower_bound import lower_bound
+
+    d, H = run.task.d, run.spec.heads
+    _, claimed = random_features(d, H, "cosine_uniform", generator=run.seed, build_model=False)
+    err = float(claimed.value)
+    lb = lower_bound(d, 1, H)
+    return {"params_paper": H * d, "params_total": H * (2 * d + 1), "best_loss": None,
+            "final_loss": None, "heldout": err, "heldout_lo": err, "heldout_hi": err,
+            "heldout_n": None, "extra": {"lower_bound": lb.enclosure[0],
+                                         "lower_bound_hi": lb.enclosure[1], "exact": True}}
+
+
+def check_address(address: str, timeout: float = 3.0) -> str:
+    """Fail (``ValueError`` naming ``--address``) unless ``host:port`` accepts a TCP connection.
+
+    Accepts ``host:port`` and ``ray://host:port``.
+    """
+    hostport = address.split("://", 1)[-1]
+    host, sep, port = hostport.rpartition(":")
+    if not sep or not host or not port.isdigit():
+        raise ValueError(f"--address must be host:port or ray://host:port (got {address!r})")
+    try:
+        with socket.create_connection((host, int(port)), timeout=timeout):
+            pass
+    except OSError as e:
+        raise ValueError(f"--address must be a reachable Ray cluster ({address!r}: "
+                         f"{e.strerror or e})") from None
+    return address
+
+
+def ray_available() -> bool:
+    try:
+        import ray  # noqa: F401
+    except ImportError:
+        return False
+    return True
+
+
+def run_sweep(preset: str, scale: str, store: Store, *, seed: int = 0, backend: str = "local",
+              address: str | None = None, cpus_per_task: float = 1.0,
+              gpus_per_task: float = 0.0, threads: int | None = None, device: str = "cpu",
+              runs: Sequence[Run] | None = None,
+              progress: Callable[[str], None] | None = None) -> SweepReport:
+    """Compute every run of ``preset`` at ``scale`` that ``store`` lacks, and store it.
+
+    ``runs`` overrides the preset's plan (tests). ``threads``: torch threads per group (local
+    default: torch's current setting; ray default: ``cpus_per_task``).
+    """
+    check_choice("backend", backend, BACKENDS)
+    check_int("seed", seed, lo=0)
+    check_float("cpus_per_task", cpus_per_task, lo=0.0, lo_open=True)
+    check_float("gpus_per_task", gpus_per_task, lo=0.0)
+    plan_runs = list(runs) if runs is not None else plan(preset, scale, seed)
+    version = code_version()
+    items = keyed(plan_runs, version)
+    done = store.done_keys(k for k, _ in items)
+    todo = group_runs([(k, r) for k, r in items if k not in done])
+    say = progress or (lambda _m: None)
+    t0 = time.perf_counter()
+    computed = 0
+    if todo and backend == "local":
+        for i, g in enumerate(todo):
+            t = time.perf_counter()
+            computed += store.write(execute_group(g, version, "local", threads, device))
+            say(f"group {i + 1}/{len(todo)}: {len(g)} runs in {time.perf_counter() - t:.1f}s")
+    elif todo:
+        computed = _run_ray(todo, store, version, address, cpus_per_task, gpus_per_task,
+                            threads, device, say)
+    return SweepReport(preset, scale, backend, len(items), len(done), computed, len(todo),
+                       time.perf_counter() - t0, [k for k, _ in items])
+
+
+def _run_ray(todo: list[list[tuple[str, Run]]], store: Store, version: str,
+             address: str | None, cpus: float, gpus: float, threads: int | None, device: str,
+             say: Callable[[str], None]) -> int:
+    import ray
+
+    started = not ray.is_initialized()
+    if started:
+        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+        path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+        env = {"env_vars": {"PYTHONPATH": path, "WORKBENCH_FUSED":
+                            os.environ.get("WORKBENCH_FUSED", "1")}}
+        kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                              "runtime_env": env}
+        if address is None:
+            kw["num_cpus"] = max(1, os.cpu_count() or 1)
+        ray.init(address=address, **kw)
+    try:
+        task = ray.remote(num_cpus=cpus, num_gpus=gpus)(execute_group)
+        n_threads = threads or max(1, int(cpus))
+        pending = {task.remote(g, version, "ray", n_threads, device): len(g) for g in todo}
+        computed, finished = 0, 0
+        while pending:
+            ready, _ = ray.wait(list(pending), num_returns=1)
+            for ref in ready:
+                pending.pop(ref)
+                computed += store.write(ray.get(ref))
+                finished += 1
+                say(f"group {finished}/{len(todo)} done (ray)")
+        return computed
+    finally:
+        if started:
+            ray.shutdown()
+
+
+def best_of_seeds(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Per configuration (preset, scale and labels), the seed with the lowest held-out error,
+    with the spread over seeds (``seeds``, ``worst``, ``all``)."""
+    by: dict[str, list[dict[str, Any]]] = {}
+    for r in rows:
+        if r.get("heldout") is None:
+            continue
+        k = repr((r["preset"], r["scale"], sorted(r["labels"].items())))
+        by.setdefault(k, []).append(r)
+    out = []
+    for rs in by.values():
+        rs = sorted(rs, key=lambda r: (r["heldout"], r["seed"]))
+        best = dict(rs[0])
+        best.update(seeds=len(rs), worst=rs[-1]["heldout"], all=[r["heldout"] for r in rs],
+                    worst_hi=max(r["heldout_hi"] for r in rs),
+                    best_lo=min(r["heldout_lo"] for r in rs))
+        out.append(best)
+    return out

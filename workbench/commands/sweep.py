@@ -1,0 +1,104 @@
+"""``workbench sweep PRESET``: a resumable grid of docs/paper.md §7 into the results store.
+
+Every input is validated before anything is created: an unknown preset, an unusable ``--db``,
+an unreachable ``--address`` or a malformed ``--export`` path exits 2 with one line and writes
+no file. A killed sweep resumes where it stopped; a finished one reruns with no compute.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import click
+
+from workbench.commands._common import common_options, emit, resolve_device
+
+
+@click.command(help="Run a preset grid of the paper's experiments into the results store.")
+@click.argument("preset")
+@click.option("--scale", type=click.Choice(["quick", "paper"]), default="quick",
+              show_default=True)
+@click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
+              show_default=True)
+@click.option("--db", type=click.Path(), default=None,
+              help="SQLite store (default: runs.sqlite under the user's data directory).")
+@click.option("--address", default=None, help="Ray: attach to this cluster (host:port).")
+@click.option("--export", "export_path", type=click.Path(), default=None,
+              help="Also write this sweep's runs to a .csv or .parquet file.")
+@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="cpu",
+              show_default=True)
+@click.option("--threads", type=int, default=None, help="Torch threads per group.")
+@click.option("--cpus-per-task", type=float, default=1.0, show_default=True,
+              help="Ray: CPUs each group declares.")
+@click.option("--gpus-per-task", type=float, default=0.0, show_default=True,
+              help="Ray: GPUs each group declares.")
+@click.option("--dry-run", is_flag=True, help="Only count the runs planned and stored.")
+@common_options
+def cli(preset: str, scale: str, backend: str, db: str | None, address: str | None,
+        export_path: str | None, device: str, threads: int | None, cpus_per_task: float,
+        gpus_per_task: float, dry_run: bool, as_json: bool, seed: int) -> None:
+    from verifiers import presets, store, sweep
+    from workbench.core.validation import check_float, check_int
+
+    p = presets.get_preset(preset)
+    check_int("--seed", seed, lo=0)
+    if threads is not None:
+        check_int("--threads", threads, lo=1)
+    check_float("--cpus-per-task", cpus_per_task, lo=0.0, lo_open=True)
+    check_float("--gpus-per-task", gpus_per_task, lo=0.0)
+    if export_path is not None:
+        store.check_export_path(export_path)
+    if address is not None and backend != "ray":
+        raise ValueError("--address must be used with --backend ray")
+    if backend == "ray":
+        if address is not None:
+            sweep.check_address(address)
+        if not sweep.ray_available():
+            raise ValueError("--backend ray needs the ray extra (pip install "
+                             "'attention-rank-workbench[ray]')")
+    dev = resolve_device(device)
+    path = Path(db) if db is not None else store.default_path()
+    if db is None:
+        path.parent.mkdir(parents=True, exist_ok=True)
+    store.check_writable(path)
+    runs = p.runs(scale, seed)
+    say = (lambda m: click.echo(m, err=True)) if not as_json else None
+    with store.Store(path) as st:
+        if dry_run:
+            keys = [k for k, _ in sweep.keyed(runs)]
+            done = len(st.done_keys(keys))
+            rep = sweep.SweepReport(preset, scale, backend, len(keys), done, 0, 0, 0.0, keys)
+        else:
+            rep = sweep.run_sweep(preset, scale, st, seed=seed, backend=backend,
+                                  address=address, cpus_per_task=cpus_per_task,
+                                  gpus_per_task=gpus_per_task, threads=threads, device=dev,
+                                  runs=runs, progress=say)
+        rows = st.rows(keys=rep.keys)
+        if export_path is not None:
+            store.export(rows, export_path)
+    best = sweep.best_of_seeds(rows)
+    payload: dict[str, Any] = {
+        **rep.to_dict(), "db": str(path), "model_class": p.model_class, "why": p.why,
+        "export": export_path, "dry_run": dry_run,
+        "best_of_seeds": [{"labels": b["labels"], "heldout": b["heldout"], "seed": b["seed"],
+                           "seeds": b["seeds"], "worst": b["worst"],
+                           "model_class": b["model_class"]} for b in best],
+    }
+    emit(payload, as_json, _human)
+
+
+def _human(p: dict[str, Any]) -> str:
+    lines = [f"sweep {p['preset']} ({p['scale']}, {p['backend']}): {p['planned']} runs planned, "
+             f"{p['already']} already stored, {p['computed']} computed in {p['groups']} groups "
+             f"({p['seconds']:.1f}s); store {p['db']}",
+             f"model class: {p['model_class']} -- {p['why']}"]
+    if p["export"]:
+        lines.append(f"exported to {p['export']}")
+    rows = sorted(p["best_of_seeds"], key=lambda b: sorted(b["labels"].items()))
+    for b in rows:
+        lab = " ".join(f"{k}={v}" for k, v in b["labels"].items())
+        lines.append(f"  {lab:<40} best held-out {b['heldout']:.4g} (seed {b['seed']}, "
+                     f"worst of {b['seeds']}: {b['worst']:.4g})")
+    return "\n".join(lines)
+

@@ -1,0 +1,134 @@
+"""Section 7's qualitative findings as ordering claims (docs/paper.md §7), fed by sweep presets.
+
+They assert orderings between trained models, never numbers from the paper. "Beyond the seeds'
+spread" means the worst seed of the winner against the best seed of the loser; each comparison
+is then decided beyond both held-out CIs (Bonferroni over the claim's comparisons).
+
+- ``--scale quick``: small grids of a few seconds (d = 8, or d = 4 for N, short training).
+- ``--scale full``: the ``quick`` scale of the ``fig2`` and ``vary_n`` presets.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
+
+from verifiers.presets import Run, encoder_grid, plan
+from verifiers.sweep import compute
+from verifiers.tasks import Task
+from verifiers.train import TrainConfig
+from workbench.proofs.claim import CheckContext, Evidence
+from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
+from workbench.proofs.registry import claim
+
+Rows = list[dict[str, Any]]
+
+
+def fig2_runs(scale: str, seed: int) -> list[Run]:
+    """One-layer runs: full rank against lower ranks at equal ``H r d`` per layer."""
+    if scale == "full":
+        return [r for r in plan("fig2", "quick", seed) if r.label_dict()["L"] == 1]
+    cfg = TrainConfig(steps=400, batch=128, eval_samples=2000, eval_batch=2000)
+    return encoder_grid("section7", "quick", Task("farthest", d=8, N=8), cfg, [1], [1],
+                        [2, 4, 8], range(seed, seed + 2), 0.02, 32)
+
+
+def vary_n_runs(scale: str, seed: int) -> list[Run]:
+    """Rank 1 and full rank at fixed ``H r d`` for a short and a long sequence."""
+    if scale == "full":
+        runs = plan("vary_n", "quick", seed)
+        Ns = sorted({r.label_dict()["N"] for r in runs})
+        return [r for r in runs if r.label_dict()["N"] in (Ns[0], Ns[-1])]
+    cfg = TrainConfig(steps=400, batch=128, eval_samples=2000, eval_batch=2000)
+    out: list[Run] = []
+    for N in (2, 8):
+        out += encoder_grid("section7", "quick", Task("farthest", d=4, N=N), cfg, [1], [4],
+                            [1, 4], range(seed, seed + 2), 0.02, 32, N=N)
+    return out
+
+
+def _with_level(runs: list[Run], comparisons: int) -> list[Run]:
+    level = bonferroni_level(2 * comparisons)
+    return [replace(r, config=replace(r.config, level=level)) for r in runs]
+
+
+def _by(rows: Rows, **labels: Any) -> Rows:
+    out = [r for r in rows if all(r["labels"].get(k) == v for k, v in labels.items())]
+    if not out:
+        raise ValueError(f"no runs with labels {labels}")
+    return out
+
+
+def _worse_than(win: Rows, lose: Rows, params: dict[str, Any], note: str) -> Evidence:
+    """``worst seed of win <= best seed of lose`` decided beyond both CIs."""
+    w = max(win, key=lambda r: r["heldout"])
+    b = min(lose, key=lambda r: r["heldout"])
+    return Evidence(w["heldout"] - b["heldout"], 0.0, "<=", "trained",
+                    {**params, "winner_worst_seed": w["heldout"], "loser_best_seed": b["heldout"],
+                     "seeds": len(win)},
+                    ci=(w["heldout_lo"] - b["heldout_hi"], w["heldout_hi"] - b["heldout_lo"]),
+                    ci_level=w["extra"]["ci_level"], note=note)
+
+
+def fig2_ordering(rows: Rows) -> list[Evidence]:
+    """At L = 1, for every c: the full-rank model beats every lower rank (worst vs best seed)."""
+    out = []
+    for c in sorted({r["labels"]["c"] for r in rows}):
+        at_c = _by(rows, c=c)
+        d = max(r["labels"]["r"] for r in at_c)
+        full = _by(at_c, r=d)
+        for r in sorted({x["labels"]["r"] for x in at_c} - {d}):
+            out.append(_worse_than(full, _by(at_c, r=r), {"L": 1, "c": c, "d": d, "r": r},
+                                   f"full rank {d} (worst seed) minus rank {r} (best seed)"))
+    return out
+
+
+def vary_n_ordering(rows: Rows) -> list[Evidence]:
+    """Low-rank error grows from the shortest to the longest N, and at the longest N full rank
+    stays below low rank (both beyond the seeds' spread and the CIs)."""
+    Ns = sorted({r["labels"]["N"] for r in rows})
+    d = max(r["labels"]["r"] for r in rows)
+    low = min(r["labels"]["r"] for r in rows)
+    short, long_ = _by(rows, N=Ns[0], r=low), _by(rows, N=Ns[-1], r=low)
+    out = [_worse_than(short, long_, {"r": low, "N_short": Ns[0], "N_long": Ns[-1]},
+                       f"rank {low}: error at N = {Ns[0]} (worst seed) minus N = {Ns[-1]} "
+                       "(best seed)")]
+    N = Ns[-1]
+    out.append(_worse_than(_by(rows, N=N, r=d), _by(rows, N=N, r=low), {"N": N, "d": d},
+                           f"N = {N}: full rank (worst seed) minus rank {low} (best seed)"))
+    return out
+
+
+@claim(
+    "section7.full_rank_wins_one_layer",
+    "At L = 1, full rank beats every lower rank with equal parameters per layer, beyond the "
+    "spread between seeds",
+    "experiment",
+    statement="max_seeds err(r = d) < min_seeds err(r) for every r < d, H = c d / r, L = 1",
+    source="docs/paper.md §7 (Figure 2)",
+)
+@one_thread
+def full_rank_wins_one_layer(ctx: CheckContext,
+                             runs: Callable[[str, int], list[Run]] = fig2_runs) -> list[Evidence]:
+    """``runs`` builds the grid (tests plant faults through it)."""
+    rs = runs(ctx.scale, ctx.seed)
+    n = len({(r.label_dict()["c"], r.label_dict()["r"]) for r in rs})
+    return fig2_ordering(compute(_with_level(rs, n), threads=1, device=ctx.device))
+
+
+@claim(
+    "section7.low_rank_grows_with_n",
+    "At fixed parameters per layer, low-rank error grows with the sequence length N while full "
+    "rank stays below it",
+    "experiment",
+    statement="min_seeds err_low(N_long) > max_seeds err_low(N_short) and "
+    "max_seeds err_full(N_long) < min_seeds err_low(N_long)",
+    source="docs/paper.md §7 (error against N)",
+)
+@one_thread
+def low_rank_grows_with_n(ctx: CheckContext,
+                          runs: Callable[[str, int], list[Run]] = vary_n_runs) -> list[Evidence]:
+    """``runs`` builds the grid (tests plant faults through it)."""
+    rs = runs(ctx.scale, ctx.seed)
+    return vary_n_ordering(compute(_with_level(rs, 2), threads=1, device=ctx.device))
