@@ -81,7 +81,8 @@ def execute_group(group: Sequence[tuple[str, Run]], version: str, backend: str,
                             "best_loss": res.best_loss, "final_loss": res.final_loss,
                             "heldout": h.mean if h else None, "heldout_lo": h.lo if h else None,
                             "heldout_hi": h.hi if h else None, "heldout_n": h.n if h else None,
-                            "extra": {"ci_level": h.level if h else None, "device": device,
+                            "extra": {"ci_level": h.level if h else None,
+                                      "interval": h.method if h else None, "device": device,
                                       "threads": torch.get_num_threads()}})
     seconds = (time.perf_counter() - t0) / len(runs)
     now = time.time()

@@ -68,7 +68,8 @@ def _worse_than(win: Rows, lose: Rows, params: dict[str, Any], note: str) -> Evi
                     {**params, "winner_worst_seed": w["heldout"], "loser_best_seed": b["heldout"],
                      "seeds": len(win)},
                     ci=(w["heldout_lo"] - b["heldout_hi"], w["heldout_hi"] - b["heldout_lo"]),
-                    ci_level=w["extra"]["ci_level"], note=note)
+                    ci_level=w["extra"]["ci_level"],
+                    interval=w["extra"].get("interval") or "normal", note=note)
 
 
 def fig2_ordering(rows: Rows) -> list[Evidence]:
