@@ -7,6 +7,7 @@ Chain (``depends_on`` mirrors the derivation)::
     thm2.projection_reduction      -> thm2.conditional_law (L3)
     harmonics.*                    -> thm2.isotropy (L4)
     harmonics.dimension            -> thm2.invariant_dimension (L5a) -> thm2.degree_dimension (L5b)
+                                                                    -> thm2.fixed_form_dimension
     all of the above               -> thm2.certified_bound (L6, theorem)
     thm2.certified_bound           -> thm2.fitted_models_respect_bound,
                                       thm2.random_features_respect_bound,
@@ -27,6 +28,7 @@ from workbench.proofs.paper.thm2.experiments import (
 )
 from workbench.proofs.paper.thm2.harmonic_lemmas import (
     degree_dimension,
+    fixed_form_dimension,
     invariant_dimension,
     isotropy,
 )
@@ -38,6 +40,6 @@ from workbench.proofs.paper.thm2.reductions import (
 
 __all__ = [
     "certified_bound", "conditional_law", "degree_dimension", "fitted_models_respect_bound",
-    "full_rank_reaches_zero", "independent_bound", "invariant_dimension", "isotropy",
-    "odd_reduction", "projection_reduction", "random_features_respect_bound",
+    "fixed_form_dimension", "full_rank_reaches_zero", "independent_bound", "invariant_dimension",
+    "isotropy", "odd_reduction", "projection_reduction", "random_features_respect_bound",
 ]
