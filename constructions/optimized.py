@@ -122,15 +122,14 @@ def _subspaces(d: int, r: int, H: int, rng: np.random.Generator) -> np.ndarray:
     return np.stack(Bs)
 
 
-def _features(Bs: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """Per-sample head outputs ``z_h = X phi_h = (u + psi_h w)/sqrt2`` (n, H, d) and target f."""
-    u = (X[:, 0] + X[:, 1]) / math.sqrt(2)
+def _scores(Bs: np.ndarray, X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Per-sample Bayes scores ``psi_h`` (n, H) and ``s = sign<y,w>`` (n,). Head h outputs
+    ``z_h = X phi_h = (u + psi_h w)/sqrt2`` and the target is ``f = (u + s w)/sqrt2``; as u, w are
+    orthonormal, ``||f - sum_h a_h z_h||^2 = ((1 - sum a)^2 + (s - sum_h a_h psi_h)^2) / 2``."""
     w = (X[:, 0] - X[:, 1]) / math.sqrt(2)
     s = np.sign((y * w).sum(-1))
-    psi = np.stack([bayes_score(B, w, y) for B in Bs], 1)  # (n, H)
-    z = (u[:, None, :] + psi[..., None] * w[:, None, :]) / math.sqrt(2)
-    f = (u + s[:, None] * w) / math.sqrt(2)
-    return z, f
+    psi = np.stack([bayes_score(B, w, y) for B in Bs], 1)
+    return psi, s
 
 
 def _sample(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
@@ -139,9 +138,15 @@ def _sample(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
 
 
 def _losses(params: dict[str, np.ndarray], d: int, n: int, seed: int) -> np.ndarray:
+    """Per-sample errors ``||f - A||^2`` of the model on the evaluation stream ``seed``; the
+    model output is formed explicitly from X (not through the identity above)."""
     X, y = _sample(n, d, seed)
-    z, f = _features(params["B"], X, y)
-    A = np.einsum("h,nhd->nd", params["a"], z)
+    psi, s = _scores(params["B"], X, y)
+    u = (X[:, 0] + X[:, 1]) / math.sqrt(2)
+    w = (X[:, 0] - X[:, 1]) / math.sqrt(2)
+    a = params["a"]
+    A = (a.sum() * u + (psi @ a)[:, None] * w) / math.sqrt(2)
+    f = np.where((s > 0)[:, None], X[:, 0], X[:, 1])
     return ((f - A) ** 2).sum(-1)
 
 
@@ -160,9 +165,9 @@ def bayes_heads(
     rng = np.random.default_rng(seed)
     Bs = _subspaces(d, r, H, rng)
     X, y = _sample(n_fit, d, seed + 1)
-    z, f = _features(Bs, X, y)
-    G = np.einsum("nhd,nkd->hk", z, z) / n_fit
-    c = np.einsum("nhd,nd->h", z, f) / n_fit
+    psi, s = _scores(Bs, X, y)
+    G = (1 + psi.T @ psi / n_fit) / 2  # E <z_h, z_k>
+    c = (1 + psi.T @ s / n_fit) / 2  # E <z_h, f>
     a = np.linalg.lstsq(G + 1e-12 * np.eye(H), c, rcond=None)[0]
     params = {"B": Bs, "a": a}
     loss = _losses(params, d, n_eval, seed + 2)

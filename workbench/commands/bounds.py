@@ -84,3 +84,8 @@ def heads_needed_cmd(
             "(every smaller H is certified to have error > eps)"
         ),
     )
+
+
+from workbench.commands.sandwich import sandwich_cmd  # noqa: E402
+
+cli.add_command(sandwich_cmd)

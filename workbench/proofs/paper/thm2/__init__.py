@@ -11,7 +11,8 @@ Chain (``depends_on`` mirrors the derivation)::
     all of the above               -> thm2.certified_bound (L6, theorem)
     thm2.certified_bound           -> thm2.fitted_models_respect_bound,
                                       thm2.random_features_respect_bound,
-                                      thm2.full_rank_reaches_zero
+                                      thm2.full_rank_reaches_zero, thm2.sandwich
+    thm2.isotropy, thm2.invariant_dimension -> thm2.one_head_exact -> thm2.sandwich
 
 Every check compares the library with an independent computation: identities on random
 generalized-attention models from ``workbench.models.attention``; Monte Carlo with CLT intervals
@@ -37,9 +38,11 @@ from workbench.proofs.paper.thm2.reductions import (
     odd_reduction,
     projection_reduction,
 )
+from workbench.proofs.paper.thm2.sandwich import one_head_exact, sandwich_claim
 
 __all__ = [
     "certified_bound", "conditional_law", "degree_dimension", "fitted_models_respect_bound",
     "fixed_form_dimension", "full_rank_reaches_zero", "independent_bound", "invariant_dimension",
-    "isotropy", "odd_reduction", "projection_reduction", "random_features_respect_bound",
+    "isotropy", "odd_reduction", "one_head_exact", "projection_reduction",
+    "random_features_respect_bound", "sandwich_claim",
 ]
