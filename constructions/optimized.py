@@ -56,13 +56,13 @@ class Witness:
         path = Path(path)
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = np.array([self.d, self.r, self.heads, self.n_eval, self.seed])
-        np.savez(
-            path,
-            method=np.array(self.method),
-            meta=meta,
-            error=np.array([self.error, *self.ci]),
+        arrays: dict[str, np.ndarray] = {
+            "method": np.array(self.method),
+            "meta": meta,
+            "error": np.array([self.error, *self.ci]),
             **self.params,
-        )
+        }
+        np.savez(path, **arrays)  # type: ignore[arg-type]
         return path
 
     @staticmethod

@@ -58,6 +58,7 @@ def test_lemmas_1_2_projection_and_odd_reduction() -> None:
     wMw = torch.einsum("nd,hde,ne->nh", w, M, w)
     G = (wMu + psi * wMw).sum(-1)
     G_neg = (wMu + psi_neg * wMw).sum(-1)
+    assert torch.allclose(math.sqrt(2) * (A_neg * w).sum(-1), G_neg, atol=1e-12)
     # Lemma 1: <w, f - A> = (s - G)/sqrt2 exactly, hence ||f - A||^2 >= (s - G)^2 / 2 pointwise
     assert torch.allclose(((f - A) * w).sum(-1) * math.sqrt(2), s - G, atol=1e-12)
     assert torch.all(((f - A) ** 2).sum(-1) >= (s - G) ** 2 / 2 - 1e-12)
@@ -75,7 +76,7 @@ def test_lemmas_1_2_projection_and_odd_reduction() -> None:
     G_odd = (Gy - Gy_neg) / 2
     pair = (t - Gy) ** 2 + (t_neg - Gy_neg) ** 2
     assert torch.all(pair >= 2 * (t - G_odd) ** 2 - 1e-10)
-    assert torch.allclose(Gy, G, atol=1e-12)
+    assert torch.allclose(Gy, G, atol=1e-12) and torch.allclose(Gy_neg, G_neg, atol=1e-12)
 
 
 def test_chain_bound_is_close_below_the_one_head_bayes_model() -> None:
@@ -169,7 +170,8 @@ def test_lemma_5_degree_dimension_bound_from_measured_invariant_dimensions(d, r,
     """D'_l is the sum of the measured invariant dimensions at degrees l-2, l, l+2, and the
     query-dependent count is d(d+1)/2 times it (the sympy encoding gives the same numbers)."""
     from workbench.core.symbolic.bounds import degree_count
-    from workbench.core.symbolic.symbols import d as d_, r as r_
+    from workbench.core.symbolic.symbols import d as d_
+    from workbench.core.symbolic.symbols import r as r_
 
     ranks = sum(invariant_harmonic_rank(d, r, k, seed=k + d) for k in (l - 2, l, l + 2) if k >= 0)
     assert degree_dimension_bound(d, r, l) == ranks
