@@ -88,6 +88,7 @@ def main() -> None:
     ap.add_argument("--only-d", type=int, nargs="*", default=list(DS))
     ap.add_argument("--only-r", type=int, nargs="*", default=None)
     ap.add_argument("--max-heads", type=int, default=max(HS))
+    ap.add_argument("--min-heads", type=int, default=1)
     ap.add_argument("--plot", action="store_true")
     a = ap.parse_args()
     points = _load()
@@ -95,7 +96,7 @@ def main() -> None:
         for r in ranks(d):
             if a.only_r is not None and r not in a.only_r:
                 continue
-            for H in (h for h in HS if h <= a.max_heads):
+            for H in (h for h in HS if a.min_heads <= h <= a.max_heads):
                 key = f"{d},{r},{H}"
                 old = points.get(key)
                 if old is not None and (a.budget == "quick" or old.get("budget") == "full"):
@@ -110,6 +111,7 @@ def main() -> None:
                         "candidates": old["candidates"] + p["candidates"],
                         "seconds": old["seconds"] + p["seconds"],
                     }
+                points = _load()  # another run may have added points meanwhile
                 points[key] = p
                 _write(points)
                 print(
