@@ -228,7 +228,7 @@ def degree_dimension(ctx: CheckContext) -> list[Evidence]:
 
 
 # (d, r, l, p): q lives on the first p coordinates; p = d-1 is fully generic up to w_d
-_FIXED_QUICK = ((5, 2, 3, 4), (16, 1, 5, 3), (16, 2, 3, 4), (11, 1, 7, 3))
+_FIXED_QUICK = ((5, 2, 3, 4), (16, 1, 5, 3), (16, 2, 3, 4), (11, 1, 5, 3))
 _FIXED_FULL = _FIXED_QUICK + (
     (4, 1, 5, 3),
     (6, 2, 3, 5),
