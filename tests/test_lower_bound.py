@@ -289,3 +289,19 @@ def test_validation() -> None:
         heads_needed(8, 1, 0.0)
     with pytest.raises(ValueError, match="d must"):
         lower_bound(1, 1, 1)
+
+
+def test_cli_lower_class_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from workbench.cli import main
+
+    for vc in ("eq2", "query-dependent-values"):
+        code = main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", vc,
+                     "--json"])
+        p = json.loads(capsys.readouterr().out)
+        assert code == 0 and p["class"] == vc
+        assert ("Eq. 2" if vc == "eq2" else "depend on the query") in p["covers"]
+        assert p["lower_bound"] == lower_bound(12, 2, 4, value_class=vc).value
+    assert main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", "x"]) == 2
+    assert "class" in capsys.readouterr().err.lower()
