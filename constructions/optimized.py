@@ -83,7 +83,7 @@ def bernstein_ci(x: np.ndarray, bound: float, delta: float = DELTA) -> tuple[flo
     m = float(x.mean())
     lg = math.log(4 / delta)
     half = math.sqrt(2 * float(x.var(ddof=1)) * lg / n) + 7 * bound * lg / (3 * (n - 1))
-    return m - half, m + half
+    return max(0.0, m - half), min(bound, m + half)  # the mean lies in [0, bound]
 
 
 def bayes_score(B: np.ndarray, w: np.ndarray, y: np.ndarray) -> np.ndarray:
