@@ -58,18 +58,38 @@ def test_lemmas_1_2_projection_and_odd_reduction() -> None:
     wMw = torch.einsum("nd,hde,ne->nh", w, M, w)
     G = (wMu + psi * wMw).sum(-1)
     G_neg = (wMu + psi_neg * wMw).sum(-1)
+    assert torch.allclose(math.sqrt(2) * (A_neg * w).sum(-1), G_neg, atol=1e-12)
     # Lemma 1: <w, f - A> = (s - G)/sqrt2 exactly, hence ||f - A||^2 >= (s - G)^2 / 2 pointwise
     assert torch.allclose(((f - A) * w).sum(-1) * math.sqrt(2), s - G, atol=1e-12)
     assert torch.all(((f - A) ** 2).sum(-1) >= (s - G) ** 2 / 2 - 1e-12)
-    # Lemma 2: over the pair (y, -y), sum of squared errors = 2 (s - G_odd)^2 + 2 G_even^2
-    G_odd, G_even = (G - G_neg) / 2, (G + G_neg) / 2
-    pair = (s - G) ** 2 + (-s - G_neg) ** 2
-    assert torch.allclose(pair, 2 * (s - G_odd) ** 2 + 2 * G_even**2, atol=1e-10)
-    assert torch.all(pair >= 2 * (s - G_odd) ** 2 - 1e-12)
-    # and the whole chain: the model's error is above the certified bound
-    err = ((f - A) ** 2).sum(-1)
-    lb = lower_bound(d, r, H).enclosure[0]
-    assert err.mean().item() + Z * err.std().item() / math.sqrt(n) >= lb
+
+    # Lemma 2 rests on the target being odd in y: its w-coordinate flips with y. Here the target
+    # is recomputed from the data (argmax <x_i, y>), not from s, so a wrong sign convention or a
+    # target that is not odd in y (e.g. the farthest point in only one of the pair) would fail.
+    def target(q: torch.Tensor) -> torch.Tensor:
+        return X[torch.arange(n), torch.argmax(torch.einsum("nid,nd->ni", X, q), dim=1)]
+
+    t, t_neg = math.sqrt(2) * (target(y) * w).sum(-1), math.sqrt(2) * (target(-y) * w).sum(-1)
+    assert torch.allclose(t, s, atol=1e-12) and torch.allclose(t_neg, -s, atol=1e-12)
+    # the pair bound with G read off the model's own outputs at y and -y
+    Gy, Gy_neg = math.sqrt(2) * (A * w).sum(-1), math.sqrt(2) * (A_neg * w).sum(-1)
+    G_odd = (Gy - Gy_neg) / 2
+    pair = (t - Gy) ** 2 + (t_neg - Gy_neg) ** 2
+    assert torch.all(pair >= 2 * (t - G_odd) ** 2 - 1e-10)
+    assert torch.allclose(Gy, G, atol=1e-12) and torch.allclose(Gy_neg, G_neg, atol=1e-12)
+
+
+def test_chain_bound_is_close_below_the_one_head_bayes_model() -> None:
+    """The certified bound lies below the error of the best known model, and within 10% of it at
+    d = 16, r = 1, H = 1 (the exact one-head witness, Monte Carlo): a bound that was 10x too small
+    or 10% too large would fail."""
+    from constructions.optimized import _losses, bernstein_ci
+
+    d = 16
+    loss = _losses({"B": np.eye(d)[:1][None], "a": np.ones(1)}, d, 60_000, 11)
+    lo, hi = bernstein_ci(loss, 2.0)
+    lb = lower_bound(d, 1, 1).enclosure[0]
+    assert lb <= hi and lo <= 1.10 * lb
 
 
 # ---------------------------------------------------------------- Lemma 3: conditional law
@@ -145,11 +165,39 @@ def test_lemma_5_invariant_harmonic_dimension(d: int, r: int, k: int) -> None:
     )
 
 
-def test_lemma_5_degree_dimension_bound_formula() -> None:
-    d, r = 9, 3
-    for l in range(0, 12):
-        inv = sum(math.comb(j + r - 1, r - 1) for j in (l - 2, l, l + 2) if j >= 0)
-        assert degree_dimension_bound(d, r, l) == d * (d + 1) // 2 * inv
+@pytest.mark.parametrize("d,r,l", [(6, 2, 3), (7, 1, 4), (6, 3, 1)])
+def test_lemma_5_degree_dimension_bound_from_measured_invariant_dimensions(d, r, l) -> None:
+    """D'_l is the sum of the measured invariant dimensions at degrees l-2, l, l+2, and the
+    query-dependent count is d(d+1)/2 times it (the sympy encoding gives the same numbers)."""
+    from workbench.core.symbolic.bounds import degree_count
+    from workbench.core.symbolic.symbols import d as d_
+    from workbench.core.symbolic.symbols import r as r_
+
+    ranks = sum(invariant_harmonic_rank(d, r, k, seed=k + d) for k in (l - 2, l, l + 2) if k >= 0)
+    assert degree_dimension_bound(d, r, l) == ranks
+    assert degree_dimension_bound(d, r, l, "query-dependent-values") == d * (d + 1) // 2 * ranks
+    for vc in ("eq2", "query-dependent-values"):
+        expr = degree_count(vc).subs({d_: d, r_: r, sp.Symbol("l", integer=True, positive=True): l})
+        assert int(expr) == degree_dimension_bound(d, r, l, vc)
+
+
+@pytest.mark.parametrize("d,r,l,p", [(5, 2, 3, 4), (16, 1, 5, 3), (16, 2, 3, 4), (11, 1, 7, 3)])
+def test_lemma_5_prime_measured_rank_at_most_d_prime(d, r, l, p) -> None:
+    from workbench.core.invariant_harmonics import fixed_form_degree_rank
+
+    rank, cap = fixed_form_degree_rank(d, r, l, p, seed=3)
+    assert 0 < rank <= degree_dimension_bound(d, r, l)
+    if r == 1:  # attained at rank 1
+        assert rank == degree_dimension_bound(d, r, l)
+
+
+def test_lemma_5_prime_fixed_form_below_all_forms() -> None:
+    from workbench.core.invariant_harmonics import head_degree_dimension
+
+    d, r, l = 4, 2, 3
+    fixed = head_degree_dimension(d, r, l, seed=1, fixed_form=True)
+    full = head_degree_dimension(d, r, l, seed=1)
+    assert fixed <= degree_dimension_bound(d, r, l) < full
 
 
 # ---------------------------------------------------------------- the bound itself
@@ -169,9 +217,27 @@ def test_enclosure_contains_exact_sympy_value() -> None:
 
 
 def test_paper_sanity_values_d64_r1() -> None:
-    assert lower_bound(64, 1, 1).value == pytest.approx(0.17, abs=0.01)
-    assert lower_bound(64, 1, 16384).value == pytest.approx(0.09, abs=0.012)
+    q = "query-dependent-values"
+    assert lower_bound(64, 1, 1, value_class=q).value == pytest.approx(0.17, abs=0.01)
+    assert lower_bound(64, 1, 16384, value_class=q).value == pytest.approx(0.09, abs=0.012)
+    assert lower_bound(64, 1, 1).value == pytest.approx(0.489, abs=0.002)
+    assert lower_bound(64, 1, 16).value == pytest.approx(0.339, abs=0.002)
+    assert lower_bound(64, 1, 16384).value == pytest.approx(0.124, abs=0.002)
     assert lower_bound(64, 64, 1).value == 0.0
+
+
+def test_truncation_keeps_r_near_d_positive_for_large_d() -> None:
+    for d in (32, 64):
+        assert lower_bound(d, d - 2, 1).enclosure[0] > 1e-3
+    assert lower_bound(32, 30, 1, value_class="query-dependent-values").enclosure[0] > 0
+
+
+def test_value_class_is_validated_and_ordered() -> None:
+    with pytest.raises(ValueError, match="value_class"):
+        lower_bound(8, 1, 1, value_class="eq3")
+    for d, r, H in ((8, 2, 3), (16, 1, 16)):
+        wide = lower_bound(d, r, H, value_class="query-dependent-values").enclosure[1]
+        assert wide < lower_bound(d, r, H).enclosure[0]
 
 
 @pytest.mark.parametrize("d", [6, 12])
@@ -223,3 +289,19 @@ def test_validation() -> None:
         heads_needed(8, 1, 0.0)
     with pytest.raises(ValueError, match="d must"):
         lower_bound(1, 1, 1)
+
+
+def test_cli_lower_class_flag(capsys: pytest.CaptureFixture[str]) -> None:
+    import json
+
+    from workbench.cli import main
+
+    for vc in ("eq2", "query-dependent-values"):
+        code = main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", vc,
+                     "--json"])
+        p = json.loads(capsys.readouterr().out)
+        assert code == 0 and p["class"] == vc
+        assert ("Eq. 2" if vc == "eq2" else "depend on the query") in p["covers"]
+        assert p["lower_bound"] == lower_bound(12, 2, 4, value_class=vc).value
+    assert main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", "x"]) == 2
+    assert "class" in capsys.readouterr().err.lower()

@@ -21,6 +21,12 @@ from workbench.commands._common import (
 )
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
+VALUE_CLASSES = ("eq2", "query-dependent-values")  # as workbench.core.lower_bound.VALUE_CLASSES
+CLASS_TEXT = {
+    "eq2": "Eq. 2 models: one fixed value map M_h per head (count D'_l)",
+    "query-dependent-values": "models whose value maps M_h(y) may depend on the query "
+    "(count d(d+1)/2 D'_l; also covers Eq. 2)",
+}
 MAX_D = 2048  # answers within seconds; beyond, the exact binomial tables take minutes
 EPS_RANGE = "(0, 1]"  # the error of the zero model is 1: a target above 1 needs no heads
 
@@ -51,10 +57,11 @@ def cli() -> None:
 def _human_lower(p: dict[str, Any]) -> str:
     lo, hi = p["enclosure"]
     lines = [
-        f"d={p['d']} rank={p['r']} heads={p['heads']}: every generalized-attention model "
-        f"(Eq. 2) has error >= {p['lower_bound']:.6g}",
+        f"d={p['d']} rank={p['r']} heads={p['heads']}: every model of the class below "
+        f"has error >= {p['lower_bound']:.6g}",
         f"  certified enclosure of the truncated sum [{lo:.17g}, {hi:.17g}], odd degrees "
         f"<= {p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
+        f"  covers: {p['covers']}",
     ]
     if p["vacuous"]:
         lines.append(f"  {p['vacuous']}")
@@ -68,16 +75,26 @@ def _human_lower(p: dict[str, Any]) -> str:
 @click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
 @click.option("--heads", type=int, required=True, help="Number of heads H >= 1.")
 @click.option("--max-degree", type=int, default=None, help="Sum odd degrees up to this.")
+@click.option(
+    "--class",
+    "value_class",
+    type=click.Choice(VALUE_CLASSES),
+    default="eq2",
+    show_default=True,
+    help="Model class the bound covers: eq2 (one fixed value map per head, the default) or "
+    "query-dependent-values (value maps may depend on the query; a weaker bound).",
+)
 @common_options
 def lower(
-    d: int, rank: int, heads: int, max_degree: int | None, as_json: bool, seed: int
+    d: int, rank: int, heads: int, max_degree: int | None, value_class: str, as_json: bool,
+    seed: int,
 ) -> None:
     """Certified lower bound on the error of H rank-r heads (N = 2, D_2)."""
     d, rank = _check_common(d, rank, max_degree)
     check_heads(heads, "--heads")
     from workbench.core.lower_bound import lower_bound
 
-    lb = lower_bound(d, rank, heads, max_degree=max_degree)
+    lb = lower_bound(d, rank, heads, max_degree=max_degree, value_class=value_class)
     payload = {
         "d": lb.d,
         "r": lb.r,
@@ -87,6 +104,8 @@ def lower(
         "degrees_summed": lb.degrees_summed,
         "tail": lb.tail,
         "method": lb.method,
+        "class": lb.value_class,
+        "covers": CLASS_TEXT[lb.value_class],
         "vacuous": vacuous_reason(d, rank),
         "error_meaning": ERROR_MEANING,
     }
@@ -136,3 +155,8 @@ def _human_heads(p: dict[str, Any]) -> str:
     if p["vacuous"]:
         line += f"\n  {p['vacuous']}"
     return line + f"\n  {ERROR_MEANING}"
+
+
+from workbench.commands.sandwich import sandwich_cmd  # noqa: E402
+
+cli.add_command(sandwich_cmd)

@@ -58,8 +58,11 @@ def sphere_cubature(d: int, n: int, n_circle: int) -> tuple[np.ndarray, np.ndarr
     return pts, wts
 
 
-def head_degree_dimension(d: int, r: int, l: int, seed: int) -> int:
+def head_degree_dimension(d: int, r: int, l: int, seed: int, fixed_form: bool = False) -> int:
     """``dim Pi_l V_h`` for one head of key-rank r, ``V_h = span{F(P_h w) q(w)}``.
+
+    ``fixed_form=False``: q ranges over all quadratic forms (query-dependent value maps, count
+    ``d(d+1)/2 D'_l``); ``True``: q is one random form ``w^T M w`` (Eq. 2, count ``D'_l``).
 
     Only the invariant harmonics of degree ``<= l+2`` reach degree l after multiplying by a
     quadratic, so F ranges over the monomials of degree ``<= l+2`` in the row-space coordinates
@@ -76,7 +79,11 @@ def head_degree_dimension(d: int, r: int, l: int, seed: int) -> int:
     for deg in range(1, l + 3):
         for c in itertools.combinations_with_replacement(range(r), deg):
             mons.append(np.prod(v[:, list(c)], axis=1))
-    quads = [x[:, i] * x[:, j] for i in range(d) for j in range(i, d)]
+    if fixed_form:
+        M = rng.standard_normal((d, d))
+        quads = [np.einsum("ni,ij,nj->n", x, M + M.T, x)]
+    else:
+        quads = [x[:, i] * x[:, j] for i in range(d) for j in range(i, d)]
     F = np.stack([mo * q for mo in mons for q in quads], 1)
     N = dim_harmonics(d, l)
     A = rng.standard_normal((2 * N + 5, d))
@@ -89,3 +96,56 @@ def head_degree_dimension(d: int, r: int, l: int, seed: int) -> int:
     ortho = coef @ U[:, keep] / np.sqrt(ev[keep])  # coordinates in an orthonormal basis of H_l
     s = np.linalg.svd(ortho, compute_uv=False)
     return int((s > 1e-9 * s[0]).sum())
+
+
+def marginal_cubature(d: int, p: int, n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Cubature for the first ``p <= d-1`` coordinates of a uniform point of S^{d-1}, exact for
+    polynomials of degree <= 2n-1 in those coordinates (Gauss-Jacobi, one coordinate at a time,
+    each scaled by the radius left over)."""
+    pts = np.zeros((1, 0))
+    rad = np.ones(1)
+    wts = np.ones(1)
+    for k in range(1, p + 1):  # coordinate k of a uniform point on S^{d-k} of radius rad
+        a = (d - k - 2) / 2
+        t, wt = roots_jacobi(n, a, a)
+        wt = wt / wt.sum()
+        pts = np.concatenate([np.repeat(pts, n, 0), (rad[:, None] * t[None, :]).reshape(-1, 1)], 1)
+        rad = (rad[:, None] * np.sqrt(1 - t * t)[None, :]).reshape(-1)
+        wts = (wts[:, None] * wt[None, :]).reshape(-1)
+    return pts, wts
+
+
+def _monomials(x: np.ndarray, max_deg: int, min_deg: int = 0) -> list[np.ndarray]:
+    cols = []
+    for deg in range(min_deg, max_deg + 1):
+        for c in itertools.combinations_with_replacement(range(x.shape[1]), deg):
+            cols.append(np.prod(x[:, list(c)], axis=1) if c else np.ones(len(x)))
+    return cols
+
+
+def fixed_form_degree_rank(d: int, r: int, l: int, p: int, seed: int) -> tuple[int, int]:
+    """Rank of ``Y -> Pi_l(q Y)`` over the O(d-r)-invariant Y, for one fixed quadratic form
+    ``q(w) = a^T M a`` (M random symmetric) in the first ``p`` coordinates ``a`` (row space =
+    the first r). Lemma 5' (docs/derivations/lower_bound.md): the rank is at most ``D'_l``.
+
+    Everything is O(d-p)-invariant, so Pi_l is the projection onto the polynomials of degree
+    <= l in ``a`` orthogonal to those of degree <= l-1, in L^2 of the exact marginal cubature
+    (exact for every inner product used). Returns ``(rank, cap)`` with ``cap`` = the dimension
+    of that degree-l block, ``C(l+p-1, p-1)``, which also bounds the rank.
+    """
+    if not 1 <= r < p <= d - 1:
+        raise ValueError(f"need 1 <= r < p <= d-1 (got d={d}, r={r}, p={p})")
+    rng = np.random.default_rng(seed)
+    M = rng.standard_normal((p, p))
+    M = M + M.T
+    a, wts = marginal_cubature(d, p, l + 4)  # degree <= 2l + 4 integrated exactly
+    sw = np.sqrt(wts)[:, None]
+    basis = np.stack(_monomials(a, l), 1) * sw
+    Q = np.linalg.qr(basis)[0]
+    cap = math.comb(l + p - 1, p - 1)
+    block = Q[:, -cap:]  # Gram-Schmidt in degree order: the new degree-l directions
+    q = np.einsum("ni,ij,nj->n", a, M, a)
+    Y = np.stack(_monomials(a[:, :r], l + 2), 1)
+    coef = (Y * q[:, None] * sw).T @ block
+    s = np.linalg.svd(coef, compute_uv=False)
+    return int((s > 1e-9 * s[0]).sum()), cap

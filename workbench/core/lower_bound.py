@@ -1,10 +1,14 @@
 """Certified lower bound for N = 2 on D_2 against generalized attention (PAPER.md §3;
 docs/derivations/lower_bound.md, Lemmas 1-6).
 
-For H heads of key-rank r in dimension d, every generalized-attention model (Eq. 2) has error
+For H heads of key-rank r in dimension d, every generalized-attention model has error
 
     err >= LB_L = 1/2 * sum_{l odd <= L} eta_l^2 * (1 - min(1, H D_l / N(d,l))),
-    D_l = d(d+1)/2 * [C(l+r-3, r-1) + C(l+r-1, r-1) + C(l+r+1, r-1)]   (terms with l+k < 0 are 0)
+    D'_l = C(l+r-3, r-1) + C(l+r-1, r-1) + C(l+r+1, r-1)   (a term of degree l-2 < 0 is 0)
+
+with ``D_l = D'_l`` for Eq. 2 (``value_class="eq2"``: one fixed value map M_h per head) and
+``D_l = d(d+1)/2 * D'_l`` for the broader class whose value maps may depend on the query,
+``M_h(y)`` (``value_class="query-dependent-values"``).
 
 for every odd L (conservative truncation: the degrees above L are *not* counted as lost energy,
 so ``LB_L`` increases with L towards the full bound; ``tail`` bounds what the rest could add).
@@ -30,10 +34,21 @@ from mpmath import iv
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
-__all__ = ["LowerBound", "lower_bound", "heads_needed", "degree_dimension_bound", "TAIL_TOL"]
+__all__ = [
+    "LowerBound",
+    "lower_bound",
+    "heads_needed",
+    "degree_dimension_bound",
+    "TAIL_TOL",
+    "VALUE_CLASSES",
+]
 
 TAIL_TOL = 1e-3  # default: sum degrees until the uncounted tail can add at most this much
 MAX_DEGREE_CAP = 20001
+# Highest degree the automatic truncation may reach to find the first contributing degree of
+# r = d-2 (query-dependent values need ~0.75 d^3; above this cap r near d can still give 0).
+AUTO_DEGREE_CAP = 60001
+VALUE_CLASSES = ("eq2", "query-dependent-values")
 _IV_PREC = 96
 
 
@@ -49,6 +64,18 @@ class LowerBound:
     degrees_summed: int  # largest (odd) degree l summed
     tail: float  # upper bound on what degrees > degrees_summed could add to the bound
     method: str
+    value_class: str = "eq2"  # the model class the bound covers (VALUE_CLASSES)
+
+
+def _check_class(value_class: str) -> str:
+    if value_class not in VALUE_CLASSES:
+        raise ValueError(f"value_class must be one of {VALUE_CLASSES} (got {value_class!r})")
+    return value_class
+
+
+def _class_factor(d: int, value_class: str) -> int:
+    """Multiplier of D'_l: 1 for Eq. 2, d(d+1)/2 (all quadratic forms) for M_h(y)."""
+    return 1 if value_class == "eq2" else d * (d + 1) // 2
 
 
 @contextmanager
@@ -61,13 +88,17 @@ def _iv_prec() -> Iterator[None]:
         iv.prec = old
 
 
-def degree_dimension_bound(d: int, r: int, l: int) -> int:
-    """``D_l``: bound on ``dim Pi_l V_h`` for one head of key-rank r (Lemma 5), exact integer."""
+def degree_dimension_bound(d: int, r: int, l: int, value_class: str = "eq2") -> int:
+    """``D_l``: bound on ``dim Pi_l V_h`` for one head of key-rank r (Lemma 5), exact integer.
+
+    ``eq2``: ``D'_l`` (one fixed quadratic form per head); ``query-dependent-values``:
+    ``d(d+1)/2 D'_l`` (all quadratic forms)."""
     d = check_dim(d)
     r = check_rank(r, d)
     l = check_int("l", l, lo=0)
+    factor = _class_factor(d, _check_class(value_class))
     inv = sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
-    return d * (d + 1) // 2 * inv
+    return factor * inv
 
 
 def _eta1_sq_exact(d: int) -> tuple[Fraction, bool]:
@@ -91,10 +122,10 @@ def _ratio(d: int, l: int) -> tuple[int, int]:
 
 
 @lru_cache(maxsize=32)
-def _choose_degree(d: int, tol: float) -> int:
-    """Truncation degree, a function of d only (so the bound stays monotone in r and H): the
-    least odd L with (1 - sum_{l<=L} eta_l^2)/2 <= tol, raised to the first degree at which the
-    r = d-2, H = 1 term is non-zero when that degree is <= MAX_DEGREE_CAP."""
+def _choose_degree(d: int, tol: float, value_class: str = "eq2") -> int:
+    """Truncation degree, a function of d and the class only (so the bound stays monotone in r
+    and H): the least odd L with (1 - sum_{l<=L} eta_l^2)/2 <= tol, raised to the first degree
+    at which the r = d-2, H = 1 term is non-zero when that degree is <= AUTO_DEGREE_CAP."""
     L = 401
     while True:
         e = sign_coefficients(d, L)
@@ -107,32 +138,36 @@ def _choose_degree(d: int, tol: float) -> int:
             L = MAX_DEGREE_CAP
             break
         L = min(4 * L + 1, MAX_DEGREE_CAP)
-    first = _first_contributing_degree(d, d - 2) if d >= 3 else None
-    if first is not None and first <= MAX_DEGREE_CAP:
-        L = max(L, first)
+    first = _first_contributing_degree(d, d - 2, value_class) if d >= 3 else None
+    if first is not None and first <= AUTO_DEGREE_CAP:
+        # a few degrees past the first one, so that r = d-2 collects a visible amount
+        L = max(L, first + 2 * (first // 20))
     return L
 
 
-def _first_contributing_degree(d: int, r: int) -> int | None:
-    """First odd l <= MAX_DEGREE_CAP with D_l < N(d,l) (float log-binomials; a guide only)."""
+def _first_contributing_degree(d: int, r: int, value_class: str = "eq2") -> int | None:
+    """First odd l <= AUTO_DEGREE_CAP with D_l < N(d,l) (float log-binomials; a guide only)."""
     from scipy.special import gammaln
 
-    l = np.arange(1, MAX_DEGREE_CAP + 1, 2, dtype=np.float64)
+    l = np.arange(1, AUTO_DEGREE_CAP + 1, 2, dtype=np.float64)
 
     def log_comb(n: np.ndarray, k: float) -> np.ndarray:
         out = gammaln(n + 1) - gammaln(k + 1) - gammaln(np.maximum(n - k, 0) + 1)
         return np.where(n >= k, out, -np.inf)
 
-    terms = np.stack([log_comb(l + r - 3, r - 1), log_comb(l + r - 1, r - 1),
-                      log_comb(l + r + 1, r - 1)])
-    log_d = math.log(d * (d + 1) / 2) + np.logaddexp.reduce(terms, axis=0)
+    terms = np.stack(
+        [log_comb(l + r - 3, r - 1), log_comb(l + r - 1, r - 1), log_comb(l + r + 1, r - 1)]
+    )
+    log_d = math.log(_class_factor(d, value_class)) + np.logaddexp.reduce(terms, axis=0)
     log_n = np.logaddexp(log_comb(l + d - 2, d - 2), log_comb(l + d - 3, d - 2))
     idx = np.nonzero(log_d < log_n - 1e-9)[0]
     return int(l[idx[0]]) if len(idx) else None
 
 
 @lru_cache(maxsize=16)
-def _tables(d: int, r: int, L: int) -> tuple[list[int], list[int], list[int], list, np.ndarray]:
+def _tables(
+    d: int, r: int, L: int, value_class: str = "eq2"
+) -> tuple[list[int], list[int], list[int], list, np.ndarray]:
     """Odd degrees, exact N(d,l), exact D_l, interval eta_l^2, float eta_l^2 for l <= L."""
     degrees = list(range(1, L + 1, 2))
     # N(d,l) = C(l+d-2, d-2) + C(l+d-3, d-2); binomials by exact recurrence in j = l + d - 2.
@@ -147,7 +182,7 @@ def _tables(d: int, r: int, L: int) -> tuple[list[int], list[int], list[int], li
     for k in range(0, L + 3):
         inv[k] = c
         c = c * (k + r) // (k + 1)
-    q = d * (d + 1) // 2
+    q = _class_factor(d, value_class)
     Ds = [q * (inv.get(l - 2, 0) + inv[l] + inv[l + 2]) for l in degrees]
     e1, has_pi = _eta1_sq_exact(d)
     with _iv_prec():
@@ -163,8 +198,10 @@ def _tables(d: int, r: int, L: int) -> tuple[list[int], list[int], list[int], li
     return degrees, Ns, Ds, e2_iv, e2_f
 
 
-def _bound_interval(d: int, r: int, H: int, L: int) -> tuple[mpmath.mpf, mpmath.mpf]:
-    degrees, Ns, Ds, e2_iv, _ = _tables(d, r, L)
+def _bound_interval(
+    d: int, r: int, H: int, L: int, value_class: str = "eq2"
+) -> tuple[mpmath.mpf, mpmath.mpf]:
+    degrees, Ns, Ds, e2_iv, _ = _tables(d, r, L, value_class)
     with _iv_prec():
         total = iv.mpf(0)
         for i in range(len(degrees)):
@@ -186,18 +223,26 @@ def _tail_bound(d: int, L: int) -> float:
         return float(mpmath.mpf((1 - s).b) / 2) * (1 + 1e-15)
 
 
-def _resolve_degree(d: int, max_degree: int | None, tol: float) -> int:
+def _resolve_degree(d: int, max_degree: int | None, tol: float, value_class: str) -> int:
     if max_degree is None:
-        return _choose_degree(d, tol)
-    L = check_int("max_degree", max_degree, lo=1, hi=MAX_DEGREE_CAP)
+        return _choose_degree(d, tol, value_class)
+    L = check_int("max_degree", max_degree, lo=1, hi=AUTO_DEGREE_CAP)
     return L if L % 2 == 1 else L - 1
 
 
 def lower_bound(
-    d: int, r: int, H: int, *, max_degree: int | None = None, tol: float = TAIL_TOL
+    d: int,
+    r: int,
+    H: int,
+    *,
+    max_degree: int | None = None,
+    tol: float = TAIL_TOL,
+    value_class: str = "eq2",
 ) -> LowerBound:
-    """Certified lower bound on the D_2 error of H rank-r generalized-attention heads (N = 2).
+    """Certified lower bound on the D_2 error of H rank-r attention heads (N = 2).
 
+    ``value_class="eq2"`` (default) covers Eq. 2 (one fixed value map per head, ``D'_l``);
+    ``"query-dependent-values"`` covers value maps ``M_h(y)`` (``d(d+1)/2 D'_l``).
     Degrees up to ``max_degree`` (default: the least odd L whose uncounted tail is <= ``tol``)
     are summed; ``enclosure`` is rigorous, ``value`` is its float. Zero for ``r >= d-1``
     (there ``D_l >= N(d,l)`` for every l; Lemma 6).
@@ -206,11 +251,14 @@ def lower_bound(
     r = check_rank(r, d)
     H = check_heads(H)
     tol = check_float("tol", tol, lo=0.0, lo_open=True)
-    L = _resolve_degree(d, max_degree, tol)
+    value_class = _check_class(value_class)
+    L = _resolve_degree(d, max_degree, tol, value_class)
     tail = _tail_bound(d, L)
     if r >= d - 1:
-        return LowerBound(d, r, H, 0.0, (0.0, 0.0), L, tail, "exact: r >= d-1 gives 0")
-    lo, hi = _bound_interval(d, r, H, L)
+        return LowerBound(
+            d, r, H, 0.0, (0.0, 0.0), L, tail, "arithmetic: r >= d-1 gives 0", value_class
+        )
+    lo, hi = _bound_interval(d, r, H, L, value_class)
     lo_f = float(lo)
     hi_f = float(hi)
     lo_f = max(0.0, math.nextafter(lo_f, -math.inf)) if lo_f > 0 else 0.0
@@ -218,11 +266,17 @@ def lower_bound(
     value = float((lo + hi) / 2) if hi > 0 else 0.0
     value = min(max(value, lo_f), hi_f)
     method = f"interval(prec={_IV_PREC} bits), exact binomials, odd degrees 1..{L}"
-    return LowerBound(d, r, H, value, (lo_f, hi_f), L, tail, method)
+    return LowerBound(d, r, H, value, (lo_f, hi_f), L, tail, method, value_class)
 
 
 def heads_needed(
-    d: int, r: int, eps: float, *, max_degree: int | None = None, tol: float = TAIL_TOL
+    d: int,
+    r: int,
+    eps: float,
+    *,
+    max_degree: int | None = None,
+    tol: float = TAIL_TOL,
+    value_class: str = "eq2",
 ) -> int:
     """Least H whose certified bound does not exclude error <= eps: every H below it is
     certified to have error > eps on D_2 (N = 2), for every generalized-attention model of
@@ -236,10 +290,11 @@ def heads_needed(
     d = check_dim(d)
     r = check_rank(r, d)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
-    L = _resolve_degree(d, max_degree, check_float("tol", tol, lo=0.0, lo_open=True))
+    vc = _check_class(value_class)
+    L = _resolve_degree(d, max_degree, check_float("tol", tol, lo=0.0, lo_open=True), vc)
     if r >= d - 1:
         return 1
-    degrees, Ns, Ds, _, _ = _tables(d, r, L)
+    degrees, Ns, Ds, _, _ = _tables(d, r, L, vc)
     last = [(n - 1) // D for n, D in zip(Ns, Ds)]  # degree i is active for H <= last[i]
     order = sorted((i for i in range(len(degrees)) if last[i] >= 1), key=lambda i: -last[i])
     if not order:

@@ -187,27 +187,43 @@ def _thm5() -> Bound:
     )
 
 
-def _certified() -> Bound:
+def degree_count(value_class: str = "eq2") -> sp.Expr:
+    """``D_l`` of the certified bound: ``D'_l`` (Eq. 2) or ``d(d+1)/2 D'_l`` (query-dependent
+    value maps), as a sympy expression in ``d, r, l`` (docs/derivations/lower_bound.md, Lemma 5)."""
+    l_ = sp.Symbol("l", integer=True, positive=True)
+    low = sp.Piecewise((sp.binomial(l_ + r - 3, r - 1), l_ >= 2), (0, True))  # degree l-2 >= 0
+    dprime = low + sp.binomial(l_ + r - 1, r - 1) + sp.binomial(l_ + r + 1, r - 1)
+    return dprime if value_class == "eq2" else d * (d + 1) / 2 * dprime
+
+
+def _certified(value_class: str = "eq2") -> Bound:
     from workbench.core.lower_bound import lower_bound
 
     l_ = sp.Symbol("l", integer=True, positive=True)
     eta2 = sp.Function("eta")(d, l_) ** 2
-    low = sp.Piecewise((sp.binomial(l_ + r - 3, r - 1), l_ >= 2), (0, True))  # degree l-2 >= 0
-    Dl = d * (d + 1) / 2 * (low + sp.binomial(l_ + r - 1, r - 1) + sp.binomial(l_ + r + 1, r - 1))
+    Dl = degree_count(value_class)
     Nl = (2 * l_ + d - 2) / l_ * sp.binomial(l_ + d - 3, l_ - 1)
     rhs = sp.Rational(1, 2) * sp.Sum(eta2 * (1 - sp.Min(1, H * Dl / Nl)), (l_, 1, sp.oo))
 
     def numeric(**p: float) -> float:
-        return lower_bound(int(p["d"]), int(p["r"]), int(p["H"])).enclosure[0]
+        return lower_bound(
+            int(p["d"]), int(p["r"]), int(p["H"]), value_class=value_class
+        ).enclosure[0]
 
+    eq2 = value_class == "eq2"
     return Bound(
-        id="n2.certified_lower_bound",
-        title="Certified lower bound for N = 2 on D_2 (sum over odd l; eta_l of sign)",
+        id="n2.certified_lower_bound" if eq2 else "n2.certified_lower_bound_query_values",
+        title=(
+            "Certified lower bound for N = 2 on D_2, Eq. 2 (fixed value maps; count D'_l)"
+            if eq2
+            else "Certified lower bound for N = 2 on D_2, query-dependent value maps M_h(y)"
+        ),
         tag="derived",
         lhs=err,
         relation=">=",
         rhs=rhs,
-        note="Evaluated rigorously by workbench.core.lower_bound (truncated conservatively).",
+        note="Evaluated rigorously by workbench.core.lower_bound (truncated conservatively; "
+        "the sum runs over odd l, eta_l of sign).",
         numeric=numeric,
     )
 
@@ -215,8 +231,16 @@ def _certified() -> Bound:
 ALL_BOUNDS: dict[str, Bound] = {
     b.id: b
     for b in (
-        _pointwise_fact1(), _fact1_temperature(), _thm2_high_dim(), _thm2_high_acc(), _thm3(),
-        _thm3_upper(), _remark4(), _thm5(), _certified(),
+        _pointwise_fact1(),
+        _fact1_temperature(),
+        _thm2_high_dim(),
+        _thm2_high_acc(),
+        _thm3(),
+        _thm3_upper(),
+        _remark4(),
+        _thm5(),
+        _certified(),
+        _certified("query-dependent-values"),
     )
 }
 

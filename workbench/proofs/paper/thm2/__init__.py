@@ -7,10 +7,12 @@ Chain (``depends_on`` mirrors the derivation)::
     thm2.projection_reduction      -> thm2.conditional_law (L3)
     harmonics.*                    -> thm2.isotropy (L4)
     harmonics.dimension            -> thm2.invariant_dimension (L5a) -> thm2.degree_dimension (L5b)
+                                                                    -> thm2.fixed_form_dimension
     all of the above               -> thm2.certified_bound (L6, theorem)
     thm2.certified_bound           -> thm2.fitted_models_respect_bound,
                                       thm2.random_features_respect_bound,
-                                      thm2.full_rank_reaches_zero
+                                      thm2.full_rank_reaches_zero, thm2.sandwich
+    thm2.isotropy, thm2.invariant_dimension -> thm2.one_head_exact -> thm2.sandwich
 
 Every check compares the library with an independent computation: identities on random
 generalized-attention models from ``workbench.models.attention``; Monte Carlo with CLT intervals
@@ -27,6 +29,7 @@ from workbench.proofs.paper.thm2.experiments import (
 )
 from workbench.proofs.paper.thm2.harmonic_lemmas import (
     degree_dimension,
+    fixed_form_dimension,
     invariant_dimension,
     isotropy,
 )
@@ -35,9 +38,11 @@ from workbench.proofs.paper.thm2.reductions import (
     odd_reduction,
     projection_reduction,
 )
+from workbench.proofs.paper.thm2.sandwich import one_head_exact, sandwich_claim
 
 __all__ = [
     "certified_bound", "conditional_law", "degree_dimension", "fitted_models_respect_bound",
-    "full_rank_reaches_zero", "independent_bound", "invariant_dimension", "isotropy",
-    "odd_reduction", "projection_reduction", "random_features_respect_bound",
+    "fixed_form_dimension", "full_rank_reaches_zero", "independent_bound", "invariant_dimension",
+    "isotropy", "odd_reduction", "one_head_exact", "projection_reduction",
+    "random_features_respect_bound", "sandwich_claim",
 ]

@@ -9,7 +9,11 @@ import numpy as np
 import torch
 
 from workbench.core.harmonics import dim_harmonics, legendre_d
-from workbench.core.invariant_harmonics import head_degree_dimension, invariant_harmonic_rank
+from workbench.core.invariant_harmonics import (
+    fixed_form_degree_rank,
+    head_degree_dimension,
+    invariant_harmonic_rank,
+)
 from workbench.core.lower_bound import degree_dimension_bound
 from workbench.core.sphere import make_generator, uniform_sphere
 from workbench.proofs.claim import CheckContext, Evidence
@@ -163,10 +167,12 @@ def invariant_dimension(ctx: CheckContext) -> list[Evidence]:
 
 @claim(
     "thm2.degree_dimension",
-    "Lemma 5b: one head's space reaches degree l in at most D_l dimensions",
+    "Lemma 5b: with all quadratic forms (query-dependent value maps), one head's space "
+    "reaches degree l in at most d(d+1)/2 D'_l dimensions",
     "lemma",
     depends_on=("thm2.invariant_dimension",),
-    statement="dim Pi_l V_h <= D_l = d(d+1)/2 [C(l+r-3,r-1) + C(l+r-1,r-1) + C(l+r+1,r-1)]",
+    statement="dim Pi_l span{F(P_h w) w_i w_j} <= d(d+1)/2 [C(l+r-3,r-1) + C(l+r-1,r-1) "
+    "+ C(l+r+1,r-1)]",
     source="docs/derivations/lower_bound.md (Lemma 5); PAPER.md §3 step 5",
 )
 def degree_dimension(ctx: CheckContext) -> list[Evidence]:
@@ -180,7 +186,7 @@ def degree_dimension(ctx: CheckContext) -> list[Evidence]:
         ]
         out.append(
             Evidence(
-                degree_dimension_bound(d, r, l),
+                degree_dimension_bound(d, r, l, "query-dependent-values"),
                 d * (d + 1) // 2 * sum(ranks),
                 "==",
                 "exact",
@@ -205,7 +211,8 @@ def degree_dimension(ctx: CheckContext) -> list[Evidence]:
     )
     for d, r, l in cases:
         dim = head_degree_dimension(d, r, l, seed=ctx.seed + 31 * l + d)
-        bound = min(degree_dimension_bound(d, r, l), dim_harmonics(d, l))
+        D = degree_dimension_bound(d, r, l, "query-dependent-values")
+        bound = min(D, dim_harmonics(d, l))
         out.append(
             Evidence(
                 dim,
@@ -216,10 +223,92 @@ def degree_dimension(ctx: CheckContext) -> list[Evidence]:
                     "d": d,
                     "r": r,
                     "l": l,
-                    "D_l": degree_dimension_bound(d, r, l),
+                    "D_l": D,
                     "N": dim_harmonics(d, l),
+                    "slack": bound - dim,
+                    "tight": dim == bound,
                 },
-                note="numerical rank of exactly integrated projections on H_l",
+                note="numerical rank of exactly integrated projections on H_l; slack = "
+                "min(D_l, N) - rank",
+            )
+        )
+    return out
+
+
+# (d, r, l, p): q lives on the first p coordinates; p = d-1 is fully generic up to w_d
+_FIXED_QUICK = ((5, 2, 3, 4), (16, 1, 5, 3), (16, 2, 3, 4), (11, 1, 5, 3))
+_FIXED_FULL = _FIXED_QUICK + (
+    (4, 1, 5, 3),
+    (6, 2, 3, 5),
+    (12, 2, 7, 4),
+    (16, 1, 7, 4),
+    (16, 2, 5, 4),
+    (16, 3, 3, 5),
+    (12, 3, 3, 6),
+)
+
+
+@claim(
+    "thm2.fixed_form_dimension",
+    "Lemma 5' (Eq. 2): for one fixed quadratic form q, dim Pi_l(q Inv) <= D'_l",
+    "lemma",
+    depends_on=("thm2.invariant_dimension",),
+    statement="rank(Y -> Pi_l(q Y), Y O(d-r)-invariant) <= D'_l = C(l+r-3,r-1) + "
+    "C(l+r-1,r-1) + C(l+r+1,r-1)",
+    source="docs/derivations/lower_bound.md (Lemma 5'); PAPER.md §3 'Tighter count'",
+)
+def fixed_form_dimension(ctx: CheckContext) -> list[Evidence]:
+    out: list[Evidence] = []
+    # full generic q at small d (full-sphere cubature), then q on p < d coordinates up to d = 16
+    for d, r, l in (
+        ((4, 2, 3), (4, 1, 5))
+        if ctx.scale == "quick"
+        else ((4, 2, 3), (4, 1, 5), (5, 2, 3), (5, 3, 3))
+    ):
+        rank = head_degree_dimension(d, r, l, seed=ctx.seed + 17 * l + d, fixed_form=True)
+        D = degree_dimension_bound(d, r, l)
+        bound = min(D, dim_harmonics(d, l))
+        out.append(
+            Evidence(
+                rank,
+                bound,
+                "<=",
+                "exact",
+                {
+                    "d": d,
+                    "r": r,
+                    "l": l,
+                    "p": d,
+                    "D_prime": D,
+                    "N": dim_harmonics(d, l),
+                    "slack": bound - rank,
+                    "tight": rank == bound,
+                },
+                note="generic q on all d coordinates; full-sphere exact cubature",
+            )
+        )
+    for d, r, l, p in _FIXED_QUICK if ctx.scale == "quick" else _FIXED_FULL:
+        rank, cap = fixed_form_degree_rank(d, r, l, p, seed=ctx.seed + 13 * l + d + p)
+        D = degree_dimension_bound(d, r, l)
+        bound = min(D, dim_harmonics(d, l))
+        out.append(
+            Evidence(
+                rank,
+                bound,
+                "<=",
+                "exact",
+                {
+                    "d": d,
+                    "r": r,
+                    "l": l,
+                    "p": p,
+                    "D_prime": D,
+                    "N": dim_harmonics(d, l),
+                    "block": cap,
+                    "slack": bound - rank,
+                    "tight": rank == bound,
+                },
+                note="q on the first p coordinates; exact marginal cubature",
             )
         )
     return out
