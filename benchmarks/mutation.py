@@ -1,0 +1,176 @@
+"""Mutation harness: the power of ``workbench check --scale quick`` (issue 10).
+
+Runs the check once unmutated, then once per planted fault (``benchmarks/mutation_faults.py``),
+each in a fresh subprocess that applies the fault at run time and calls
+``workbench.cli.main(["check", "--scale", "quick", "--json"])``. A fault is killed by a claim whose
+verdict differs from ``holds`` where the unmutated run said ``holds`` (``violated`` and
+``inconclusive`` are told apart). With ``--pytest-marker M`` it also runs
+``python -m pytest -m M -q -x`` under each fault (the plugin ``benchmarks/mutant_plugin.py``
+applies the fault named by ``WORKBENCH_MUTANT``; pytest exit 5 means no test was collected).
+
+Writes ``benchmarks/results/mutation.json``: per fault, the killing claims with their verdicts,
+the seconds taken, and for survivors the reason recorded in ``SURVIVORS``; plus the kill rate.
+
+    python benchmarks/mutation.py [--only ID ...] [--pytest-marker properties] [--out PATH]
+    python benchmarks/mutation.py --run-one ID --out check.json   # (internal: one mutant)
+"""
+
+from __future__ import annotations
+
+import argparse
+import contextlib
+import io
+import json
+import os
+import platform
+import subprocess
+import sys
+import time
+from pathlib import Path
+from typing import Any
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.mutation_faults import BY_ID, FAULTS, apply  # noqa: E402
+
+TIMEOUT_S = 900
+PYTEST_CODES = {0: "survived", 1: "killed", 5: "no tests collected"}
+
+# Why a fault survives: filled in from a run's results, never in advance. ``equivalent``: the
+# check's outcome cannot change; ``scope``: outside what the quick check measures;
+# ``owned``: a claim another helper is strengthening in parallel (issue 10) should kill it.
+SURVIVORS: dict[str, dict[str, str]] = {}
+
+
+def run_one(fault_id: str | None, out: Path) -> int:
+    """Apply ``fault_id`` (None: unmutated) and write the check's JSON to ``out``."""
+    if fault_id:
+        apply(fault_id)
+    from workbench.cli import main
+
+    buf = io.StringIO()
+    with contextlib.redirect_stdout(buf):
+        rc = main(["check", "--scale", "quick", "--json"])
+    text = buf.getvalue()
+    start = text.find("{")
+    out.write_text(text[start:] if start >= 0 else json.dumps({"error": text}))
+    return rc
+
+
+def _child(fault_id: str | None, tmp: Path) -> tuple[dict[str, Any], float, int, str]:
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--run-one", fault_id or "",
+           "--out", str(tmp)]
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=TIMEOUT_S)
+        rc, err = p.returncode, p.stderr[-2000:]
+    except subprocess.TimeoutExpired:
+        rc, err = -1, f"timed out after {TIMEOUT_S} s"
+    secs = time.perf_counter() - t0
+    try:
+        data = json.loads(tmp.read_text())
+    except (OSError, json.JSONDecodeError):
+        data = {}
+    return data, secs, rc, err
+
+
+def _pytest(fault_id: str, marker: str) -> dict[str, Any]:
+    cmd = [sys.executable, "-m", "pytest", "-m", marker, "-q", "-x", "-p",
+           "benchmarks.mutant_plugin", "-p", "no:cacheprovider"]
+    env = {**os.environ, "PYTHONPATH": str(ROOT), "WORKBENCH_MUTANT": fault_id}
+    t0 = time.perf_counter()
+    try:
+        p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                           timeout=TIMEOUT_S)
+        rc, tail = p.returncode, p.stdout.strip().splitlines()[-1:] or [""]
+    except subprocess.TimeoutExpired:
+        rc, tail = -1, ["timed out"]
+    return {"exit": rc, "outcome": PYTEST_CODES.get(rc, "error"), "summary": tail[0],
+            "seconds": round(time.perf_counter() - t0, 2)}
+
+
+def _verdicts(data: dict[str, Any]) -> dict[str, tuple[str, str | None]]:
+    return {c["id"]: (c["verdict"], c.get("error")) for c in data.get("claims", [])}
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--run-one", default=None, help=argparse.SUPPRESS)
+    ap.add_argument("--only", nargs="*", default=None, help="fault ids to run (default: all)")
+    ap.add_argument("--pytest-marker", default=None, help="also run pytest -m MARKER per fault")
+    ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mutation.json"))
+    a = ap.parse_args(argv)
+    if a.run_one is not None:
+        return run_one(a.run_one or None, Path(a.out))
+    ids = a.only or [f.id for f in FAULTS]
+    bad = [i for i in ids if i not in BY_ID]
+    if bad:
+        print(f"error: --only must name known faults (got {bad[0]!r})", file=sys.stderr)
+        return 2
+    out_path = Path(a.out)
+    tmp = out_path.with_suffix(".run.json")
+    base, base_s, base_rc, base_err = _child(None, tmp)
+    base_v = _verdicts(base)
+    if not base_v:
+        print(f"error: the unmutated check produced no result: {base_err}", file=sys.stderr)
+        return 1
+    print(f"baseline: {base.get('summary')} in {base_s:.1f} s", flush=True)
+    rows = []
+    for fid in ids:
+        f = BY_ID[fid]
+        data, secs, rc, err = _child(fid, tmp)
+        v = _verdicts(data)
+        killers = {
+            cid: {"verdict": verdict, "error": error}
+            for cid, (verdict, error) in v.items()
+            if base_v.get(cid, ("holds",))[0] == "holds" and verdict != "holds"
+        }
+        row: dict[str, Any] = {
+            "id": fid, "target": f.target, "layer": f.layer, "kind": f.kind,
+            "description": f.description, "seconds": round(secs, 2), "exit": rc,
+            "killed": bool(killers) or not v,
+            "killed_by": killers,
+            "violated_by": sorted(c for c, k in killers.items() if k["verdict"] == "violated"),
+            "crashed": None if v else err,
+        }
+        if a.pytest_marker:
+            row["pytest"] = {"marker": a.pytest_marker, **_pytest(fid, a.pytest_marker)}
+        if not row["killed"]:
+            row["survivor"] = SURVIVORS.get(fid, {"reason": "unexplained", "class": "open"})
+        rows.append(row)
+        print(f"{fid}: {'killed' if row['killed'] else 'SURVIVED'} "
+              f"({len(row['violated_by'])} violated, {len(killers)} changed) {secs:.1f} s",
+              flush=True)
+    killed = sum(r["killed"] for r in rows)
+    report = {
+        "command": "workbench check --scale quick --json (one fresh process per fault)",
+        "python": platform.python_version(),
+        "baseline": {"summary": base.get("summary"), "seconds": round(base_s, 2),
+                     "verdicts": {k: v[0] for k, v in base_v.items()}},
+        "faults": rows,
+        "total": len(rows),
+        "killed": killed,
+        "killed_with_violated": sum(bool(r["violated_by"]) for r in rows),
+        "kill_rate": round(killed / len(rows), 4) if rows else None,
+        "survivors": [r["id"] for r in rows if not r["killed"]],
+        "by_layer": {
+            layer: {"total": sum(r["layer"] == layer for r in rows),
+                    "killed": sum(r["killed"] for r in rows if r["layer"] == layer)}
+            for layer in sorted({r["layer"] for r in rows})
+        },
+    }
+    if a.pytest_marker:
+        report["pytest_marker"] = a.pytest_marker
+        report["pytest_killed"] = sum(r["pytest"]["outcome"] == "killed" for r in rows)
+    out_path.parent.mkdir(parents=True, exist_ok=True)
+    out_path.write_text(json.dumps(report, indent=1, default=str) + "\n")
+    tmp.unlink(missing_ok=True)
+    print(f"kill rate {killed}/{len(rows)}; wrote {out_path}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
