@@ -96,15 +96,40 @@ def _verdicts(data: dict[str, Any]) -> dict[str, tuple[str, str | None]]:
     return {c["id"]: (c["verdict"], c.get("error")) for c in data.get("claims", [])}
 
 
+def annotate(path: Path, pytest_smoke: Path | None = None) -> None:
+    """Rewrite a results file with the current ``SURVIVORS`` reasons (and, optionally, the
+    pytest records of a ``--pytest-marker`` run of a few faults)."""
+    report = json.loads(path.read_text())
+    for row in report["faults"]:
+        if not row["killed"]:
+            row["survivor"] = SURVIVORS.get(row["id"], {"reason": "unexplained", "class": "open"})
+    report["survivors_explained"] = sum(
+        r["survivor"]["class"] != "open" for r in report["faults"] if not r["killed"])
+    if pytest_smoke is not None:
+        smoke = json.loads(pytest_smoke.read_text())
+        report["pytest_option_run"] = {
+            "marker": smoke.get("pytest_marker"),
+            "faults": {r["id"]: r.get("pytest") for r in smoke["faults"]},
+        }
+    path.write_text(json.dumps(report, indent=1, default=str) + "\n")
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run-one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--only", nargs="*", default=None, help="fault ids to run (default: all)")
     ap.add_argument("--pytest-marker", default=None, help="also run pytest -m MARKER per fault")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mutation.json"))
+    ap.add_argument("--annotate", action="store_true",
+                    help="only rewrite --out with the recorded survivor reasons")
+    ap.add_argument("--pytest-smoke", default=None, help="with --annotate: merge the pytest "
+                    "records of this results file")
     a = ap.parse_args(argv)
     if a.run_one is not None:
         return run_one(a.run_one or None, Path(a.out))
+    if a.annotate:
+        annotate(Path(a.out), Path(a.pytest_smoke) if a.pytest_smoke else None)
+        return 0
     ids = a.only or [f.id for f in FAULTS]
     bad = [i for i in ids if i not in BY_ID]
     if bad:
