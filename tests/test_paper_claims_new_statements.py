@@ -149,3 +149,8 @@ def test_remark4_violated_by_a_model_below_the_bound() -> None:
 @pytest.mark.slow
 def test_remark4_holds_on_trained_models() -> None:
     assert combine(remark4.norm_condition(QUICK), "remark") == "holds"
+
+
+def test_high_accuracy_violated_by_an_off_by_one_heads_needed() -> None:
+    fake = lambda d, r, e: max(1, _true_heads(d, r, e) - 1)  # noqa: E731
+    assert combine(regimes.regime_high_accuracy(QUICK, heads_fn=fake), "theorem") == "violated"

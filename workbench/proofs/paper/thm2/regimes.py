@@ -10,7 +10,8 @@ paper, so the claims are about the form of the law on a stated grid, with fitted
 - the law's regressor explains the variation of ``log H*`` (R^2 at least ``R2_MIN``);
 - high-dimensional regime: at fixed (d, r), ``log H*`` grows at least linearly in ``1/eps`` (the
   fitted exponent ``p`` of ``eps^-p`` is >= 1, as ``Omega((d/r)^(1/eps))`` requires);
-- high-accuracy regime: one slope fits every rank (``c_r`` equal across r within ``RESOLUTION``).
+- high-accuracy regime: one slope fits every rank (``c_r`` equal across r within ``RESOLUTION``);
+  and each ``H*`` there is checked to be minimal against ``lower_bound`` (cheap at d <= 12).
 
 Intervals treat the misfit of the law as noise (the data are deterministic), which is what a
 fitted constant's interval can mean here.
@@ -23,7 +24,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from workbench.core.lower_bound import heads_needed
+from workbench.core.lower_bound import heads_needed, lower_bound
 from workbench.core.symbolic.regimes import regressor, regressor_values
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
@@ -83,6 +84,22 @@ def _grid(
 ) -> list[tuple[int, int, float, int]]:
     pts = [(d, r, e, int(heads_fn(d, r, e))) for d in ds for r in rs for e in epss]
     return [p for p in pts if p[3] >= h_min]
+
+
+def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
+    """The data are what they claim: ``H*`` is the least H whose certified bound (the interval
+    evaluation of ``lower_bound``) does not exclude ``eps``."""
+    out: list[Evidence] = []
+    for d, r, e, h in pts:
+        p = {"d": d, "r": r, "eps": e, "H*": h}
+        at = lower_bound(d, r, h).enclosure[0]
+        out.append(Evidence(at, e, "<=", "interval", {**p, "H": h},
+                            note="certified bound at H* does not exclude eps"))
+        if h > 1:
+            below = lower_bound(d, r, h - 1).enclosure[0]
+            out.append(Evidence(below, math.nextafter(e, math.inf), ">=", "interval",
+                                {**p, "H": h - 1}, note="certified bound at H* - 1 exceeds eps"))
+    return out
 
 
 @claim(
@@ -157,6 +174,7 @@ def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn = heads_needed) ->
                             note="fitted slope c_r of log H* on d - r log(d/r) is > 0 (pairs "
                             f"bootstrap over d, {RESAMPLES} resamples)"))
         out.append(Evidence(r2, R2_MIN, ">=", "exact", params, note="R^2 of the law's fit"))
+        out += minimality(pts)
     base = min(rs)
     c0, (lo0, hi0) = fits[base]
     for r in rs:
