@@ -96,13 +96,37 @@ def _verdicts(data: dict[str, Any]) -> dict[str, tuple[str, str | None]]:
     return {c["id"]: (c["verdict"], c.get("error")) for c in data.get("claims", [])}
 
 
-def annotate(path: Path, pytest_smoke: Path | None = None) -> None:
-    """Rewrite a results file with the current ``SURVIVORS`` reasons (and, optionally, the
-    pytest records of a ``--pytest-marker`` run of a few faults)."""
+def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Totals, kill rate, survivors and per-layer counts of fault rows."""
+    killed = sum(r["killed"] for r in rows)
+    return {
+        "total": len(rows),
+        "killed": killed,
+        "killed_with_violated": sum(bool(r["violated_by"]) for r in rows),
+        "kill_rate": round(killed / len(rows), 4) if rows else None,
+        "survivors": [r["id"] for r in rows if not r["killed"]],
+        "by_layer": {
+            layer: {"total": sum(r["layer"] == layer for r in rows),
+                    "killed": sum(r["killed"] for r in rows if r["layer"] == layer)}
+            for layer in sorted({r["layer"] for r in rows})
+        },
+    }
+
+
+def annotate(path: Path, pytest_smoke: Path | None = None, merge: Path | None = None) -> None:
+    """Rewrite a results file with the current ``SURVIVORS`` reasons; optionally replace rows by
+    those of a later run of some faults (``merge``: after a claim was strengthened) and add the
+    pytest records of a ``--pytest-marker`` run of a few faults."""
     report = json.loads(path.read_text())
+    if merge is not None:
+        later = json.loads(merge.read_text())
+        new = {r["id"]: {**r, "rerun_after_strengthening": True} for r in later["faults"]}
+        report["faults"] = [new.get(r["id"], r) for r in report["faults"]]
+        report["rerun_baseline"] = later["baseline"]
     for row in report["faults"]:
         if not row["killed"]:
             row["survivor"] = SURVIVORS.get(row["id"], {"reason": "unexplained", "class": "open"})
+    report.update(summarise(report["faults"]))
     report["survivors_explained"] = sum(
         r["survivor"]["class"] != "open" for r in report["faults"] if not r["killed"])
     if pytest_smoke is not None:
@@ -124,11 +148,14 @@ def main(argv: list[str] | None = None) -> int:
                     help="only rewrite --out with the recorded survivor reasons")
     ap.add_argument("--pytest-smoke", default=None, help="with --annotate: merge the pytest "
                     "records of this results file")
+    ap.add_argument("--merge", default=None, help="with --annotate: replace rows by those of "
+                    "this results file")
     a = ap.parse_args(argv)
     if a.run_one is not None:
         return run_one(a.run_one or None, Path(a.out))
     if a.annotate:
-        annotate(Path(a.out), Path(a.pytest_smoke) if a.pytest_smoke else None)
+        annotate(Path(a.out), Path(a.pytest_smoke) if a.pytest_smoke else None,
+                 Path(a.merge) if a.merge else None)
         return 0
     ids = a.only or [f.id for f in FAULTS]
     bad = [i for i in ids if i not in BY_ID]
@@ -169,23 +196,13 @@ def main(argv: list[str] | None = None) -> int:
         print(f"{fid}: {'killed' if row['killed'] else 'SURVIVED'} "
               f"({len(row['violated_by'])} violated, {len(killers)} changed) {secs:.1f} s",
               flush=True)
-    killed = sum(r["killed"] for r in rows)
     report = {
         "command": "workbench check --scale quick --json (one fresh process per fault)",
         "python": platform.python_version(),
         "baseline": {"summary": base.get("summary"), "seconds": round(base_s, 2),
                      "verdicts": {k: v[0] for k, v in base_v.items()}},
         "faults": rows,
-        "total": len(rows),
-        "killed": killed,
-        "killed_with_violated": sum(bool(r["violated_by"]) for r in rows),
-        "kill_rate": round(killed / len(rows), 4) if rows else None,
-        "survivors": [r["id"] for r in rows if not r["killed"]],
-        "by_layer": {
-            layer: {"total": sum(r["layer"] == layer for r in rows),
-                    "killed": sum(r["killed"] for r in rows if r["layer"] == layer)}
-            for layer in sorted({r["layer"] for r in rows})
-        },
+        **summarise(rows),
     }
     if a.pytest_marker:
         report["pytest_marker"] = a.pytest_marker
@@ -193,7 +210,7 @@ def main(argv: list[str] | None = None) -> int:
     out_path.parent.mkdir(parents=True, exist_ok=True)
     out_path.write_text(json.dumps(report, indent=1, default=str) + "\n")
     tmp.unlink(missing_ok=True)
-    print(f"kill rate {killed}/{len(rows)}; wrote {out_path}")
+    print(f"kill rate {report['killed']}/{len(rows)}; wrote {out_path}")
     return 0
 
 
