@@ -154,3 +154,14 @@ def test_remark4_holds_on_trained_models() -> None:
 def test_high_accuracy_violated_by_an_off_by_one_heads_needed() -> None:
     fake = lambda d, r, e: max(1, _true_heads(d, r, e) - 1)  # noqa: E731
     assert combine(regimes.regime_high_accuracy(QUICK, heads_fn=fake), "theorem") == "violated"
+
+
+def test_decomposition_catches_a_bias_sign_slip(monkeypatch: pytest.MonkeyPatch) -> None:
+    import constructions.biased as cb
+
+    assert thm3_lower.decomposition_gap(6, "random_signs", 500, 3) < 1e-20
+    orig = cb.biased_nearest_neighbour
+    monkeypatch.setattr(cb, "biased_nearest_neighbour", lambda X, y, b: orig(X, y, -b))
+    # the symmetric alternating reading hides the slip; random signs do not
+    assert thm3_lower.decomposition_gap(6, "alternating", 500, 3) < 1e-20
+    assert thm3_lower.decomposition_gap(6, "random_signs", 500, 3) > 1.0

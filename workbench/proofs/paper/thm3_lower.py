@@ -5,6 +5,8 @@ Certified machinery, not training: the derived bound of ``workbench.core.biased_
 key-rank r on the [inferred] target of ``thm3.reference_target``. Trained models are recorded by
 ``remark4.norm_condition``. Evidence:
 
+- Step 1's closed form of the target against ``constructions.biased`` (also for random signs,
+  where the thresholds' symmetry cannot hide a sign slip);
 - the Gegenbauer coefficients of the step target against independent piecewise quadrature;
 - soundness: the bound lies below the error of an explicit rank-1 model (uniform attention,
   ``M = (sum_j c_j) I``, error 1/2), measured by Monte Carlo;
@@ -24,6 +26,7 @@ import numpy as np
 import torch
 from scipy.integrate import quad
 
+from constructions.biased import theorem3_family
 from workbench.core.biased_bound import (
     BiasedBound,
     DegreeEnergies,
@@ -82,6 +85,17 @@ def quadrature_coefficients(
     return out
 
 
+def decomposition_gap(d: int, coefficients: str, n: int, seed: int) -> float:
+    """``max ||f* - ((sum c) x2 + (x1 - x2) g(t))||^2`` over samples: the construction's target
+    against Step 1's closed form, ``g(t) = sum_j c_j [t > tau_j]``, ``t = <x1 - x2, y>``."""
+    fam = theorem3_family(d, 2, coefficients=coefficients, generator=seed)
+    X, y = sample_instances(n, 2, d, "orthonormal", "gaussian", generator=seed + 1)
+    t = torch.einsum("bd,bd->b", X[:, 0] - X[:, 1], y)
+    g = ((t[:, None] > fam.biases[None, :, 1]).double() * fam.coeffs[None]).sum(-1)
+    closed = fam.coeffs.sum() * X[:, 1] + (X[:, 0] - X[:, 1]) * g[:, None]
+    return float((fam.target(X, y) - closed).square().sum(-1).max())
+
+
 def uniform_model_error(d: int, n: int, seed: int) -> tuple[float, tuple[float, float]]:
     """Monte Carlo error of one rank-1 head with ``W = 0`` (uniform attention) and
     ``M = (sum_j c_j) I`` on the biased target."""
@@ -114,6 +128,12 @@ def low_rank_lower(ctx: CheckContext, bound_fn: BoundFn = _bound) -> list[Eviden
     E = target_energies(d, quick, ctx.seed)
     tau, c = (t.numpy() for t in reading(d))
     out: list[Evidence] = []
+    # (0) Step 1: the target is (sum c) x2 + (x1 - x2) g(t); a non-symmetric law too
+    for law in ("alternating", "random_signs"):
+        gap = decomposition_gap(d, law, 2000, ctx.seed + 11)
+        out.append(Evidence(gap, 0.0, "<=", "identity", {"d": d, "coefficients": law, "n": 2000},
+                            tolerance=1e-20, note="construction's f* vs (sum c) x2 + (x1-x2) "
+                            "g(<x1-x2, y>)"))
     # (1) coefficients against independent quadrature, at two radii
     for rho in (math.sqrt(d) * 0.8, math.sqrt(d) * 1.3):
         L = 8
