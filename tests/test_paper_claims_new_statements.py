@@ -165,3 +165,14 @@ def test_decomposition_catches_a_bias_sign_slip(monkeypatch: pytest.MonkeyPatch)
     # the symmetric alternating reading hides the slip; random signs do not
     assert thm3_lower.decomposition_gap(6, "alternating", 500, 3) < 1e-20
     assert thm3_lower.decomposition_gap(6, "random_signs", 500, 3) > 1.0
+
+
+# ------------------------------------------------------------------ CI coverage
+def test_ci_coverage_holds_and_catches_narrow_intervals(monkeypatch: pytest.MonkeyPatch) -> None:
+    from workbench.proofs.paper import ci_coverage as cc
+
+    assert combine(cc.ci_coverage(QUICK), "lemma") == "holds"
+    orig = cc.mc_mean
+    monkeypatch.setattr(cc, "mc_mean", lambda draw, n, generator=None, batch=8192:
+                        orig(draw, n, generator, batch, z=1.3))  # a 99% interval built at ~80%
+    assert combine(cc.ci_coverage(QUICK), "lemma") == "violated"
