@@ -111,8 +111,10 @@ def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
     f"(R^2 >= {R2_MIN}) with c > 0, and log H* grows at least linearly in 1/eps",
     source="PAPER.md §2 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
 )
-def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn = heads_needed) -> list[Evidence]:
-    """``heads_fn`` is the certified ``heads_needed`` (the tests pass a faulty one)."""
+def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> list[Evidence]:
+    """``heads_fn``: default the certified ``heads_needed``, looked up at call time (the tests
+    pass a faulty one)."""
+    heads_fn = heads_fn or heads_needed
     quick = ctx.scale == "quick"
     ds, rs = ((64,), (1, 2, 4, 8)) if quick else ((32, 48, 64), (1, 2, 3, 4, 6, 8))
     epss = (0.05, 0.065, 0.08) if quick else (0.04, 0.05, 0.06, 0.07, 0.08)
@@ -150,8 +152,10 @@ def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn = heads_needed)
     f"with c_r > 0, R^2 >= {R2_MIN}, and c_r equal across r within {RESOLUTION:.0%}",
     source="PAPER.md §2 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
 )
-def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn = heads_needed) -> list[Evidence]:
-    """``heads_fn`` is the certified ``heads_needed`` (the tests pass a faulty one)."""
+def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> list[Evidence]:
+    """``heads_fn``: default the certified ``heads_needed``, looked up at call time (the tests
+    pass a faulty one)."""
+    heads_fn = heads_fn or heads_needed
     quick = ctx.scale == "quick"
     ds = (6, 8, 10, 12) if quick else (6, 7, 8, 9, 10, 11, 12, 14)
     rs = (1, 2) if quick else (1, 2, 3)
