@@ -1,0 +1,364 @@
+"""Planted faults for the mutation harness (issue 10: measure the power of ``workbench check``).
+
+Each fault is a small semantic change a real bug or a slip in a derivation could make. It wraps
+or replaces one public name (``module:attr`` or ``module:Class.attr``) at run time: the name is
+replaced in its module and in every loaded module that imported the same object, so
+``from x import f`` call sites see the fault too. Nothing is edited on disk.
+
+Use :func:`apply` in a fresh process, before running the check or the tests.
+"""
+
+from __future__ import annotations
+
+import importlib
+import math
+import sys
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from typing import Any
+
+Wrap = Callable[[Any], Any]  # original object -> faulty object
+
+
+@dataclass(frozen=True)
+class Fault:
+    id: str
+    target: str  # "module:attr" or "module:Class.attr"
+    layer: str  # core | constructions | verifiers | claims
+    kind: str  # constant | sign | degree | normalisation | argument | dropped term | ...
+    description: str
+    wrap: Wrap
+
+
+def _scaled(factor: float) -> Wrap:
+    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+        def g(*a: Any, **k: Any) -> Any:
+            return f(*a, **k) * factor
+
+        return g
+
+    return wrap
+
+
+def _arg_scaled(index: int, name: str, factor: float) -> Wrap:
+    """Scale positional argument ``index`` (or keyword ``name``) by ``factor``."""
+
+    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
+        def g(*a: Any, **k: Any) -> Any:
+            if name in k:
+                k[name] = k[name] * factor
+            elif len(a) > index:
+                a = (*a[:index], a[index] * factor, *a[index + 1 :])
+            return f(*a, **k)
+
+        return g
+
+    return wrap
+
+
+# ------------------------------------------------------------------------------ core
+def _dim_harmonics_binomial(f: Callable[[int, int], int]) -> Callable[[int, int], int]:
+    def g(d: int, l: int) -> int:  # C(l+d-2, l-1) in place of C(l+d-3, l-1)
+        return 1 if l == 0 else (2 * l + d - 2) * math.comb(l + d - 2, l - 1) // l
+
+    return g
+
+
+def _legendre_dim_off(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, max_degree: int, t: Any) -> Any:
+        return f(d + 1, max_degree, t)  # the recurrence of the wrong dimension
+
+    return g
+
+
+def _uniform_sphere_unnormalised(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(*shape: int, d: int, **k: Any) -> Any:
+        from workbench.core.sphere import gaussian
+
+        z = gaussian(*shape, d, generator=k.get("generator"), device=k.get("device"),
+                     dtype=k.get("dtype") or __import__("torch").float64)
+        return z / math.sqrt(d)  # E||z||^2 = 1, but not on the sphere
+
+    return g
+
+
+def _orthonormal_iid(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(batch: int, N: int, d: int, generator: Any = None, device: Any = None,
+          dtype: Any = None) -> Any:
+        import torch
+
+        from workbench.core.sphere import gaussian
+
+        z = gaussian(batch, N, d, generator=generator, device=device,
+                     dtype=dtype or torch.float64)
+        return z / z.norm(dim=-1, keepdim=True)  # forgot the orthogonalisation
+
+    return g
+
+
+def _biased_sign(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(X: Any, y: Any, bias: Any) -> Any:
+        return f(X, y, -bias)
+
+    return g
+
+
+def _degree_off(f: Callable[[int, int, int], int]) -> Callable[[int, int, int], int]:
+    def g(d: int, r: int, l: int) -> int:
+        return f(d, r, max(0, l - 1))  # D_l read at degree l - 1
+
+    return g
+
+
+def _lower_bound_scaled(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(*a: Any, **k: Any) -> Any:
+        lb = f(*a, **k)
+        s = 1.1
+        return replace(lb, value=lb.value * s, enclosure=(lb.enclosure[0] * s, lb.enclosure[1] * s))
+
+    return g
+
+
+def _heads_minus_one(f: Callable[..., int]) -> Callable[..., int]:
+    def g(*a: Any, **k: Any) -> int:
+        return max(1, f(*a, **k) - 1)
+
+    return g
+
+
+def _sign_coefficients_scaled(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, max_degree: int) -> Any:
+        return f(d, max_degree) * 1.02
+
+    return g
+
+
+def _agreement_flip(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, cos_qk: Any) -> Any:
+        return f(d, cos_qk) * 0.98 + 0.01  # b pulled 2% towards 1/2
+
+    return g
+
+
+def _kernel_error_dropped(f: Callable[..., float]) -> Callable[..., float]:
+    def g(a: Any, b: Any, C: Any) -> float:
+        import torch
+
+        a_t, b_t, C_t = (x.to(torch.float64) for x in (a, b, C))
+        return float(1.0 - 2.0 * (a_t @ b_t) + a_t @ (C_t @ a_t) - (a_t * a_t).sum() * 0.05)
+
+    return g
+
+
+def _invariant_rank_off(f: Callable[..., int]) -> Callable[..., int]:
+    def g(d: int, r: int, k: int, seed: int) -> int:
+        return f(d, r, k, seed) + 1
+
+    return g
+
+
+# ---------------------------------------------------------------------- constructions
+def _family_spacing(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, N: int = 2, spacing: float | None = None, coefficients: str = "alternating",
+          generator: Any = 0) -> Any:
+        return f(d, N, 2.0 / d**2 if spacing is None else spacing, coefficients, generator)
+
+    return g
+
+
+def _ensemble_ties(f: Callable[..., float]) -> Callable[..., float]:
+    def g(d: int, H: int) -> float:
+        return f(d, H + 1) if H % 2 == 0 else f(d, H)  # the tie rule lost: even H as H + 1
+
+    return g
+
+
+def _solve_ridge(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(*a: Any, **k: Any) -> Any:
+        res = f(*a, **k)
+        return replace(res, error=res.error * 0.9)  # the solver reports a 10% smaller error
+
+    return g
+
+
+def _mc_mean_narrow(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(draw: Any, samples: int, generator: Any = None, batch: int = 8192,
+          z: float = 2.5758293035489004) -> Any:
+        return f(draw, samples, generator, batch, z / 4)  # the default z is narrowed too
+
+    return g
+
+
+# -------------------------------------------------------------------------- verifiers
+def _task_error_mean(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(self: Any, pred: Any, target: Any) -> Any:
+        err = f(self, pred, target)
+        return err / self.d if self.name == "nearest" else err  # mean over coordinates
+
+    return g
+
+
+def _estimate_scaled(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(*a: Any, **k: Any) -> Any:
+        out = f(*a, **k)
+        return [replace(e, mean=e.mean * 0.9, lo=e.lo * 0.9, hi=e.hi * 0.9) for e in out]
+
+    return g
+
+
+def _lr_no_warmup(f: Callable[..., float]) -> Callable[..., float]:
+    def g(step: int, steps: int, warmup: float) -> float:
+        return f(step, steps, 0.0) * 0.1  # learning rate ten times too small
+
+    return g
+
+
+# ----------------------------------------------------------------------------- claims
+def _reading_spacing(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, coefficients: str = "alternating") -> Any:
+        tau, c = f(d, coefficients)
+        return tau * 0.5, c
+
+    return g
+
+
+def _mean_ci_narrow(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(samples: Any, z: float = 3.2905267314918945) -> Any:
+        return f(samples, z / 4)
+
+    return g
+
+
+def _decompose_sign(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(X: Any, y: Any) -> Any:
+        u, w, s = f(X, y)
+        return u, w, -s
+
+    return g
+
+
+def _harmonic_count_off(f: Callable[[int, int], int]) -> Callable[[int, int], int]:
+    def g(d: int, l: int) -> int:
+        return f(d, l + 1) if l >= 1 else f(d, l)
+
+    return g
+
+
+FAULTS: tuple[Fault, ...] = (
+    # core
+    Fault("core.dim_harmonics_binomial", "workbench.core.harmonics:dim_harmonics", "core",
+          "degree", "N(d,l) with C(l+d-2, l-1) in place of C(l+d-3, l-1)",
+          _dim_harmonics_binomial),
+    Fault("core.sign_coefficients_2pct", "workbench.core.harmonics:sign_coefficients", "core",
+          "normalisation", "eta_l 2% too large (normalisation slip)", _sign_coefficients_scaled),
+    Fault("core.legendre_dim_off", "workbench.core.harmonics:legendre_d", "core", "degree",
+          "Gegenbauer recurrence of dimension d + 1", _legendre_dim_off),
+    Fault("core.density_at_zero_10pct", "workbench.core.harmonics:density_at_zero", "core",
+          "constant", "density of <y,w> at 0 10% too large", _scaled(1.1)),
+    Fault("core.uniform_sphere_unnormalised", "workbench.core.sphere:uniform_sphere", "core",
+          "normalisation", "Gaussian / sqrt(d) instead of projecting onto the sphere",
+          _uniform_sphere_unnormalised),
+    Fault("core.orthonormal_iid", "workbench.core.sphere:orthonormal_points", "core",
+          "dropped term", "D_N keys not orthogonalised (i.i.d. uniform)", _orthonormal_iid),
+    Fault("core.soft_nn_half_beta", "workbench.core.targets:soft_nearest_neighbour", "core",
+          "constant", "soft target at beta/2 (temperature 2x off)", _arg_scaled(2, "beta", 0.5)),
+    Fault("core.biased_nn_bias_sign", "workbench.core.targets:biased_nearest_neighbour", "core",
+          "sign", "bias added with the wrong sign", _biased_sign),
+    Fault("core.degree_dimension_off_by_one", "workbench.core.lower_bound:degree_dimension_bound",
+          "core", "degree", "D_l evaluated at degree l - 1", _degree_off),
+    Fault("core.lower_bound_10pct", "workbench.core.lower_bound:lower_bound", "core", "bound",
+          "certified bound and enclosure 10% too large", _lower_bound_scaled),
+    Fault("core.heads_needed_minus_one", "workbench.core.lower_bound:heads_needed", "core",
+          "off-by-one", "heads_needed one too small", _heads_minus_one),
+    Fault("core.head_agreement_shrunk", "workbench.core.head_kernels:head_target_agreement",
+          "core", "constant", "b(c) pulled 2% towards 1/2", _agreement_flip),
+    Fault("core.kernel_error_dropped_term", "workbench.core.head_kernels:kernel_error", "core",
+          "dropped term", "error 1 - 2ab + aCa minus 0.05 |a|^2 (diagonal of C 5% off)",
+          _kernel_error_dropped),
+    Fault("core.invariant_rank_plus_one",
+          "workbench.core.invariant_harmonics:invariant_harmonic_rank", "core", "off-by-one",
+          "numerical rank of invariant harmonics one too large", _invariant_rank_off),
+    # constructions
+    Fault("constructions.beta_for_quarter", "constructions.full_rank:beta_for", "constructions",
+          "temperature", "sufficient temperature 4x too small", _scaled(0.25)),
+    Fault("constructions.certified_bound_half", "constructions.full_rank:certified_bound",
+          "constructions", "bound", "Fact 1's certified bound 2x too small", _scaled(0.5)),
+    Fault("constructions.pointwise_bound_half", "constructions.full_rank:pointwise_bound",
+          "constructions", "constant", "pointwise bound 2(1-p) written as (1-p)", _scaled(0.5)),
+    Fault("constructions.biased_spacing_half", "constructions.biased:theorem3_family",
+          "constructions", "constant", "threshold spacing 2/d^2 instead of 4/d^2",
+          _family_spacing),
+    Fault("constructions.soft_bound_quarter", "constructions.biased:soft_bound_values",
+          "constructions", "dropped term", "soft bound without the factor 2 (squared: 1/4)",
+          _scaled(0.25)),
+    Fault("constructions.ensemble_ties", "constructions.majority_vote:ensemble_error",
+          "constructions", "off-by-one", "even H evaluated as H + 1 (tie rule lost)",
+          _ensemble_ties),
+    Fault("constructions.hoeffding_half", "constructions.majority_vote:hoeffding_bound",
+          "constructions", "constant", "Hoeffding bound 2x too small (exp(-2H..) as exp(-4H..))",
+          _scaled(0.5)),
+    Fault("constructions.target_agreement_shrunk", "constructions.random_features:target_agreement",
+          "constructions", "constant", "b_h 2% towards 1/2 (random features)",
+          lambda f: (lambda Q, K: f(Q, K) * 0.98 + 0.01)),
+    Fault("constructions.solver_error_10pct", "constructions._kernel_solve:solve_value_weights",
+          "constructions", "bound", "solver reports an error 10% too small", _solve_ridge),
+    Fault("constructions.mc_mean_narrow_ci", "constructions._montecarlo:mc_mean", "constructions",
+          "constant", "claimed-error CI with z/4", _mc_mean_narrow),
+    # verifiers
+    Fault("verifiers.task_error_mean", "verifiers.tasks:Task.error", "verifiers", "normalisation",
+          "nearest-neighbour error averaged over coordinates (divided by d)", _task_error_mean),
+    Fault("verifiers.estimate_10pct_low", "verifiers.estimate:estimate_error", "verifiers",
+          "normalisation", "estimated error and CI 10% too small", _estimate_scaled),
+    Fault("verifiers.z_value_half", "verifiers.estimate:z_value", "verifiers", "constant",
+          "normal quantile halved (CIs 2x too narrow)", _scaled(0.5)),
+    Fault("verifiers.lr_tenth", "verifiers.train:lr_factor", "verifiers", "constant",
+          "learning-rate schedule 10x too small", _lr_no_warmup),
+    # claims
+    Fault("claims.bonferroni_none", "workbench.proofs.paper.fact1:bonferroni_level", "claims",
+          "constant", "no Bonferroni correction (level = family level)",
+          lambda f: (lambda m, family=0.999: family)),
+    Fault("claims.thm3_reading_spacing", "workbench.proofs.paper.thm3:reading", "claims",
+          "constant", "reference thresholds at half the spacing", _reading_spacing),
+    Fault("claims.mean_ci_narrow", "workbench.proofs.paper._mc:mean_ci", "claims", "constant",
+          "CLT interval with z/4", _mean_ci_narrow),
+    Fault("claims.thm2_decompose_sign", "workbench.proofs.paper.thm2._common:_decompose",
+          "claims", "sign", "s = sign<y,w> with the wrong sign", _decompose_sign),
+    Fault("claims.harmonic_count_off", "workbench.proofs.paper.harmonics:harmonic_count",
+          "claims", "degree", "independent N(d,l) at degree l + 1", _harmonic_count_off),
+)
+BY_ID: dict[str, Fault] = {f.id: f for f in FAULTS}
+
+
+def _resolve(target: str) -> tuple[Any, str, Any]:
+    """``(owner, attribute, original)`` of ``module:attr`` or ``module:Class.attr``."""
+    mod_name, _, path = target.partition(":")
+    owner: Any = importlib.import_module(mod_name)
+    parts = path.split(".")
+    for p in parts[:-1]:
+        owner = getattr(owner, p)
+    return owner, parts[-1], getattr(owner, parts[-1])
+
+
+def apply(fault_id: str, preload: bool = True) -> Fault:
+    """Apply one fault in this process. With ``preload``, import every claim module first so
+    that names bound by ``from ... import`` are replaced too."""
+    if fault_id not in BY_ID:
+        raise ValueError(f"fault must be one of {sorted(BY_ID)} (got {fault_id!r})")
+    fault = BY_ID[fault_id]
+    if preload:
+        from workbench.proofs.registry import load_claims
+
+        load_claims()
+    owner, attr, orig = _resolve(fault.target)
+    new = fault.wrap(orig)
+    setattr(owner, attr, new)
+    if isinstance(owner, type):
+        return fault
+    for mod in list(sys.modules.values()):
+        d = getattr(mod, "__dict__", None)
+        if not d:
+            continue
+        for k, v in list(d.items()):
+            if v is orig:
+                d[k] = new
+    return fault

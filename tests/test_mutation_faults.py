@@ -1,0 +1,54 @@
+"""The mutation harness's faults (benchmarks/mutation_faults.py) target names that exist, and
+applying one changes what its call sites compute (also through ``from ... import`` names)."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
+
+from benchmarks.mutation_faults import BY_ID, FAULTS, _resolve  # noqa: E402
+
+
+def test_at_least_25_faults_over_every_layer() -> None:
+    layers = Counter(f.layer for f in FAULTS)
+    assert len(FAULTS) >= 25 and len(BY_ID) == len(FAULTS)
+    assert set(layers) == {"core", "constructions", "verifiers", "claims"}
+
+
+@pytest.mark.parametrize("fault", FAULTS, ids=[f.id for f in FAULTS])
+def test_every_target_exists_and_wraps(fault) -> None:
+    from workbench.proofs.registry import load_claims
+
+    load_claims()
+    _, _, orig = _resolve(fault.target)
+    assert callable(fault.wrap(orig))
+
+
+def test_apply_reaches_from_imported_names() -> None:
+    code = (
+        "from benchmarks.mutation_faults import apply\n"
+        "apply('core.heads_needed_minus_one')\n"
+        "import workbench.core.lower_bound as lb\n"
+        "from workbench.proofs.paper.thm2 import regimes\n"
+        "print(lb.heads_needed(8, 1, 0.05), regimes.heads_needed(8, 1, 0.05))\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
+                         env={"PYTHONPATH": str(ROOT), "PATH": ""}, check=True).stdout.split()
+    from workbench.core.lower_bound import heads_needed
+
+    true = heads_needed(8, 1, 0.05)  # this process is not mutated
+    assert true > 1 and out == [str(true - 1)] * 2
+
+
+def test_unknown_fault_is_rejected() -> None:
+    from benchmarks.mutation_faults import apply
+
+    with pytest.raises(ValueError, match="fault must be one of"):
+        apply("no.such.fault", preload=False)

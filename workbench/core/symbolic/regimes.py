@@ -1,0 +1,58 @@
+"""Theorem 2's two regimes as log-linear laws (PAPER.md §2; docs/derivations/regimes.md).
+
+Taking logarithms of the sympy encodings ``thm2.high_dimensional`` and ``thm2.high_accuracy``
+(:mod:`.bounds`) gives laws linear in one regressor each:
+
+    log H >= log c_2a + c_2b * (1/eps) * log(d/r)        (high-dimensional regime)
+    log H >= log c_2c + c_2d * (d - r * log(d/r))        (high-accuracy regime)
+
+``regressor(bound_id)`` extracts that regressor from the encoding (so a change to the encoding
+changes what the claims fit), and ``regressor_values`` evaluates it on a grid.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+import sympy as sp
+
+from workbench.core.symbolic.bounds import get_bound
+from workbench.core.symbolic.symbols import d, eps, r
+
+REGIMES: tuple[str, ...] = ("thm2.high_dimensional", "thm2.high_accuracy")
+
+
+def log_law(bound_id: str) -> tuple[sp.Expr, sp.Expr]:
+    """``(intercept, slope * regressor)`` of ``log rhs`` for a Theorem 2 regime bound."""
+    if bound_id not in REGIMES:
+        raise ValueError(f"bound_id must be one of {REGIMES} (got {bound_id!r})")
+    rhs = get_bound(bound_id).rhs
+    logged = sp.expand_log(sp.log(rhs), force=True)
+    const = sum((t for t in sp.Add.make_args(logged) if not t.free_symbols & {d, r, eps}),
+                sp.Integer(0))
+    return const, sp.simplify(logged - const)
+
+
+def regressor(bound_id: str) -> sp.Expr:
+    """The regressor ``x(d, r, eps)`` of a regime: ``log rhs = const + c * x``."""
+    b = get_bound(bound_id)
+    _, varying = log_law(bound_id)
+    unknown = [s for s in varying.free_symbols if s in b.constants]
+    if len(unknown) != 1:
+        raise ValueError(f"{bound_id}: expected one unknown slope constant, got {unknown}")
+    x = sp.simplify(varying / unknown[0])
+    if x.free_symbols & set(b.constants):
+        raise ValueError(f"{bound_id}: the law is not linear in its slope constant")
+    return x
+
+
+def regressor_values(
+    bound_id: str, ds: Sequence[int], rs: Sequence[int], epss: Sequence[float]
+) -> np.ndarray:
+    """``x(d_i, r_i, eps_i)`` in float64 for aligned sequences."""
+    if not len(ds) == len(rs) == len(epss):
+        raise ValueError("ds, rs and epss must have equal lengths")
+    f = sp.lambdify((d, r, eps), regressor(bound_id), "numpy")
+    out = [float(f(float(a), float(b), float(c))) for a, b, c in zip(ds, rs, epss)]
+    return np.asarray(out, dtype=np.float64)
