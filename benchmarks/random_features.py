@@ -1,4 +1,4 @@
-"""Benchmark: exact-kernel solve and error of random rank-1 features (PAPER.md §3).
+"""Benchmark: exact-kernel solve and error of random rank-1 features (docs/paper.md §4).
 
 For H in {256, ..., 16384} (float64, CPU): Cholesky up to ``--dense-limit`` heads, matrix-free CG
 (blocked ``C v``, optional float32 tile cache) beyond, and CG at every H for comparison up to

@@ -1,6 +1,6 @@
 """Throughput of the batched trainer against research-style code (issue 5).
 
-Both sides train the same one-layer post-norm encoder (PAPER.md §4: attention of rank r with H
+Both sides train the same one-layer post-norm encoder (docs/paper.md §6: attention of rank r with H
 heads and biases, ReLU FFN, LayerNorm, linear readout) on the farthest-point sequence task with
 AdamW, warm-up + cosine decay and fresh samples each step.
 

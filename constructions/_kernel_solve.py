@@ -1,4 +1,4 @@
-"""Solving ``C a = b`` for the optimal value weights of rank-1 hardmax heads (PAPER.md §3).
+"""Solving ``C a = b`` for the optimal value weights of rank-1 hardmax heads (docs/paper.md §4).
 
 Two paths, both float64:
 
@@ -51,7 +51,7 @@ def kernel_block(
 ) -> torch.Tensor:
     """``C`` block for unit rows, built in place (two ``H1 x H2`` buffers).
 
-    Same formula as ``agreement_kernel_cross`` (PAPER.md §3); the tests check they agree.
+    Same formula as ``agreement_kernel_cross`` (docs/paper.md §4); the tests check they agree.
     ``diagonal=True`` (a block of ``C`` on its diagonal) sets ``C_hh = 1`` exactly: ``arcsin``
     near 1 turns a rounding of ``<q,q> = 1 - 1e-16`` into an error of ``1e-8``.
     """
@@ -183,7 +183,7 @@ def solve_value_weights(
     block: int = 1024,
     cache_mb: float = 1024.0,
 ) -> SolveResult:
-    """Optimal scalar values ``a`` for heads ``(Q, K)``: ``C a = b`` (PAPER.md §3)."""
+    """Optimal scalar values ``a`` for heads ``(Q, K)``: ``C a = b`` (docs/paper.md §4)."""
     method = check_choice("solver", method, SOLVERS)
     tol = check_float("tol", tol, lo=0.0)
     max_iter = check_int("max_iter", max_iter, lo=1)

@@ -139,7 +139,7 @@ def pooled(values: list[float], level: float = 0.99) -> Estimate:
 
 
 def squared_error(out: torch.Tensor, ref: torch.Tensor) -> torch.Tensor:
-    """``||out - ref||^2`` per sample (PAPER.md §1: plain squared norm, not averaged)."""
+    """``||out - ref||^2`` per sample (docs/paper.md §2: plain squared norm, not averaged)."""
     return ((out - ref) ** 2).sum(dim=-1)
 
 

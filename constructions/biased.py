@@ -1,7 +1,7 @@
 """Theorem 3 (upper-bound side): full-rank biased attention represents a fixed linear
 combination of ``2d^2 + 1`` biased nearest-neighbour functions with ``O(d^2)`` heads.
 
-PAPER.md marks the definitions as inferred; the reading chosen here (docs/derivations/
+docs/paper.md marks the definitions as inferred; the reading chosen here (docs/derivations/
 constructions.md §4) is a parameterised family:
 
 - building block: ``f_b(X, y) = x_{argmax_i (<x_i, y> + b_i)}`` (``workbench.core.targets``);

@@ -1,7 +1,7 @@
 """Fact 1: one full-rank softmax head approximates nearest neighbour to any accuracy.
 
 The head has ``W_K^T W_Q = beta I`` and ``W_O^T W_V = I``, so ``A(X, y) = X softmax(beta X^T y)``.
-Claimed error (PAPER.md §2, derived in docs/derivations/constructions.md §1): pointwise
+Claimed error (docs/paper.md §3, derived in docs/derivations/constructions.md §1): pointwise
 ``||A - f||^2 <= 4 min(1, (N-1)^2 exp(-2 beta gap))`` with ``gap`` the top-1 minus top-2 inner
 product, hence ``err <= 4 E[min(1, (N-1)^2 exp(-2 beta gap))]``. For ``N = 2`` the expectation is a
 (nested) quadrature; for ``N > 2`` a Monte Carlo mean with a CI.

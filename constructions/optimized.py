@@ -5,7 +5,7 @@ sandwich"): every number is the error of a model whose weights are saved and can
   subspace), each with the Bayes-optimal score ``psi_h = E[s | P_h w, y]``, and scalar value maps
   ``a_h I`` fitted by least squares on one sample; the error is measured on a fresh sample.
 - ``hardmax_rank1``: H rank-1 hardmax heads with ``q_h = k_h``, directions optimised by Adam on the
-  exact kernel error ``1 - 2 a.b + a.C.a`` (PAPER.md §3) with ``C a = b``; the error is exact.
+  exact kernel error ``1 - 2 a.b + a.C.a`` (docs/paper.md §4) with ``C a = b``; the error is exact.
 - ``one_head_exact_error``: the closed form of one Bayes head with M = I,
   ``1/2 (1 - sum_{l odd} eta_l^2 C(l+r-1, r-1)/N(d,l))``, with a rigorous truncation enclosure.
 """

@@ -1,4 +1,4 @@
-"""Random features: H random rank-1 hardmax heads with optimal scalar values (PAPER.md §3).
+"""Random features: H random rank-1 hardmax heads with optimal scalar values (docs/paper.md §4).
 
 Head ``h`` has query ``q_h`` and key ``k_h`` (unit vectors, rank 1) and value ``a_h I``; it picks
 ``x_1`` iff ``<q_h,y><k_h, x_1 - x_2> > 0``. On ``D_2`` the error of ``sum_h a_h x_{pick_h}`` is

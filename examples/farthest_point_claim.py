@@ -1,7 +1,7 @@
 """A target, a construction and a claim written from scratch against the public API.
 
 Target: the *farthest* point, ``x_{argmin_i <x_i, y>}``: the label of the paper's sequence task
-(PAPER.md §4). Construction: one full-rank head with a *negative* temperature,
+(docs/paper.md §6). Construction: one full-rank head with a *negative* temperature,
 ``W_K^T W_Q = -beta I`` and ``W_O^T W_V = I``. Claim: its error falls below any eps for beta large
 enough, checked by Monte Carlo with a 99.9% confidence interval, the verdict made beyond the CI.
 

@@ -1,4 +1,4 @@
-"""Stacked attention layers (PAPER.md §1, Eq. 2): representation, equivalence, batching."""
+"""Stacked attention layers (docs/paper.md §2, Eq. 2): representation, equivalence, batching."""
 
 import pytest
 import torch

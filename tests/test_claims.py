@@ -1,4 +1,4 @@
-"""Verdicts are decided beyond the CI; the runner respects dependencies (DESIGN.md, Claims)."""
+"""Verdicts are decided beyond the CI; the runner respects dependencies (docs/architecture.md)."""
 
 import pytest
 

@@ -1,4 +1,4 @@
-"""Gegenbauer machinery and the closed form of eta_l (PAPER.md §3; docs/derivations/harmonics.md).
+"""Gegenbauer machinery and the closed form of eta_l (docs/paper.md §5; docs/derivations/).
 """
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Kernels of rank-1 hardmax heads on D_2 against Monte Carlo and the Gegenbauer series
-(PAPER.md §3; docs/derivations/harmonics.md)."""
+(docs/paper.md §4; docs/derivations/harmonics.md)."""
 
 from __future__ import annotations
 

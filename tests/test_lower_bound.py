@@ -1,4 +1,4 @@
-"""The certified N = 2 lower bound and its lemmas (PAPER.md §3; docs/derivations/lower_bound.md)."""
+"""The certified N = 2 lower bound and its lemmas (docs/paper.md §4, derivations)."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """The harmonic-analysis and Theorem 2 claims hold at quick scale, and their checks can fail.
 
-(``workbench/proofs/paper/harmonics.py``, ``workbench/proofs/paper/thm2.py``; PAPER.md §3;
+(``workbench/proofs/paper/harmonics.py``, ``workbench/proofs/paper/thm2.py``; docs/paper.md §4;
 docs/derivations/lower_bound.md.)
 """
 

@@ -1,4 +1,4 @@
-"""Random features (PAPER.md §3): exact kernel error vs Monte Carlo, monotonicity, lower bound,
+"""Random features (docs/paper.md §4): exact kernel error vs Monte Carlo, monotonicity, lower bound,
 reference interpreter, and needlessly complicated rewrites."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Samplers have the right law (PAPER.md §1): norms, orthonormality, moments, determinism."""
+"""Samplers have the right law (docs/paper.md §2): norms, orthonormality, moments, determinism."""
 
 import math
 

@@ -1,4 +1,4 @@
-"""Symbolic targets and bounds (PAPER.md §1-3) against numeric computations."""
+"""Symbolic targets and bounds (docs/paper.md §2-3) against numeric computations."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Targets agree with brute force on random inputs (PAPER.md §1, §4)."""
+"""Targets agree with brute force on random inputs (docs/paper.md §2, §6)."""
 
 import math
 

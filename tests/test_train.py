@@ -1,5 +1,5 @@
 """The batched trainer (issue 5): batched == separate, resume == uninterrupted, the rank
-separation of Theorem 2 at small scale, and the schedule of PAPER.md §4."""
+separation of Theorem 2 at small scale, and the schedule of docs/paper.md §6."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Measurement layer (DESIGN.md): Monte Carlo errors with CIs, the batched trainer, falsifier.
+"""Measurement layer (docs/architecture.md): Monte Carlo errors with CIs, trainer, falsifier.
 
 Imports ``workbench.core`` and ``constructions`` only, never ``workbench.commands``/``proofs``.
 """

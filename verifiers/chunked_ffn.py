@@ -2,7 +2,7 @@
 few models at a time so each group's hidden layer stays in the cache.
 
 The hidden activations of a batched step (``K x tokens x ffn_width``, 8 MiB at d = 16, K = 16)
-are the largest tensors of the encoder of PAPER.md §4; materialised for all K models at once,
+are the largest tensors of the encoder of docs/paper.md §6; materialised for all K models at once,
 each of the passes over them (GEMM, ReLU, and three in the backward pass) goes to main memory.
 Here the forward pass runs group by group and keeps only its inputs; the backward pass
 recomputes each group's hidden layer. Groups are whole models (contiguous slices, so the GEMMs

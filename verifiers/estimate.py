@@ -1,6 +1,6 @@
 """Monte Carlo error with honest confidence intervals.
 
-Serves every ``monte_carlo`` / ``trained`` piece of evidence (DESIGN.md, verdicts): a bound is
+Serves every ``monte_carlo`` / ``trained`` piece of evidence (docs/architecture.md): a bound is
 ``violated`` only when a CI from here lies entirely on the wrong side of it.
 
 - Fresh samples only: ``estimate_error`` draws from its own generator, never from training data.

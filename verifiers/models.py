@@ -1,4 +1,4 @@
-"""Stacked models for the experiments of PAPER.md §4: K independent models in one call.
+"""Stacked models for the experiments of docs/paper.md §6: K independent models in one call.
 
 Every parameter has a leading model axis K, so one forward/backward trains K models. Inputs may
 be shared ``(B, ...)`` or per model ``(K, B, ...)``.
@@ -106,7 +106,7 @@ class EncoderLayer(nn.Module):
 
 
 class EncoderStack(nn.Module):
-    """L post-norm encoder layers of rank ``rank`` with ``heads`` heads (PAPER.md §4, Figure 2).
+    """L post-norm encoder layers of rank ``rank`` with ``heads`` heads (docs/paper.md §6, Fig. 2).
 
     ``rank`` and ``heads`` may also be sequences of one value per model (mixed ranks in one
     stack, ``heads * rank`` equal for all models).

@@ -1,4 +1,4 @@
-"""Tasks: a distribution of inputs, a target, and the per-sample error (PAPER.md §1, §4).
+"""Tasks: a distribution of inputs, a target, and the per-sample error (docs/paper.md §2, §6).
 
 A task samples ``(inputs, target)`` and scores stacked predictions. ``error(pred, target)`` is
 the paper's error, the plain squared Euclidean norm ``||f - A||^2`` (not averaged over

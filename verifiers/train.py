@@ -1,6 +1,6 @@
 """The batched trainer: K independent models per forward/backward, grouped by shape.
 
-Serves the ``trained`` evidence of PAPER.md §4 (Figure 2 and the sweeps) and the falsifier's
+Serves the ``trained`` evidence of docs/paper.md §6 (Figure 2 and the sweeps) and the falsifier's
 gradient search against Theorem 2's lower bound.
 
 - Models with the same architecture, rank, heads, layers and options form one group and share
@@ -85,7 +85,7 @@ class ModelSpec:
 
 @dataclass(frozen=True)
 class TrainConfig:
-    """Optimisation and evaluation settings shared by every model of a run (PAPER.md §4)."""
+    """Optimisation and evaluation settings shared by every model of a run (docs/paper.md §6)."""
 
     steps: int = 1000
     batch: int = 256
@@ -185,7 +185,7 @@ def param_counts(module: nn.Module, models: int) -> tuple[int, int]:
 
 
 def lr_factor(step: int, steps: int, warmup: float) -> float:
-    """Linear warm-up over ``warmup * steps`` steps, then cosine decay to 0 (PAPER.md §4)."""
+    """Linear warm-up over ``warmup * steps`` steps, then cosine decay to 0 (docs/paper.md §6)."""
     w = int(round(warmup * steps))
     if step < w:
         return (step + 1) / w

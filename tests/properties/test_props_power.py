@@ -204,18 +204,20 @@ def _beta_for_too_small(mp: pytest.MonkeyPatch) -> None:
     mp.setattr(fr, "beta_for", lambda *a, **k: orig(*a, **k) / 1.5)
 
 
-def _degree_bound_constant(mp: pytest.MonkeyPatch) -> None:  # d(d+1)/2 -> d(d-1)/2 in D_l
+def _degree_bound_constant(mp: pytest.MonkeyPatch) -> None:  # D'_l loses its C(l+r+1, r-1) term
     orig = lbm._tables.__wrapped__
 
-    def tables(d: int, r: int, L: int):
-        degrees, Ns, Ds, e2_iv, e2_f = orig(d, r, L)
-        return degrees, Ns, [D // (d * (d + 1) // 2) * (d * (d - 1) // 2) for D in Ds], e2_iv, e2_f
+    def tables(d: int, r: int, L: int, value_class: str = "eq2"):
+        degrees, Ns, Ds, e2_iv, e2_f = orig(d, r, L, value_class)
+        q = lbm._class_factor(d, value_class)
+        Ds = [D - q * math.comb(l + r + 1, r - 1) for l, D in zip(degrees, Ds)]
+        return degrees, Ns, Ds, e2_iv, e2_f
 
     mp.setattr(lbm, "_tables", tables)
 
 
-def _bound_sum(d: int, r: int, H: int, L: int, term) -> tuple:
-    degrees, Ns, Ds, e2_iv, _ = lbm._tables(d, r, L)
+def _bound_sum(d: int, r: int, H: int, L: int, vc: str, term) -> tuple:
+    degrees, Ns, Ds, e2_iv, _ = lbm._tables(d, r, L, vc)
     with lbm._iv_prec():
         total = lbm.iv.mpf(0)
         for i in range(len(degrees)):
@@ -226,12 +228,12 @@ def _bound_sum(d: int, r: int, H: int, L: int, term) -> tuple:
 
 def _loss_factor_forgotten(mp: pytest.MonkeyPatch) -> None:  # (1 - min(1, H D/N)) dropped
     mp.setattr(lbm, "_bound_interval",
-               lambda d, r, H, L: _bound_sum(d, r, H, L, lambda e, n, hd: e))
+               lambda d, r, H, L, vc="eq2": _bound_sum(d, r, H, L, vc, lambda e, n, hd: e))
 
 
 def _lost_energy_sign(mp: pytest.MonkeyPatch) -> None:  # |N - H D| for max(0, N - H D)
-    mp.setattr(lbm, "_bound_interval", lambda d, r, H, L: _bound_sum(
-        d, r, H, L, lambda e, n, hd: e * lbm.iv.mpf(abs(n - hd)) / lbm.iv.mpf(n)))
+    mp.setattr(lbm, "_bound_interval", lambda d, r, H, L, vc="eq2": _bound_sum(
+        d, r, H, L, vc, lambda e, n, hd: e * lbm.iv.mpf(abs(n - hd)) / lbm.iv.mpf(n)))
 
 
 def _heads_needed_off_by_one(mp: pytest.MonkeyPatch) -> None:
@@ -432,7 +434,7 @@ FAULTS = [
           ("test_props_limits::test_full_rank_error_is_within_the_pointwise_fact1_bound",)),
     Fault("beta_for 1.5x too small", _beta_for_too_small,
           ("test_props_limits::test_beta_for_reaches_the_accuracy_it_promises",)),
-    Fault("D_l constant d(d-1)/2", _degree_bound_constant,
+    Fault("D'_l term C(l+r+1,r-1) dropped", _degree_bound_constant,
           ("test_props_bounds::test_bound_equals_the_sympy_encoding_evaluated_in_floats",)),
     Fault("loss factor forgotten", _loss_factor_forgotten,
           ("test_props_bounds::test_random_features_never_beat_the_bound",)),

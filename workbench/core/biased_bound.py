@@ -1,5 +1,5 @@
 """Lower bound for rank-r generalized attention on Theorem 3's biased target, N = 2, D_2 keys,
-Gaussian queries (PAPER.md §2 Theorem 3, lower side; docs/derivations/biased_lower_bound.md).
+Gaussian queries (docs/paper.md §3 Theorem 3, lower side; docs/derivations/biased_lower_bound.md).
 
 For ``f* = sum_j c_j x_{argmax_i(<x_i,y> + tau_j [i = 2])}`` the w-component of ``f*`` is
 ``S(t)/sqrt2`` with ``t = <x1 - x2, y>`` and the step function ``S = 2 g - sum_j c_j``,

@@ -1,4 +1,4 @@
-"""Gegenbauer (zonal harmonic) machinery on S^{d-1} (PAPER.md §3; docs/derivations/harmonics.md).
+"""Gegenbauer (zonal harmonic) machinery on S^{d-1} (docs/paper.md §5; docs/derivations).
 
 Conventions. ``t = <y, w>`` for ``w`` uniform on S^{d-1} has density proportional to
 ``(1-t^2)^((d-3)/2)``. ``P_l^{(d)}`` is the Legendre-normalised Gegenbauer polynomial

@@ -1,4 +1,4 @@
-"""Kernels of rank-1 hardmax heads with scalar values on ``D_2`` (PAPER.md §3).
+"""Kernels of rank-1 hardmax heads with scalar values on ``D_2`` (docs/paper.md §4).
 
 Head ``(q, k)`` picks ``x_1`` iff ``<q,y><k, x_1 - x_2> > 0``. With ``w = (x_1-x_2)/sqrt2`` (uniform
 on the sphere, independent of ``y``) the head's choice is ``sign<q,y> sign<k,w>`` and the target's
@@ -78,7 +78,7 @@ def agreement_kernel_cross(
 
 
 def agreement_kernel(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
-    """Head-vs-head agreement kernel ``C`` (H, H) of rank-1 hardmax heads on D_2 (PAPER.md §3).
+    """Head-vs-head agreement kernel ``C`` (H, H) of rank-1 hardmax heads on D_2 (docs/paper.md §4).
 
     The diagonal is exactly 1 (a head always agrees with itself); computing it through
     ``arcsin(<q, q>)`` would lose ~1e-8 to the steepness of arcsin at 1.
@@ -89,7 +89,7 @@ def agreement_kernel(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
 
 
 def kernel_error(a: torch.Tensor, b: torch.Tensor, C: torch.Tensor) -> float:
-    """Error ``1 - 2 a.b + a.C.a`` of value weights ``a`` (PAPER.md §3)."""
+    """Error ``1 - 2 a.b + a.C.a`` of value weights ``a`` (docs/paper.md §4)."""
     a_t = check_tensor("a", a, (None,)).to(torch.float64)
     H = a_t.shape[0]
     b_t = check_tensor("b", b, (H,)).to(torch.float64)
@@ -168,7 +168,7 @@ def _out(vals: np.ndarray, like: torch.Tensor | None) -> torch.Tensor:
 
 
 def head_target_agreement_d2(cos_qk: torch.Tensor | float) -> torch.Tensor:
-    """d = 2 closed form ``b = 1/2 + sgn(pi/2-theta)(1/4 - (theta~/pi)^2)`` (PAPER.md §3)."""
+    """d = 2 closed form ``b = 1/2 + sgn(pi/2-theta)(1/4 - (theta~/pi)^2)`` (docs/paper.md §4)."""
     c, like = _cosines(cos_qk)
     tt = np.arccos(np.abs(c))  # theta~ = min(theta, pi - theta)
     return _out(0.5 + np.sign(c) * (0.25 - (tt / math.pi) ** 2), like)

@@ -1,4 +1,4 @@
-"""Certified lower bound for N = 2 on D_2 against generalized attention (PAPER.md §3;
+"""Certified lower bound for N = 2 on D_2 against generalized attention (docs/paper.md §4;
 docs/derivations/lower_bound.md, Lemmas 1-6).
 
 For H heads of key-rank r in dimension d, every generalized-attention model has error

@@ -1,4 +1,4 @@
-"""Seeded samplers on the unit sphere S^{d-1} (PAPER.md §1, distributions).
+"""Seeded samplers on the unit sphere S^{d-1} (docs/paper.md §2, distributions).
 
 Everything random takes ``generator``: a ``torch.Generator``, an int seed, or ``None`` for
 torch's global RNG. With an int seed the numbers are drawn on the CPU and then moved to

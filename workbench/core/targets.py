@@ -1,4 +1,4 @@
-"""Target functions of the paper (PAPER.md §1, §4) on batched inputs.
+"""Target functions of the paper (docs/paper.md §2, §6) on batched inputs.
 
 Shapes: keys ``X`` are ``(batch, N, d)`` and queries ``y`` are ``(batch, d)``. Ties in an
 argmax are broken towards the lowest index.
@@ -55,7 +55,7 @@ def _check_bias(bias: object, X: torch.Tensor) -> torch.Tensor:
 
 
 def nearest_neighbour(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """Hard target ``f(X, y) = x_{i*}``, ``i* = argmax_i <x_i, y>`` (PAPER.md §1)."""
+    """Hard target ``f(X, y) = x_{i*}``, ``i* = argmax_i <x_i, y>`` (docs/paper.md §2)."""
     X, y = check_keys_query(X, y)
     return _gather(X, torch.einsum("bnd,bd->bn", X, y).argmax(dim=-1))
 
@@ -106,7 +106,7 @@ def linear_regression_data(
     device: str | torch.device | None = None,
     dtype: torch.dtype = torch.float32,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
-    """In-context linear regression (Garg et al. 2022; PAPER.md §4).
+    """In-context linear regression (Garg et al. 2022; docs/paper.md §6).
 
     Returns ``xs`` ``(batch, n_points + 1, n_dims)`` with ``x ~ N(0, I)``, ``ys = xs @ w`` of shape
     ``(batch, n_points + 1)`` and ``w ~ N(0, I)`` of shape ``(batch, n_dims)``. The first

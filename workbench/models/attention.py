@@ -1,7 +1,7 @@
 """Attention layers with stacked parameters: K independent models in one call.
 
-- ``GeneralizedAttention``: ``A(X, y) = sum_h M_h X phi_h(W_h X, y)`` (PAPER.md Eq. 2), the class
-  the lower bounds (Theorems 2 and 3) are proved against.
+- ``GeneralizedAttention``: ``A(X, y) = sum_h M_h X phi_h(W_h X, y)`` (docs/paper.md, Eq. 2), the
+  class the lower bounds (Theorems 2 and 3) are proved against.
 - ``MultiHeadAttention``: H standard heads of rank r, ``W_O^T W_V X softmax(K^T Q)``.
 
 Shape rules (both layers). Keys ``X`` are ``(B, N, d)`` (shared by the K models) or
@@ -189,7 +189,7 @@ class MultiHeadAttention(StackedAttention):
     """H standard heads of rank r: ``sum_h W_O,h^T W_V,h X normalize(scale K_h^T Q_h)``.
 
     Parameters ``Wq, Wk, Wv, Wo``: ``(K, H, r, d)``; with ``bias=True`` also ``bq, bk, bv``
-    ``(K, H, r)`` and ``bo`` ``(K, d)`` (the encoder layers of PAPER.md §4 use biases).
+    ``(K, H, r)`` and ``bo`` ``(K, d)`` (the encoder layers of docs/paper.md §6 use biases).
     """
 
     def __init__(

@@ -1,4 +1,4 @@
-"""Per-model LayerNorm for K stacked models: ``y[k] = LN(x[k]) * w[k] + b[k]`` (PAPER.md §4).
+"""Per-model LayerNorm for K stacked models: ``y[k] = LN(x[k]) * w[k] + b[k]`` (docs/paper.md §6).
 
 The native one-pass kernel (``workbench.native.fused_layernorm``) where it applies; otherwise the
 pure-torch form below (``F.layer_norm`` then the per-model affine map), with the same results to

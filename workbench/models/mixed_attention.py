@@ -1,7 +1,7 @@
 """Standard multi-head attention for K models of mixed rank and head count, in one call.
 
 Model ``k`` is the standard multi-head attention of ``core.attention.MultiHeadAttention`` (the
-rank-r dot-product special case of Eq. 2 in PAPER.md) with ``H_k`` heads of rank ``r_k``:
+rank-r dot-product special case of Eq. 2 in docs/paper.md) with ``H_k`` heads of rank ``r_k``:
 
     A_k(X, y) = sum_h W_O,h^T (W_V,h X + b_V,h) normalize(scale_k (W_K,h X + b_K,h)^T (W_Q,h y
                 + b_Q,h)) + b_O.

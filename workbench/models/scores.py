@@ -1,4 +1,4 @@
-"""Score functions ``phi_h`` of generalized attention (PAPER.md Eq. 2).
+"""Score functions ``phi_h`` of generalized attention (docs/paper.md Eq. 2).
 
 A score function sees the keys only through their rank-r projections ``W_h x_i`` and may depend
 arbitrarily on the query ``y`` and on positions. This is exactly the class the lower bounds are

@@ -3,7 +3,7 @@
 For K stacked models of mixed rank (model ``k``: ``P / r_k`` heads of rank ``r_k``) it computes
 ``o = softmax(scale_k q k^T) v`` per head in one pass over each sample, and its gradient in a
 second pass that recomputes the probabilities (nothing of size ``B H T N`` is ever stored).
-This is the memory-bound part of training the paper's small attention layers (PAPER.md §4).
+This is the memory-bound part of training the paper's small attention layers (docs/paper.md §6).
 The C code is in ``cpu_kernels.c`` (built by ``native.build``); the mathematics in
 ``docs/derivations/fused_attention.md``.
 

@@ -1,7 +1,7 @@
 """LayerNorm over the last axis with a per-model affine map, for K stacked models (float32 CPU).
 
 ``y[k, m] = (x[k, m] - mean) / sqrt(var + eps) * w[k] + b[k]``: the LayerNorm of the encoder
-layers of PAPER.md §4, every model with its own ``w, b``. ``torch.nn.functional.layer_norm``
+layers of docs/paper.md §6, every model with its own ``w, b``. ``torch.nn.functional.layer_norm``
 takes one shared affine map, so the plain form needs a second pass (and three more in the
 backward pass); the native kernel of ``native.build`` does each direction in one pass over the
 rows. The weight gradients are summed per fixed chunk of rows, then over chunks, so they do not

@@ -1,4 +1,4 @@
-"""``Claim`` and ``Evidence``: the unit of the workbench (DESIGN.md, Claims).
+"""``Claim`` and ``Evidence``: the unit of the workbench (docs/architecture.md, Claims).
 
 A piece of evidence compares a measured ``value`` with a ``bound`` through a ``relation``. Its
 verdict is decided beyond the confidence interval: ``holds`` when the whole CI (widened by the

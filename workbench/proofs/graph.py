@@ -1,4 +1,4 @@
-"""The claims graph (DESIGN.md): a networkx DAG, impact analysis, and its drawing (json, dot, png).
+"""The claims graph (docs/architecture.md): a networkx DAG, impact analysis, its drawing.
 
 An edge ``a -> b`` means claim ``b`` depends on claim ``a``. A graph with a cycle is rejected
 with the cycle named. Nodes are coloured by verdict when a check result is given.

@@ -1,4 +1,4 @@
-"""Sympy encodings of the paper's targets and bounds (PAPER.md §2-3; DESIGN.md core/symbolic).
+"""Sympy encodings of the paper's targets and bounds (docs/paper.md §3-5; docs/architecture.md).
 
 Named symbols ``d, r, H, N, eps, L, beta`` (plus ``gap``, ``V``, ``err``) live in
 :mod:`.symbols` with their domains; every bound is a :class:`~.bounds.Bound` offering

@@ -1,8 +1,8 @@
-"""Sympy encodings of the paper's bounds (PAPER.md §2-3).
+"""Sympy encodings of the paper's bounds (docs/paper.md §3-3).
 
 Each :class:`Bound` is ``lhs REL rhs`` over the named symbols. Constants the paper does not give
 are named symbols (``c_*``) listed in ``constants`` with a note; :meth:`Bound.evaluate` needs them
-as keyword arguments. Tags follow PAPER.md: ``stated``, ``derived``, ``inferred``.
+as keyword arguments. Tags follow docs/paper.md: ``stated``, ``derived``, ``inferred``.
 """
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Theorem 2's two regimes as log-linear laws (PAPER.md §2; docs/derivations/regimes.md).
+"""Theorem 2's two regimes as log-linear laws (docs/paper.md §3; docs/derivations/regimes.md).
 
 Taking logarithms of the sympy encodings ``thm2.high_dimensional`` and ``thm2.high_accuracy``
 (:mod:`.bounds`) gives laws linear in one regressor each:

@@ -1,4 +1,4 @@
-"""Named sympy symbols of the workbench and their domains (DESIGN.md, core/symbolic)."""
+"""Named sympy symbols of the workbench and their domains (docs/architecture.md, core/symbolic)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""Sympy encodings of the N = 2 targets (PAPER.md §1; Theorem 3's biased family, inferred).
+"""Sympy encodings of the N = 2 targets (docs/paper.md §2; Theorem 3's biased family, inferred).
 
 With ``z = <y, x1 - x2>``:
 

@@ -1,5 +1,5 @@
 """Trained rank-r biased attention on Theorem 3's biased target (shared by the Theorem 3 lower
-side and Remark 4; PAPER.md §2).
+side and Remark 4; docs/paper.md §3).
 
 The task is the documented reading of ``thm3.reference_target`` (Gaussian queries, ``D_2`` keys).
 The models are generalized attention (Eq. 2) with ``score="bias"`` (rank-r keys plus a learned

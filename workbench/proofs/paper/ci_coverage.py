@@ -1,5 +1,5 @@
 """The Monte Carlo intervals behind every ``monte_carlo``/``trained`` verdict reach their nominal
-coverage (DESIGN.md, verdicts; issue 10 §3).
+coverage (docs/architecture.md, verdicts; issue 10 §3).
 
 A CI that is too narrow makes ``holds``/``violated`` too easy and shows only over repetitions, so
 each estimator is run ``REPS`` times on a quantity whose mean is known exactly, and the fraction of
@@ -53,7 +53,7 @@ def _evidence(k: int, nominal: float, what: str) -> Evidence:
     "lemma",
     statement=f"coverage of estimate_error (level 0.9) and mc_mean (z = 2.576) == nominal within "
     f"{TOL}",
-    source="DESIGN.md (verdicts: decided beyond the confidence interval)",
+    source="docs/architecture.md (verdicts: decided beyond the confidence interval)",
 )
 @one_thread
 def ci_coverage(ctx: CheckContext) -> list[Evidence]:

@@ -50,7 +50,8 @@ def _t_ci(values: list[float], level: float) -> tuple[float, tuple[float, float]
     depends_on=("thm5.majority_vote",),
     statement="no fixed (L, H, r < d) transformer has error <= eps for every N; evidence: "
     "the tournament's votes per pair and heads for error eps grow with N",
-    source="PAPER.md §2 Conjecture 6 [stated, paraphrased]; docs/derivations/constructions.md §3",
+    source="docs/paper.md §3 Conjecture 6 [stated, paraphrased]; "
+    "docs/derivations/constructions.md §3",
 )
 @torch.no_grad()
 @one_thread

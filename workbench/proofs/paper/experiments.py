@@ -1,4 +1,4 @@
-"""Small experiments (PAPER.md §4) run through the verifiers: the batched trainer and the
+"""Small experiments (docs/paper.md §6) run through the verifiers: the batched trainer and the
 falsifier, compared with Theorem 2's certified lower bound (``workbench.core.lower_bound``).
 
 Held-out errors come from the trainer's own fresh held-out stream (never training data); every
@@ -37,7 +37,7 @@ PLATEAU_TOLERANCE = 0.02  # a plateau: the loss falls by at most 0.02 from 40-60
     depends_on=(CERTIFIED,),
     statement="err(generalized, rank r, H) >= lower_bound(d, r, H) for every r; "
     "err(full rank, H = 1) < lower_bound(d, 1, H)",
-    source="PAPER.md §2 Theorem 2, §4 (Figure 2, small scale)",
+    source="docs/paper.md §3 Theorem 2, §4 (Figure 2, small scale)",
 )
 @one_thread
 def rank_separation_small(ctx: CheckContext) -> list[Evidence]:
@@ -146,7 +146,7 @@ def certified(d: int, r: int, H: int, N: int) -> float:
     depends_on=(CERTIFIED,),
     statement="falsify(0.9) returns a counterexample whose CI lies below 0.9 and which replays "
     "bit for bit; falsify(lower_bound) returns none within its budget",
-    source="DESIGN.md (verdicts, falsify.py); PAPER.md §3 (certified bound)",
+    source="docs/architecture.md (verdicts, falsify.py); docs/paper.md §4 (certified bound)",
 )
 @one_thread
 def falsifier_finds_planted(ctx: CheckContext, true_bound=certified) -> list[Evidence]:

@@ -69,7 +69,7 @@ def z_of(level: float) -> float:
     "One full-rank head with W_K^T W_Q = beta I, W_O^T W_V = I equals X softmax(beta X^T y)",
     "lemma",
     statement="head(X, y) = X softmax(beta X^T y)",
-    source="PAPER.md §1 (full-rank representation)",
+    source="docs/paper.md §2 (full-rank representation)",
 )
 @torch.no_grad()
 def soft_representation(ctx: CheckContext) -> list[Evidence]:
@@ -97,7 +97,7 @@ def soft_representation(ctx: CheckContext) -> list[Evidence]:
     "lemma",
     depends_on=("fact1.soft_representation",),
     statement="||X softmax(beta X^T y) - f(X, y)||^2 <= 4 min(1, (N-1)^2 exp(-2 beta gap))",
-    source="PAPER.md §2 Fact 1 [derived]",
+    source="docs/paper.md §3 Fact 1 [derived]",
 )
 @torch.no_grad()
 def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
@@ -136,7 +136,7 @@ ERROR_RANGE = (0.0, 4.0)  # ||X p - x_{i*}||^2 <= diam^2 = 4 for outputs in the 
     "fact",
     depends_on=("fact1.pointwise_bound",),
     statement="E||f - X softmax(beta X^T y)||^2 -> 0 as beta -> inf",
-    source="PAPER.md §2 Fact 1",
+    source="docs/paper.md §3 Fact 1",
 )
 @torch.no_grad()
 def hard_limit(ctx: CheckContext) -> list[Evidence]:
@@ -169,7 +169,7 @@ BETA_FOR_EPS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
     depends_on=("fact1.pointwise_bound",),
     statement="certified_bound(beta) <= eps and E||f - X softmax(beta X^T y)||^2 <= "
     "4 E[min(1, (N-1)^2 exp(-2 beta gap))] <= certified_bound(beta) at beta = beta_for(eps, d, N)",
-    source="PAPER.md §2 Fact 1 [derived]; docs/derivations/constructions.md §1",
+    source="docs/paper.md §3 Fact 1 [derived]; docs/derivations/constructions.md §1",
 )
 @one_thread
 @torch.no_grad()

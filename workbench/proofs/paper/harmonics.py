@@ -1,4 +1,4 @@
-"""Claims about the harmonic-analysis layer (PAPER.md §3; docs/derivations/harmonics.md).
+"""Claims about the harmonic-analysis layer (docs/paper.md §4; docs/derivations/harmonics.md).
 
 Every check compares the library (``core.harmonics``, ``core.head_kernels``) with an
 *independent* computation:
@@ -136,7 +136,7 @@ def float_enclosure(x: mpmath.ctx_iv.ivmpf) -> tuple[float, float]:
     "N(d,l) = (2l+d-2)/l C(l+d-3, l-1) is the dimension of the degree-l spherical harmonics",
     "lemma",
     statement="N(d,l) = dim Hom_l - dim Hom_{l-2} and E_t[P_l(t)^2] = 1/N(d,l)",
-    source="PAPER.md §3; docs/derivations/harmonics.md (Conventions)",
+    source="docs/paper.md §4; docs/derivations/harmonics.md (Conventions)",
 )
 def dimension(ctx: CheckContext) -> list[Evidence]:
     quick = ctx.scale == "quick"
@@ -184,7 +184,7 @@ def dimension(ctx: CheckContext) -> list[Evidence]:
     depends_on=("harmonics.dimension",),
     statement="eta_l = (-1)^m sqrt(N) 2 G(d-1) (2m)! G(m+d/2) / (sqrt(pi) G((d-1)/2) G(2m+d) m!),"
     " l = 2m+1; sum_{l odd} eta_l^2 = 1",
-    source="PAPER.md §3; docs/derivations/harmonics.md (Lemma H1)",
+    source="docs/paper.md §4; docs/derivations/harmonics.md (Lemma H1)",
 )
 def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
     quick = ctx.scale == "quick"
@@ -360,7 +360,7 @@ def _d2_series_tail(L: int) -> float:
     depends_on=("harmonics.sign_coefficients",),
     statement="C_hh' = 1/2 + (2/pi^2) asin<q,q'> asin<k,k'>; b = Pr[head picks target];"
     " err = 1 - 2 a.b + a.C.a",
-    source="PAPER.md §3; docs/derivations/harmonics.md (Lemmas H2-H4)",
+    source="docs/paper.md §4; docs/derivations/harmonics.md (Lemmas H2-H4)",
 )
 @torch.no_grad()
 def kernels_agreement(ctx: CheckContext) -> list[Evidence]:

@@ -1,5 +1,5 @@
 """Remark 4: Theorem 3's lower bound is stated under a norm condition,
-``d H max_h ||V_h||^2 < exp(c (d - r))``; recorded here on trained models (PAPER.md §2).
+``d H max_h ||V_h||^2 < exp(c (d - r))``; recorded here on trained models (docs/paper.md §3).
 
 Reading (docs/derivations/biased_lower_bound.md, "Remark 4"): ``V_h`` is the value map of head h,
 ``M_h`` in Eq. 2, measured in spectral norm; ``c`` is not in our copy of the paper, so it is a
@@ -75,7 +75,8 @@ def record(
     depends_on=("thm3.low_rank_lower",),
     statement="trained rank-r biased attention: report d H max||V_h||^2 and exp(c (d-r)); "
     "the held-out error is >= the certified bound B(d, r, H)",
-    source="PAPER.md §2 Remark 4 and Theorem 3 [stated]; docs/derivations/biased_lower_bound.md",
+    source="docs/paper.md §3 Remark 4 and Theorem 3 [stated]; "
+    "docs/derivations/biased_lower_bound.md",
 )
 @one_thread
 def norm_condition(ctx: CheckContext, c: float = C_HYP) -> list[Evidence]:

@@ -1,4 +1,4 @@
-"""Claims about the setting of PAPER.md §1: the samplers' laws and the attention classes."""
+"""Claims about the setting of docs/paper.md §2: the samplers' laws and the attention classes."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ RELATIVE_RESOLUTION = 0.1  # second moments 1/d: resolve 10 % of the value
     "Uniform samples on S^{d-1} have unit norm, mean 0 and covariance I/d",
     "lemma",
     statement="E[y] = 0, E[y y^T] = I/d for y uniform on S^{d-1}",
-    source="PAPER.md §1 (distributions)",
+    source="docs/paper.md §2 (distributions)",
 )
 @torch.no_grad()
 def sphere_law(ctx: CheckContext) -> list[Evidence]:
@@ -54,7 +54,7 @@ def sphere_law(ctx: CheckContext) -> list[Evidence]:
     "D_N keys are orthonormal and each key is uniform on the sphere",
     "lemma",
     statement="x_i . x_j = delta_ij, E[x_i1^2] = 1/d",
-    source="PAPER.md §1 (D_N)",
+    source="docs/paper.md §2 (D_N)",
 )
 @torch.no_grad()
 def dn_orthonormal(ctx: CheckContext) -> list[Evidence]:
@@ -86,7 +86,7 @@ def dn_orthonormal(ctx: CheckContext) -> list[Evidence]:
     "Standard rank-r multi-head attention is an instance of generalized attention (Eq. 2)",
     "lemma",
     statement="sum_h W_O^T W_V X softmax(X^T W_K^T W_Q y) = sum_h M_h X phi_h(W_h X, y)",
-    source="PAPER.md §1 (Eq. 2)",
+    source="docs/paper.md §2 (Eq. 2)",
 )
 @torch.no_grad()
 def generalized_covers_standard(ctx: CheckContext) -> list[Evidence]:

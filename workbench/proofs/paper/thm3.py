@@ -1,6 +1,6 @@
 """Theorem 3, upper-bound side: full-rank biased attention represents the biased target f*.
 
-The target's definition is [inferred] (PAPER.md §2, Theorem 3; reading in
+The target's definition is [inferred] (docs/paper.md §3, Theorem 3; reading in
 docs/derivations/constructions.md §4): ``f* = sum_j c_j f_{b_j}`` with ``J = 2 d^2 + 1`` biased
 nearest-neighbour terms ``f_b(X, y) = x_{argmax_i (<x_i, y> + b_i)}``, ``b_j = tau_j e_2``,
 ``tau_j = 4 j / d^2``, ``c_j = (-1)^j`` (``j = -d^2..d^2``), Gaussian queries, ``D_N`` keys.
@@ -84,7 +84,7 @@ class BiasedTask:
     depends_on=("fact1.pointwise_bound",),
     statement="hardmax: sum_j c_j I X hardmax(X^T y + b_j) = f*(X, y) (err = 0) with "
     "H = 2d^2+1 <= 3d^2 heads of rank d; softmax at beta: err <= claimed bound",
-    source="PAPER.md §2 Theorem 3 [stated, definitions inferred]; "
+    source="docs/paper.md §3 Theorem 3 [stated, definitions inferred]; "
     "docs/derivations/constructions.md §4",
 )
 @torch.no_grad()

@@ -117,7 +117,7 @@ def uniform_model_error(d: int, n: int, seed: int) -> tuple[float, tuple[float, 
     depends_on=("thm2.certified_bound", "thm3.biased_construction"),
     statement=f"err(H heads of rank r <= d-3) >= B(d, r, H) >= {C_CONST} whenever d H < "
     f"exp(c (d - r)) (c = {C_HYP}, unit norms); B = 0 for r >= d-1",
-    source="PAPER.md §2 Theorem 3 [stated, definitions inferred]; "
+    source="docs/paper.md §3 Theorem 3 [stated, definitions inferred]; "
     "docs/derivations/biased_lower_bound.md",
 )
 @one_thread

@@ -1,6 +1,6 @@
 """Theorem 5: two layers of rank-1 attention approximate f for N = 2 by majority voting.
 
-The construction is ``constructions.majority_vote`` (the sketch in PAPER.md is [inferred]; the
+The construction is ``constructions.majority_vote`` (the sketch in docs/paper.md is [inferred]; the
 reading is in docs/derivations/constructions.md §3). Its claim is the *exact* error averaged
 over the random head draws, ``ensemble_error(d, H)`` (quadrature). The checks compare it with
 
@@ -87,7 +87,8 @@ RELATIVE_RESOLUTION = 0.05  # the Monte Carlo equality resolves 5 % of the claim
     statement="E_heads E||f - A||^2 = 2 E_t[P(Bin(H,p) < H/2) + P(Bin(H,p) = H/2)/2] "
     "<= 2 E exp(-2H (arcsin|t|/pi)^2) <= 2 (1 + 4H/(pi^2 d))^(-1/2); ensemble_error <= eps "
     "for H >= pi^2 d / eps^2",
-    source="PAPER.md §2 Theorem 5 [stated; sketch inferred]; docs/derivations/constructions.md §3",
+    source="docs/paper.md §3 Theorem 5 [stated; sketch inferred]; "
+    "docs/derivations/constructions.md §3",
 )
 @torch.no_grad()
 @one_thread
@@ -246,7 +247,7 @@ EXPONENT_TOLERANCE = 0.005
     "lemma",
     depends_on=("thm5.majority_vote",),
     statement="d log ensemble_error(d, H) / d log H -> -1/2 as H -> inf",
-    source="PAPER.md §2 Theorem 5 [derived heuristic]; docs/derivations/constructions.md §3",
+    source="docs/paper.md §3 Theorem 5 [derived heuristic]; docs/derivations/constructions.md §3",
 )
 def error_exponent(ctx: CheckContext, target: float = -0.5) -> list[Evidence]:
     """Fitted exponent over an asymptotic window vs ``target`` (-1/2; the tests pass -0.4).

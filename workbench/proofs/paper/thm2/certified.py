@@ -58,7 +58,7 @@ def independent_bound(
     ),
     statement="err >= LB_L = 1/2 sum_{l odd <= L} eta_l^2 (1 - min(1, H D_l / N(d,l))), "
     "D_l = D'_l (Eq. 2) or d(d+1)/2 D'_l (query-dependent value maps)",
-    source="docs/derivations/lower_bound.md (Lemma 6); PAPER.md §3 step 6",
+    source="docs/derivations/lower_bound.md (Lemma 6); docs/paper.md §4 step 6",
 )
 def certified_bound(ctx: CheckContext) -> list[Evidence]:
     quick = ctx.scale == "quick"
@@ -218,7 +218,7 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
             )
         )
         out.append(Evidence(full.tail, TAIL_TOL, "<=", "exact", {"d": d, "L": full.degrees_summed}))
-    # (6) the values PAPER.md quotes at d = 64, r = 1: query-dependent values (the original
+    # (6) the values docs/paper.md quotes at d = 64, r = 1: query-dependent values (the original
     # count) about 0.17 at H = 1 and 0.09 at H = 16384; Eq. 2 (D'_l) 0.489, 0.339 (H = 16), 0.124
     quotes = (
         (1, 0.17, "query-dependent-values"),
@@ -239,7 +239,7 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
                 ci=lb.enclosure,
                 ci_level=1.0,
                 tolerance=0.01,
-                note="PAPER.md's rounded value ('about'), tolerance 0.01",
+                note="docs/paper.md's rounded value ('about'), tolerance 0.01",
             )
         )
     return out

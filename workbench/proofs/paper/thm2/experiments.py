@@ -34,7 +34,7 @@ from workbench.proofs.registry import claim
     "experiment",
     depends_on=("thm2.certified_bound",),
     statement="E||f - A||^2 >= lower_bound(d, r, H) for random scores, fitted M_h",
-    source="docs/derivations/lower_bound.md (sanity tests); PAPER.md §3",
+    source="docs/derivations/lower_bound.md (sanity tests); docs/paper.md §4",
 )
 @torch.no_grad()
 def fitted_models_respect_bound(ctx: CheckContext) -> list[Evidence]:
@@ -108,7 +108,7 @@ RF_RESOLUTION = 0.02  # the re-measurement resolves a change of 0.02 in the clai
     depends_on=("thm2.certified_bound", "kernels.agreement"),
     statement="min_a (1 - 2 a.b + a.C.a) >= lower_bound(d, 1, H); the construction's model has "
     "error == its claimed kernel error",
-    source="PAPER.md §3 (random features), §4 (theory figure)",
+    source="docs/paper.md §4 (random features), §4 (theory figure)",
 )
 @one_thread
 @torch.no_grad()
@@ -195,7 +195,7 @@ def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
     depends_on=("thm2.certified_bound", "fact1.hard_limit"),
     statement="lower_bound(d, d, H) = 0 and err(one full-rank head, large beta) < "
     "lower_bound(d, 1, H)",
-    source="PAPER.md §2 (Fact 1, Theorem 2), §3 step 6",
+    source="docs/paper.md §3 (Fact 1, Theorem 2), §3 step 6",
 )
 @torch.no_grad()
 def full_rank_reaches_zero(ctx: CheckContext) -> list[Evidence]:

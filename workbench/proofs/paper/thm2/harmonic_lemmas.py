@@ -33,7 +33,7 @@ ISOTROPY_RESOLUTION = 0.06  # Lemma 4's Monte Carlo equalities resolve departure
     "lemma",
     depends_on=("harmonics.dimension", "harmonics.sign_coefficients"),
     statement="E_y <P_S Zbar_{l,y}, Zbar_{l',y}> = delta_{ll'} tr(Pi_l P_S) / N(d,l)",
-    source="docs/derivations/lower_bound.md (Lemma 4); PAPER.md §3 step 4",
+    source="docs/derivations/lower_bound.md (Lemma 4); docs/paper.md §4 step 4",
 )
 @torch.no_grad()
 def isotropy(ctx: CheckContext) -> list[Evidence]:
@@ -130,7 +130,7 @@ def isotropy(ctx: CheckContext) -> list[Evidence]:
     "lemma",
     depends_on=("harmonics.dimension",),
     statement="dim {Y in H_k : Y(O w) = Y(w), O in O(d-r) on ker W} = C(k+r-1, r-1)",
-    source="docs/derivations/lower_bound.md (Lemma 5); PAPER.md §3 step 5",
+    source="docs/derivations/lower_bound.md (Lemma 5); docs/paper.md §4 step 5",
 )
 def invariant_dimension(ctx: CheckContext) -> list[Evidence]:
     cases = (
@@ -173,7 +173,7 @@ def invariant_dimension(ctx: CheckContext) -> list[Evidence]:
     depends_on=("thm2.invariant_dimension",),
     statement="dim Pi_l span{F(P_h w) w_i w_j} <= d(d+1)/2 [C(l+r-3,r-1) + C(l+r-1,r-1) "
     "+ C(l+r+1,r-1)]",
-    source="docs/derivations/lower_bound.md (Lemma 5); PAPER.md §3 step 5",
+    source="docs/derivations/lower_bound.md (Lemma 5); docs/paper.md §4 step 5",
 )
 def degree_dimension(ctx: CheckContext) -> list[Evidence]:
     quick = ctx.scale == "quick"
@@ -255,7 +255,7 @@ _FIXED_FULL = _FIXED_QUICK + (
     depends_on=("thm2.invariant_dimension",),
     statement="rank(Y -> Pi_l(q Y), Y O(d-r)-invariant) <= D'_l = C(l+r-3,r-1) + "
     "C(l+r-1,r-1) + C(l+r+1,r-1)",
-    source="docs/derivations/lower_bound.md (Lemma 5'); PAPER.md §3 'Tighter count'",
+    source="docs/derivations/lower_bound.md (Lemma 5'); docs/paper.md §4 'Tighter count'",
 )
 def fixed_form_dimension(ctx: CheckContext) -> list[Evidence]:
     out: list[Evidence] = []

@@ -33,7 +33,7 @@ from workbench.proofs.registry import claim
     "Lemma 1: projecting the error on w gives ||f - A||^2 >= (s - G)^2 / 2 pointwise",
     "lemma",
     statement="sqrt2 <w, f - A> = s - G and ||f - A||^2 >= (s - G)^2 / 2",
-    source="docs/derivations/lower_bound.md (Lemma 1); PAPER.md §3 step 1",
+    source="docs/derivations/lower_bound.md (Lemma 1); docs/paper.md §4 step 1",
 )
 @torch.no_grad()
 def projection_reduction(ctx: CheckContext) -> list[Evidence]:
@@ -106,7 +106,7 @@ def _odd_cases(g: torch.Generator) -> list[tuple[dict[str, object], GeneralizedA
     depends_on=("thm2.projection_reduction",),
     statement="s(-y) = -s(y); E(s - G(y))^2 = E(s(-y) - G(-y))^2 (y ~ -y); hence "
     "E(s - G)^2 = E(s - G_odd)^2 + E G_even^2 >= E(s - G_odd)^2, G_odd = (G(y) - G(-y)) / 2",
-    source="docs/derivations/lower_bound.md (Lemma 2); PAPER.md §3 step 2",
+    source="docs/derivations/lower_bound.md (Lemma 2); docs/paper.md §4 step 2",
 )
 @one_thread
 @torch.no_grad()
@@ -190,7 +190,7 @@ def _uniform_orthogonal(w: torch.Tensor, n: int, g: torch.Generator) -> torch.Te
     "lemma",
     depends_on=("thm2.projection_reduction",),
     statement="W w = W w'  =>  Law(W u | w) = Law(W u | w')  (u uniform on w^perp)",
-    source="docs/derivations/lower_bound.md (Lemma 3); PAPER.md §3 step 3",
+    source="docs/derivations/lower_bound.md (Lemma 3); docs/paper.md §4 step 3",
 )
 @torch.no_grad()
 def conditional_law(ctx: CheckContext) -> list[Evidence]:

@@ -1,4 +1,4 @@
-"""Theorem 2's two regimes, read off the certified ``heads_needed`` (PAPER.md §2 Theorem 2;
+"""Theorem 2's two regimes, read off the certified ``heads_needed`` (docs/paper.md §3 Theorem 2;
 docs/derivations/regimes.md).
 
 The laws come from the sympy encodings ``thm2.high_dimensional`` and ``thm2.high_accuracy``
@@ -109,7 +109,7 @@ def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
     depends_on=("thm2.certified_bound",),
     statement="certified H*(d, r, eps) = heads_needed: log H* = a + c (1/eps) log(d/r) fits "
     f"(R^2 >= {R2_MIN}) with c > 0, and log H* grows at least linearly in 1/eps",
-    source="PAPER.md §2 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
+    source="docs/paper.md §3 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
 )
 def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> list[Evidence]:
     """``heads_fn``: default the certified ``heads_needed``, looked up at call time (the tests
@@ -150,7 +150,7 @@ def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn | None = None) 
     depends_on=("thm2.certified_bound",),
     statement="certified H*(d, r, eps) at fixed small eps: log H* = a_r + c_r (d - r log(d/r)) "
     f"with c_r > 0, R^2 >= {R2_MIN}, and c_r equal across r within {RESOLUTION:.0%}",
-    source="PAPER.md §2 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
+    source="docs/paper.md §3 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
 )
 def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> list[Evidence]:
     """``heads_fn``: default the certified ``heads_needed``, looked up at call time (the tests

@@ -83,7 +83,7 @@ def one_head_evidence(d: int, r: int, n: int, seed: int, resolution: float) -> l
     depends_on=("thm2.isotropy", "thm2.invariant_dimension"),
     statement="E||f - X phi||^2 = 1/2 (1 - sum_{l odd} eta_l^2 C(l+r-1, r-1)/N(d,l)), "
     "psi = 2 phi_1 - 1 = E[s | P w, y]",
-    source="docs/derivations/lower_bound.md ('The exact one-head error'); PAPER.md §3",
+    source="docs/derivations/lower_bound.md ('The exact one-head error'); docs/paper.md §4",
 )
 def one_head_exact(ctx: CheckContext) -> list[Evidence]:
     quick = ctx.scale == "quick"
