@@ -34,7 +34,7 @@ def test_evidence_verdicts(value, bound, relation, ci, verdict):
         (1.02, (0.95, 1.05), 0.06, None, "holds"),
         (1.2, (0.95, 1.05), 0.06, None, "violated"),
         (1.02, (0.95, 1.05), 0.04, None, "inconclusive"),  # half-width 0.05 > resolution
-        (1.2, (0.95, 1.05), 0.04, None, "inconclusive"),  # too wide to refute either
+        (1.2, (0.95, 1.05), 0.04, None, "violated"),  # too wide to confirm, yet it refutes 1.2
         (1.02, (0.95, 1.05), None, 0.999, "inconclusive"),  # no stated resolution
         (1.02, (0.95, 1.05), None, 1.0, "holds"),  # a rigorous enclosure needs none
     ],

@@ -302,6 +302,6 @@ def test_cli_lower_class_flag(capsys: pytest.CaptureFixture[str]) -> None:
         p = json.loads(capsys.readouterr().out)
         assert code == 0 and p["class"] == vc
         assert ("Eq. 2" if vc == "eq2" else "depend on the query") in p["covers"]
-        assert p["lower_bound"] == lower_bound(12, 2, 4, value_class=vc).value
+        assert p["lower_bound"] == lower_bound(12, 2, 4, value_class=vc).enclosure[0]
     assert main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", "x"]) == 2
     assert "class" in capsys.readouterr().err.lower()

@@ -147,12 +147,14 @@ def test_lower_bound_eight_times_too_large_is_falsified() -> None:
 
 def test_rank_separation_refutes_the_rank1_bound_for_every_rank(monkeypatch) -> None:
     """The old check compared every rank with the rank-1 bound; each rank now has its own, and
-    a trained full-rank layer refutes the rank-1 bound if it is applied to rank d."""
+    a trained full-rank layer refutes the rank-1 bound if it is applied to rank d (with the
+    tighter D'_l count, lower ranks near d may refute it too)."""
     real = experiments.lower_bound
     monkeypatch.setattr(experiments, "lower_bound", lambda d, r, H: real(d, 1, H))
     ev = experiments.rank_separation_small(QUICK)
     bad = [e for e in ev if e.verdict == "violated"]
-    assert bad and {e.params["r"] for e in bad} == {experiments.SEPARATION_D}
+    assert bad and experiments.SEPARATION_D in {e.params["r"] for e in bad}
+    assert 1 not in {e.params["r"] for e in bad}  # rank 1 is measured against its own bound
 
 
 def test_rank_separation_refutes_unconverged_training(monkeypatch) -> None:

@@ -34,6 +34,10 @@ from workbench.core.harmonics import dim_harmonics, legendre_d
 from workbench.core.lower_bound import degree_dimension_bound
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
+# The count d(d+1)/2 D'_l of docs/derivations/biased_lower_bound.md (every quadratic form): the
+# derivation there does not use the tighter one-form count D'_l, so neither does the code.
+QUERY_VALUES = "query-dependent-values"
+
 __all__ = [
     "BiasedBound", "DegreeEnergies", "biased_lower_bound", "degree_energies", "step_coefficients",
     "step_values",
@@ -136,7 +140,7 @@ def biased_lower_bound(
     level = check_float("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
     L, eta2 = energies.max_degree, energies.eta2
     lost = np.array(
-        [max(0.0, 1.0 - H * degree_dimension_bound(d, r, l) / dim_harmonics(d, l))
+        [max(0.0, 1.0 - H * degree_dimension_bound(d, r, l, QUERY_VALUES) / dim_harmonics(d, l))
          for l in range(L + 1)]
     )
     z = 0.5 * (lost[:, None] * eta2).sum(0)  # per stratum, in [0, max S^2 / 2]

@@ -88,10 +88,12 @@ class Evidence:
             return "holds" if hi <= b + tol else "violated" if lo > b + tol else "inconclusive"
         if self.relation == ">=":
             return "holds" if lo >= b - tol else "violated" if hi < b - tol else "inconclusive"
+        if not lo - tol <= b <= hi + tol:
+            return "violated"  # refuted beyond the interval, however wide it is
         if self.ci is not None and (self.ci_level is None or self.ci_level < 1):
             if self.resolution is None or (hi - lo) / 2 > self.resolution:
-                return "inconclusive"
-        return "holds" if lo - tol <= b <= hi + tol else "violated"
+                return "inconclusive"  # too wide to confirm equality at the stated resolution
+        return "holds"
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)

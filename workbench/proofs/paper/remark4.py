@@ -63,6 +63,7 @@ def record(
         out.append(Evidence(est.mean - b.value, 0.0, ">=", "trained",
                             {**p, "error": est.mean, "error_ci": (est.lo, est.hi)},
                             ci=(est.lo - b.ci[1], est.hi - b.ci[0]), ci_level=est.level,
+                            interval="normal",
                             note="trained held-out error minus certified bound >= 0 (CI beyond "
                             f"both intervals); model {where} the norm hypothesis at c = {c}"))
     return out

@@ -147,7 +147,7 @@ def low_rank_lower(ctx: CheckContext, bound_fn: BoundFn = _bound) -> list[Eviden
     m, ci = uniform_model_error(d, 4000 if quick else 40_000, ctx.seed + 5)
     out.append(Evidence(b1.value, m, "<=", "interval", {"d": d, "r": 1, "H": 1,
                         "model_error": m, "model_ci": ci, "samples": b1.samples},
-                        ci=b1.ci, ci_level=b1.level,
+                        ci=b1.ci, ci_level=b1.level, interval="hoeffding",
                         note="bound (Hoeffding CI) <= error of uniform attention with "
                         "M = (sum c_j) I (measured)"))
     # (3) constant error inside the hypothesis, r <= d - 3
@@ -162,6 +162,7 @@ def low_rank_lower(ctx: CheckContext, bound_fn: BoundFn = _bound) -> list[Eviden
                                  "samples": b.samples, "dH": d * H,
                                  "exp_c_d_minus_r": math.exp(C_HYP * (d - r))},
                                 ci=b.ci, ci_level=b.level,
+                                interval="hoeffding",
                                 note="certified error of every rank-r, H-head model"))
     # (4) full rank: nothing is lost at any degree
     for r in (d - 1, d):

@@ -133,11 +133,12 @@ def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn | None = None) 
               "data": [list(p) for p in pts]}
     how = f"pairs bootstrap over the {n} grid points, {RESAMPLES} resamples"
     return [
-        Evidence(c, _TINY, ">=", "interval", params, ci=ci_c, ci_level=LEVEL,
+        Evidence(c, _TINY, ">=", "interval", params, ci=ci_c, ci_level=LEVEL, interval="bootstrap",
                  note=f"fitted slope c of log H* on (1/eps) log(d/r) is > 0 ({how})"),
         Evidence(r2, R2_MIN, ">=", "exact", params,
                  note="R^2 of the law's one-regressor fit of log H*"),
         Evidence(p_hat, 1.0, ">=", "interval", params, ci=ci_p, ci_level=LEVEL,
+                 interval="bootstrap",
                  note="fitted exponent p in log H* = a + c log(d/r) eps^-p: Omega((d/r)^(1/eps)) "
                  f"needs p >= 1 ({how})"),
     ]
@@ -157,7 +158,7 @@ def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> 
     pass a faulty one)."""
     heads_fn = heads_fn or heads_needed
     quick = ctx.scale == "quick"
-    ds = (6, 8, 10, 12) if quick else (6, 7, 8, 9, 10, 11, 12, 14)
+    ds = (6, 7, 8, 9, 10, 11, 12, 14) if quick else (6, 7, 8, 9, 10, 11, 12, 14, 16, 20)
     rs = (1, 2) if quick else (1, 2, 3)
     eps = 0.01
     bid = "thm2.high_accuracy"
@@ -175,6 +176,7 @@ def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> 
         params = {"regressor": str(regressor(bid)), "eps": eps, "r": r, "d": dd, "a": a,
                   "c": c, "R2": r2, "H": [p[3] for p in pts]}
         out.append(Evidence(c, _TINY, ">=", "interval", params, ci=ci, ci_level=LEVEL,
+                            interval="bootstrap",
                             note="fitted slope c_r of log H* on d - r log(d/r) is > 0 (pairs "
                             f"bootstrap over d, {RESAMPLES} resamples)"))
         out.append(Evidence(r2, R2_MIN, ">=", "exact", params, note="R^2 of the law's fit"))
@@ -188,7 +190,7 @@ def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> 
         out.append(Evidence(c / c0, 1.0, "==", "interval",
                             {"r": r, "r_ref": base, "c_r": c, "c_ref": c0, "eps": eps},
                             ci=(lo / hi0, hi / lo0) if lo0 > 0 else (-math.inf, math.inf),
-                            ci_level=LEVEL, tolerance=RESOLUTION,
+                            ci_level=LEVEL, resolution=RESOLUTION, interval="bootstrap",
                             note=f"one law for all ranks: c_r / c_{base} == 1 within "
                             f"{RESOLUTION:.0%}"))
         out.append(Evidence(abs(c / c0 - 1), RESOLUTION, "<=", "exact",

@@ -22,6 +22,13 @@ from workbench.proofs.registry import claim
 
 RESULTS = Path(__file__).resolve().parents[4] / "benchmarks" / "results" / "sandwich.json"
 
+REPLAY_RESOLUTION = 0.01  # a Monte Carlo replay must pin the exact error to +-0.01
+
+
+def _interval_of(method: str) -> str:
+    """Trained witnesses carry a CLT interval; constructions an empirical-Bernstein one."""
+    return "normal" if method.startswith("trained") else "bernstein"
+
 
 def one_head_evidence(d: int, r: int, n: int, seed: int, resolution: float) -> list[Evidence]:
     """Monte Carlo error of one Bayes head (M = I) against the closed form, twice: the model's
@@ -70,6 +77,8 @@ def one_head_evidence(d: int, r: int, n: int, seed: int, resolution: float) -> l
                 ci=ci,
                 ci_level=1 - DELTA,
                 tolerance=(hi - lo) / 2,
+                resolution=resolution,
+                interval="bernstein",
                 note="empirical-Bernstein CI vs 1/2(1 - sum eta_l^2 C(l+r-1,r-1)/N)",
             )
         )
@@ -114,6 +123,7 @@ def point_evidence(p: sw.SandwichPoint) -> list[Evidence]:
                 {"d": p.d, "r": p.r, "H": p.heads, "witness": c["method"]},
                 ci=tuple(c["ci"]),
                 ci_level=1.0 if exact else 0.999,
+                interval="enclosure" if exact else _interval_of(c["method"]),
                 note="witness error >= certified Eq. 2 bound",
             )
         )
@@ -144,6 +154,8 @@ def replay_evidence(path: str | Path, certified: float | None = None) -> list[Ev
                 ci=ci,
                 ci_level=0.999,
                 tolerance=(w.ci[1] - w.ci[0]) / 2,
+                resolution=REPLAY_RESOLUTION,
+                interval="bernstein",
                 note="fresh Monte Carlo of the saved model vs its exact error",
             )
         ]
@@ -169,6 +181,7 @@ def replay_evidence(path: str | Path, certified: float | None = None) -> list[Ev
                 p,
                 ci=ci,
                 ci_level=1.0 if exact else 0.999,
+                interval="enclosure" if exact else _interval_of(w.method),
                 note="replayed witness >= certified Eq. 2 bound",
             )
         )
