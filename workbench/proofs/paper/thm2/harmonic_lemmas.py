@@ -248,6 +248,16 @@ _FIXED_FULL = _FIXED_QUICK + (
 )
 
 
+def _rank_evidence(d: int, r: int, l: int, p: int, rank: int, note: str,
+                   **extra: int) -> Evidence:
+    """Measured rank against min(D'_l, N(d,l)), with the slack and whether it is attained."""
+    D = degree_dimension_bound(d, r, l)
+    bound = min(D, dim_harmonics(d, l))
+    params = {"d": d, "r": r, "l": l, "p": p, "D_prime": D, "N": dim_harmonics(d, l), **extra,
+              "slack": bound - rank, "tight": rank == bound}
+    return Evidence(rank, bound, "<=", "exact", params, note=note)
+
+
 @claim(
     "thm2.fixed_form_dimension",
     "Lemma 5' (Eq. 2): for one fixed quadratic form q, dim Pi_l(q Inv) <= D'_l",
@@ -266,49 +276,11 @@ def fixed_form_dimension(ctx: CheckContext) -> list[Evidence]:
         else ((4, 2, 3), (4, 1, 5), (5, 2, 3), (5, 3, 3))
     ):
         rank = head_degree_dimension(d, r, l, seed=ctx.seed + 17 * l + d, fixed_form=True)
-        D = degree_dimension_bound(d, r, l)
-        bound = min(D, dim_harmonics(d, l))
-        out.append(
-            Evidence(
-                rank,
-                bound,
-                "<=",
-                "exact",
-                {
-                    "d": d,
-                    "r": r,
-                    "l": l,
-                    "p": d,
-                    "D_prime": D,
-                    "N": dim_harmonics(d, l),
-                    "slack": bound - rank,
-                    "tight": rank == bound,
-                },
-                note="generic q on all d coordinates; full-sphere exact cubature",
-            )
-        )
+        out.append(_rank_evidence(d, r, l, d, rank,
+                                  "generic q on all d coordinates; full-sphere exact cubature"))
     for d, r, l, p in _FIXED_QUICK if ctx.scale == "quick" else _FIXED_FULL:
         rank, cap = fixed_form_degree_rank(d, r, l, p, seed=ctx.seed + 13 * l + d + p)
-        D = degree_dimension_bound(d, r, l)
-        bound = min(D, dim_harmonics(d, l))
-        out.append(
-            Evidence(
-                rank,
-                bound,
-                "<=",
-                "exact",
-                {
-                    "d": d,
-                    "r": r,
-                    "l": l,
-                    "p": p,
-                    "D_prime": D,
-                    "N": dim_harmonics(d, l),
-                    "block": cap,
-                    "slack": bound - rank,
-                    "tight": rank == bound,
-                },
-                note="q on the first p coordinates; exact marginal cubature",
-            )
-        )
+        out.append(_rank_evidence(d, r, l, p, rank,
+                                  "q on the first p coordinates; exact marginal cubature",
+                                  block=cap))
     return out
