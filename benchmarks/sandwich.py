@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import math
 import statistics
 import sys
 from pathlib import Path
@@ -49,24 +48,26 @@ def _inherit(pts: list[dict]) -> None:
                      "witness_file": src["witness_file"],
                      "from": [src["d"], src["r"], src["heads"]]}
         cert = p["certified"]
-        p["ratio_best"] = src["best_error"] / cert if cert > 0 else math.inf
+        p["ratio_best"] = src["best_error"] / cert if cert > 0 else None
+        if cert <= 0:  # JSON holds no Infinity: null, with the reason
+            p["ratio_null_reason"] = "certified bound is 0 here: the ratio is undefined"
 
 
 def _write(points: dict[str, dict]) -> None:
     pts = sorted(points.values(), key=lambda p: (p["d"], p["r"], p["heads"]))
     _inherit(pts)
-    finite = [p["ratio_best"] for p in pts if math.isfinite(p["ratio_best"])]
+    finite = [p["ratio_best"] for p in pts if p["ratio_best"] is not None]
     summary = {
         "points": len(pts),
         "median_ratio": statistics.median(finite) if finite else None,
         "points_above_2x": sum(1 for x in finite if x > 2),
-        "points_certified_zero": sum(1 for p in pts if not math.isfinite(p["ratio_best"])),
+        "points_certified_zero": sum(1 for p in pts if p["ratio_best"] is None),
         "h1_ratios": {f"{p['d']},{p['r']}": p["ratio_best"] for p in pts if p["heads"] == 1},
         "violations": sum(1 for p in pts if p["violated"]),
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     tmp = OUT.with_suffix(".tmp")
-    tmp.write_text(json.dumps({"summary": summary, "points": pts}, indent=1))
+    tmp.write_text(json.dumps({"summary": summary, "points": pts}, indent=1, allow_nan=False))
     tmp.replace(OUT)
 
 
