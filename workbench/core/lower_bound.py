@@ -164,6 +164,21 @@ def _first_contributing_degree(d: int, r: int, value_class: str = "eq2") -> int 
     return int(l[idx[0]]) if len(idx) else None
 
 
+def _eta2_intervals(d: int, degrees: list[int]) -> list:
+    """Interval enclosures of eta_l^2 for the odd ``degrees`` (1, 3, 5, ...), at the current
+    ``iv.prec``: the exact eta_1^2 times the exact degree-to-degree ratios."""
+    e1, has_pi = _eta1_sq_exact(d)
+    e = iv.mpf(e1.numerator) / iv.mpf(e1.denominator)
+    if has_pi:
+        e = e / (iv.pi * iv.pi)
+    out = []
+    for l in degrees:
+        out.append(e)
+        num, den = _ratio(d, l)
+        e = e * iv.mpf(num) / iv.mpf(den)
+    return out
+
+
 @lru_cache(maxsize=16)
 def _tables(
     d: int, r: int, L: int, value_class: str = "eq2"
@@ -184,16 +199,8 @@ def _tables(
         c = c * (k + r) // (k + 1)
     q = _class_factor(d, value_class)
     Ds = [q * (inv.get(l - 2, 0) + inv[l] + inv[l + 2]) for l in degrees]
-    e1, has_pi = _eta1_sq_exact(d)
     with _iv_prec():
-        e = iv.mpf(e1.numerator) / iv.mpf(e1.denominator)
-        if has_pi:
-            e = e / (iv.pi * iv.pi)
-        e2_iv = []
-        for l in degrees:
-            e2_iv.append(e)
-            num, den = _ratio(d, l)
-            e = e * iv.mpf(num) / iv.mpf(den)
+        e2_iv = _eta2_intervals(d, degrees)
     e2_f = sign_coefficients(d, L)[1::2] ** 2
     return degrees, Ns, Ds, e2_iv, e2_f
 
@@ -300,18 +307,10 @@ def heads_needed(
     if not order:
         return 1
     h_max = last[order[0]] + 1  # the bound is 0 from here on
-    e1, has_pi = _eta1_sq_exact(d)
     old = iv.prec
     iv.prec = h_max.bit_length() + 128
     try:
-        e = iv.mpf(e1.numerator) / iv.mpf(e1.denominator)
-        if has_pi:
-            e = e / (iv.pi * iv.pi)
-        eta2 = []
-        for l in degrees:
-            eta2.append(e)
-            num, den = _ratio(d, l)
-            e = e * iv.mpf(num) / iv.mpf(den)
+        eta2 = _eta2_intervals(d, degrees)
         s0, s1 = [iv.mpf(0)], [iv.mpf(0)]
         for i in order:
             s0.append(s0[-1] + eta2[i])
