@@ -1,5 +1,6 @@
-"""The sandwich for N = 2 on D_2: the certified lower bound (Eq. 2, ``D'_l``) against the best
-error of an explicit, saved, replayable model (docs/derivations/lower_bound.md, "The sandwich").
+"""The sandwich for N = 2 on D_2: the certified lower bound (Eq. 2: the larger of the ``D'_l``
+count and the fiber bound) against the best error of an explicit, saved, replayable model
+(docs/derivations/lower_bound.md, "The sandwich"; docs/derivations/fiber_bound.md).
 
 Witnesses (each a model of Eq. 2 with H heads of key-rank <= r; heads with M_h = 0 are allowed,
 so a witness for fewer heads is one for more):
@@ -34,7 +35,7 @@ from constructions.optimized import replay as replay_construction
 from verifiers.estimate import estimate_error
 from verifiers.tasks import Task
 from verifiers.train import ModelSpec, TrainConfig, build_model, train
-from workbench.core.lower_bound import lower_bound
+from workbench.core.fiber_bound import certified_lower_bound, one_head_error
 from workbench.core.validation import check_choice, check_dim, check_heads, check_rank
 
 BUDGETS = ("quick", "full")
@@ -48,7 +49,7 @@ class SandwichPoint:
     d: int
     r: int
     heads: int
-    certified: float  # lower end of the Eq. 2 enclosure
+    certified: float  # the larger certified Eq. 2 bound: fiber or harmonic count (D'_l)
     certified_query_values: float
     best_error: float
     best_ci: tuple[float, float]
@@ -58,16 +59,24 @@ class SandwichPoint:
     violated: bool
     seconds: float
     candidates: list[dict[str, Any]] = field(default_factory=list)
+    certified_harmonic: float = 0.0  # the D'_l count alone
+    certified_fiber: float = 0.0  # the fiber bound alone (0 when H r >= d)
+    certified_source: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
 
 def one_head_witness(d: int, r: int, n_eval: int = 50_000, seed: int = 0) -> Witness:
-    """The exact one-head witness: Bayes head on the first r coordinates, M = I."""
-    lo, hi = one_head_exact_error(d, r)
+    """The exact one-head witness: Bayes head on the first r coordinates, M = I. Its error is
+    the fiber quadrature ``1/2 (1 - E_c lambda_0)``, intersected with the series enclosure."""
+    s_lo, s_hi = one_head_exact_error(d, r)
+    err, (q_lo, q_hi) = one_head_error(d, r)
+    lo, hi = max(s_lo, q_lo), min(s_hi, q_hi)
+    if lo > hi:  # the two computations of one number disagree: report, never hide
+        raise RuntimeError(f"one-head error: series [{s_lo}, {s_hi}] vs quadrature {err}")
     params = {"B": np.eye(d)[:r][None], "a": np.ones(1)}
-    return Witness("one_head_bayes", d, r, 1, (lo + hi) / 2, (lo, hi), params, n_eval, seed)
+    return Witness("one_head_bayes", d, r, 1, err, (lo, hi), params, n_eval, seed)
 
 
 def _trained_file(path: Path) -> Path:
@@ -159,8 +168,8 @@ def sandwich(
     r = check_rank(r, d)
     budget = check_choice("budget", budget, BUDGETS)
     t0 = time.perf_counter()
-    lb = lower_bound(d, r, H)
-    lbq = lower_bound(d, r, H, value_class="query-dependent-values")
+    lb = certified_lower_bound(d, r, H)
+    lbq = certified_lower_bound(d, r, H, value_class="query-dependent-values")
     cands: list[tuple[Witness, dict[str, torch.Tensor] | None]] = []
     if r < d:
         cands.append((one_head_witness(d, r, seed=seed), None))
@@ -180,13 +189,13 @@ def sandwich(
     if witness_dir is not None:
         path = Path(witness_dir) / f"d{d}_r{r}_H{H}_{best.method}.npz"
         file = str(save_witness(best, path, state))
-    cert = lb.enclosure[0]
+    cert = lb.value
     return SandwichPoint(
         d,
         r,
         H,
         cert,
-        lbq.enclosure[0],
+        lbq.value,
         best.error,
         best.ci,
         best.method,
@@ -195,4 +204,7 @@ def sandwich(
         any(w.ci[1] < cert for w, _ in cands),
         time.perf_counter() - t0,
         [{"method": w.method, "error": w.error, "ci": list(w.ci)} for w, _ in cands],
+        lb.harmonic.enclosure[0],
+        lb.fiber.enclosure[0],
+        lb.source,
     )

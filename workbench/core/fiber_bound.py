@@ -11,11 +11,14 @@ Every Eq. 2 model (fixed value maps) then has
 
 the sum of the H largest values of ``lambda_0`` (x1), ``lambda_1 (c + (1-c)/m)`` (x m) and
 ``2 (1-c)/(m+2) lambda_2`` (x m(m+1)/2 - 1) (Lemmas F3-F4). It needs ``H r < d``; above, it is 0.
-At H = 1 it sits within 0.1 % of the exact error of the Bayes head with M = I for most (d, r).
+For value maps that may depend on the query, the sum of *all* values holds instead (the remark
+after Lemma F4). At H = 1 the bound is within 0.1 % of the exact error of the Bayes head with
+M = I for d >= 12 and r <= d - 2.
 
-Evaluation: QUADPACK adaptive quadrature with the algebraic weights of both densities; the
-enclosure pads the reported error estimates (x10) and is checked against Monte Carlo, mpmath and
-the closed-form series of ``E_c lambda_0`` in the tests (not interval arithmetic).
+Evaluation (not interval arithmetic): Gauss-Legendre in the fiber's half-angle, where the kernel
+is smooth, and in phi with c = sin^2 phi, split at the kinks of the Ky Fan sum; the enclosure is
+the gap between two orders padded x10. tests/test_fiber_bound.py checks it against mpmath, sympy,
+brute-force eigenvalues, Monte Carlo and the closed-form series of ``E_c lambda_0``.
 """
 
 from __future__ import annotations
@@ -28,14 +31,25 @@ import numpy as np
 from scipy.special import beta as beta_fn
 from scipy.special import roots_legendre
 
-from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
+from workbench.core.lower_bound import VALUE_CLASSES, LowerBound, lower_bound
+from workbench.core.validation import (
+    check_choice,
+    check_dim,
+    check_float,
+    check_heads,
+    check_int,
+    check_rank,
+)
 
 __all__ = [
+    "CertifiedBound",
     "FiberBound",
+    "certified_lower_bound",
     "fiber_eigenvalues",
     "fiber_spectrum",
     "fiber_lower_bound",
     "one_head_captured",
+    "one_head_error",
 ]
 
 _THETA_NODES = 400  # Gauss-Legendre nodes in the fiber angle (agrees with mpmath to 1e-14)
@@ -182,32 +196,65 @@ def _captured(d: int, r_star: int, H: int) -> tuple[float, float]:
 def one_head_captured(d: int, r: int) -> float:
     """``E_c lambda_0``: the energy the Bayes head with M = I captures (equal to
     ``sum_{l odd} eta_l^2 C(l+r-1, r-1)/N(d,l)``; Lemma F2's check against the series)."""
+    return 1 - 2 * one_head_error(d, r)[0]
+
+
+def one_head_error(d: int, r: int) -> tuple[float, tuple[float, float]]:
+    """Exact error ``1/2 (1 - E_c lambda_0)`` of one Bayes head with M = I and key-rank r, with
+    its quadrature enclosure (the two-order gap padded x10)."""
     d = check_dim(d)
     r = check_rank(check_int("r", r, lo=1), d)
     if r >= d:
-        return 1.0
+        return 0.0, (0.0, 0.0)
     m = d - r
-    return _average(lambda c: _eigen(m, c)[0], m, r / 2, m / 2)[0]
+    v, e = _average(lambda c: _eigen(m, c)[0], m, r / 2, m / 2)
+    pad = 0.5 * (_PAD * e + 1e-13)
+    err = 0.5 * (1 - v)
+    return err, (err - pad, err + pad)
 
 
-def fiber_lower_bound(d: int, r: int, H: int) -> FiberBound:
-    """Fiber bound on the D_2 error (N = 2) of every Eq. 2 model with H heads of key-rank r.
+def fiber_lower_bound(d: int, r: int, H: int, value_class: str = "eq2") -> FiberBound:
+    """Fiber bound on the D_2 error (N = 2) of every model with H heads of key-rank r.
 
-    Valid for fixed value maps only (not for ``M_h(y)``). Zero when ``H r >= d``: the keys can
-    then see every direction and the fiber argument says nothing.
+    ``value_class="eq2"``: fixed value maps, the H largest fiber values (Ky Fan, Lemma F4).
+    ``"query-dependent-values"``: value maps ``M_h(y)``, the sum of *all* fiber values (the
+    trace; it no longer depends on H). Zero when ``H r >= d``: the keys then see every direction.
     """
     d = check_dim(d)
     r = check_rank(check_int("r", r, lo=1), d)
     H = check_heads(H)
+    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
     r_star = min(H * r, d)
     if r_star >= d:
         return FiberBound(d, r, H, r_star, 0.0, (0.0, 0.0), "arithmetic: H r >= d gives 0")
-    cap, err = _captured(d, r_star, H)
-    value = max(0.0, 0.5 * (1 - cap))
-    lo = max(0.0, 0.5 * (1 - cap - err))
-    hi = min(0.5, 0.5 * (1 - cap + err))
+    m = d - r_star
+    count = H if value_class == "eq2" else 1 + m + m * (m + 1) // 2  # the trace: every value
+    cap, err = _captured(d, r_star, count)
+    value = float(max(0.0, 0.5 * (1 - cap)))
+    lo = float(max(0.0, 0.5 * (1 - cap - err)))
+    hi = float(min(0.5, 0.5 * (1 - cap + err)))
     method = (
         f"fiber quadrature (Gauss-Legendre, two-order gap x{_PAD:g}), r* = {r_star}, "
         f"m = {d - r_star}"
     )
     return FiberBound(d, r, H, r_star, value, (lo, hi), method)
+
+
+@dataclass(frozen=True)
+class CertifiedBound:
+    """The larger of the two certified bounds for a model class (``value`` is the number)."""
+
+    value: float
+    source: str  # "fiber" or "harmonic count"
+    harmonic: LowerBound
+    fiber: FiberBound
+
+
+def certified_lower_bound(d: int, r: int, H: int, value_class: str = "eq2") -> CertifiedBound:
+    """``max(harmonic count, fiber bound)`` for the class (docs/derivations/fiber_bound.md,
+    Lemma F4 and its remark on query-dependent value maps)."""
+    harmonic = lower_bound(d, r, H, value_class=value_class)
+    fiber = fiber_lower_bound(d, r, H, value_class)
+    if fiber.enclosure[0] > harmonic.enclosure[0]:
+        return CertifiedBound(fiber.enclosure[0], "fiber", harmonic, fiber)
+    return CertifiedBound(harmonic.enclosure[0], "harmonic count", harmonic, fiber)

@@ -228,6 +228,26 @@ def _certified(value_class: str = "eq2") -> Bound:
     )
 
 
+def _fiber() -> Bound:
+    from workbench.core.fiber_bound import fiber_lower_bound
+    from workbench.core.symbolic.fiber import fiber_bound_expr
+
+    def numeric(**p: float) -> float:
+        return fiber_lower_bound(int(p["d"]), int(p["r"]), int(p["H"])).enclosure[0]
+
+    return Bound(
+        id="n2.fiber_lower_bound",
+        title="Fiber bound for N = 2 on D_2, Eq. 2 (fixed value maps; needs H r < d)",
+        tag="derived",
+        lhs=err,
+        relation=">=",
+        rhs=fiber_bound_expr(),
+        note="Evaluated by workbench.core.fiber_bound (Gauss-Legendre in the half-angle and in "
+        "phi with c = sin^2 phi); 0 when H r >= d. docs/derivations/fiber_bound.md.",
+        numeric=numeric,
+    )
+
+
 ALL_BOUNDS: dict[str, Bound] = {
     b.id: b
     for b in (
@@ -241,6 +261,7 @@ ALL_BOUNDS: dict[str, Bound] = {
         _thm5(),
         _certified(),
         _certified("query-dependent-values"),
+        _fiber(),
     )
 }
 
