@@ -9,6 +9,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.core.harmonics import dim_harmonics
+from workbench.core.fiber_bound import certified_lower_bound
 from workbench.core.lower_bound import lower_bound
 
 
@@ -27,8 +28,16 @@ def test_bounds_lower_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert (p["d"], p["r"], p["heads"]) == (12, 2, 4)
     lo, hi = p["enclosure"]
     assert lo <= p["lower_bound"] <= hi
-    assert p["lower_bound"] == lower_bound(12, 2, 4).enclosure[0] == lo  # certified end
+    # the certified end of the larger bound: here the fiber bound (H r = 8 < d = 12)
+    assert p["lower_bound"] == certified_lower_bound(12, 2, 4).value == lo
+    assert p["source"] == "fiber" and p["fiber"]["lower_bound"] == lo
+    assert p["harmonic_count"]["lower_bound"] == lower_bound(12, 2, 4).enclosure[0] < lo
     assert p["vacuous"] is None
+    # H r >= d: no fiber, the harmonic count is the bound
+    q = json.loads(_run(capsys, ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "6",
+                                 "--json"])[1])
+    assert q["source"] == "harmonic count" and q["fiber"]["lower_bound"] == 0
+    assert q["lower_bound"] == lower_bound(12, 2, 6).enclosure[0] > 0
 
 
 def test_bounds_heads_needed(capsys: pytest.CaptureFixture[str]) -> None:
@@ -94,11 +103,15 @@ def test_rank_alias_is_hidden_and_equivalent(capsys: pytest.CaptureFixture[str])
 
 
 def test_vacuous_bound_is_explained(capsys: pytest.CaptureFixture[str]) -> None:
-    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "6", "--rank", "5", "--heads", "1"])
+    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "6", "--rank", "5", "--heads", "2"])
     assert code == 0 and "vacuous" in out and "r >= d-1" in out
-    p = json.loads(_run(capsys, ["bounds", "lower", "--d", "6", "--rank", "5", "--heads", "1",
+    p = json.loads(_run(capsys, ["bounds", "lower", "--d", "6", "--rank", "5", "--heads", "2",
                                  "--json"])[1])
     assert p["lower_bound"] == 0 and "vacuous" in p["vacuous"]
+    # one head of rank d-1 leaves a two-point fiber: the fiber bound is positive there
+    p = json.loads(_run(capsys, ["bounds", "lower", "--d", "6", "--rank", "5", "--heads", "1",
+                                 "--json"])[1])
+    assert p["lower_bound"] > 0 and p["source"] == "fiber" and p["vacuous"] is None
 
 
 def test_heads_needed_huge_is_exact_in_json_and_readable(capsys: pytest.CaptureFixture[str]

@@ -23,9 +23,9 @@ from workbench.core.validation import check_dim, check_float, check_heads, check
 
 VALUE_CLASSES = ("eq2", "query-dependent-values")  # as workbench.core.lower_bound.VALUE_CLASSES
 CLASS_TEXT = {
-    "eq2": "Eq. 2 models: one fixed value map M_h per head (count D'_l)",
+    "eq2": "Eq. 2 models: one fixed value map M_h per head (count D'_l; fiber: H values)",
     "query-dependent-values": "models whose value maps M_h(y) may depend on the query "
-    "(count d(d+1)/2 D'_l; also covers Eq. 2)",
+    "(count d(d+1)/2 D'_l; fiber: the full trace; also covers Eq. 2)",
 }
 MAX_D = 2048  # answers within seconds; beyond, the exact binomial tables take minutes
 EPS_RANGE = "(0, 1]"  # the error of the zero model is 1: a target above 1 needs no heads
@@ -39,12 +39,14 @@ def _check_common(d: int, rank: int, max_degree: int | None) -> tuple[int, int]:
     return check_dim(d, "--d"), rank
 
 
-def vacuous_reason(d: int, r: int) -> str | None:
-    """Why the bound is 0, when it is: for r >= d-1 a head's space holds every harmonic degree."""
-    if r >= d - 1:
+def vacuous_reason(d: int, r: int, heads: int = 1) -> str | None:
+    """Why the bound is 0, when it is: for r >= d-1 a head's space holds every harmonic degree,
+    and for H r >= d the heads' keys together see every direction (no fiber is left)."""
+    if r >= d - 1 and heads * r >= d:
         return (
-            f"vacuous: the bound is 0 for rank r >= d-1 = {d - 1}, because then one head's "
-            "space reaches every harmonic degree (D_l >= N(d,l)); it says nothing here"
+            f"vacuous: the bound is 0 for rank r >= d-1 = {d - 1} with H r >= d, because then "
+            "one head's space reaches every harmonic degree (D_l >= N(d,l)) and the keys see "
+            "every direction (no fiber); it says nothing here"
         )
     return None
 
@@ -56,11 +58,16 @@ def cli() -> None:
 
 def _human_lower(p: dict[str, Any]) -> str:
     lo, hi = p["enclosure"]
+    hc, fb = p["harmonic_count"], p["fiber"]
     lines = [
         f"d={p['d']} rank={p['r']} heads={p['heads']}: every model of the class below "
-        f"has error >= {p['lower_bound']:.6g}",
-        f"  certified enclosure of the truncated sum [{lo:.17g}, {hi:.17g}], odd degrees "
+        f"has error >= {p['lower_bound']:.6g}  (the larger of the two bounds: {p['source']})",
+        f"  harmonic count: >= {hc['lower_bound']:.6g}, rigorous enclosure of the truncated sum "
+        f"[{hc['enclosure'][0]:.17g}, {hc['enclosure'][1]:.17g}], odd degrees "
         f"<= {p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
+        f"  fiber bound:    >= {fb['lower_bound']:.6g}, quadrature enclosure "
+        f"[{fb['enclosure'][0]:.12g}, {fb['enclosure'][1]:.12g}], keys span r* = "
+        f"{fb['span_rank']} of d = {p['d']}" + ("" if fb["span_rank"] < p["d"] else " (no fiber)"),
         f"  covers: {p['covers']}",
     ]
     if p["vacuous"]:
@@ -92,21 +99,36 @@ def lower(
     """Certified lower bound on the error of H rank-r heads (N = 2, D_2)."""
     d, rank = _check_common(d, rank, max_degree)
     check_heads(heads, "--heads")
+    from workbench.core.fiber_bound import fiber_lower_bound
     from workbench.core.lower_bound import lower_bound
 
     lb = lower_bound(d, rank, heads, max_degree=max_degree, value_class=value_class)
+    fb = fiber_lower_bound(d, rank, heads, value_class)
+    best = fb if fb.enclosure[0] > lb.enclosure[0] else lb
     payload = {
         "d": lb.d,
         "r": lb.r,
         "heads": lb.heads,
-        "lower_bound": lb.enclosure[0],  # the certified lower end, not the midpoint
-        "enclosure": list(lb.enclosure),
+        "lower_bound": best.enclosure[0],  # the certified lower end, not the midpoint
+        "enclosure": list(best.enclosure),
+        "source": "fiber" if best is fb else "harmonic count",
+        "harmonic_count": {
+            "lower_bound": lb.enclosure[0],
+            "enclosure": list(lb.enclosure),
+            "method": lb.method,
+        },
+        "fiber": {
+            "lower_bound": fb.enclosure[0],
+            "enclosure": list(fb.enclosure),
+            "span_rank": fb.span_rank,
+            "method": fb.method,
+        },
         "degrees_summed": lb.degrees_summed,
         "tail": lb.tail,
-        "method": lb.method,
+        "method": best.method,
         "class": lb.value_class,
         "covers": CLASS_TEXT[lb.value_class],
-        "vacuous": vacuous_reason(d, rank),
+        "vacuous": vacuous_reason(d, rank, heads),
         "error_meaning": ERROR_MEANING,
     }
     emit(payload, as_json, _human_lower)
@@ -137,8 +159,9 @@ def heads_needed_cmd(
         "heads_needed_exact": exact,  # the same number as a decimal string
         "digits": len(exact),
         "readable": readable_int(H),
-        "bound": "certified_lower_bound",
-        "vacuous": vacuous_reason(d, rank),
+        "bound": "certified_lower_bound (the harmonic count D'_l; the fiber bound, which only "
+        "covers H r < d, is not used here)",
+        "vacuous": vacuous_reason(d, rank, heads=d),
     }
     if payload["heads_needed"] is None:
         payload["null_reasons"] = {"heads_needed": "over 4000 digits: see heads_needed_exact"}

@@ -32,6 +32,7 @@ INTERVALS: tuple[str, ...] = (
     "clopper_pearson",  # exact binomial, 0/1 values
     "bootstrap",  # percentile bootstrap
     "enclosure",  # rigorous interval arithmetic
+    "quadrature",  # deterministic quadrature: the gap between two orders, padded (not rigorous)
     "ols",  # least-squares misfit interval of a deterministic fit
 )
 

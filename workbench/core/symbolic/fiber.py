@@ -48,3 +48,15 @@ def fiber_bound_expr() -> sp.Expr:
     dens = c ** (r_star / 2 - 1) * (1 - c) ** ((d - r_star) / 2 - 1)
     dens = dens / sp.beta(r_star / 2, (d - r_star) / 2)
     return sp.Rational(1, 2) * (1 - sp.Integral((kyfan * dens).subs(m, d - r_star), (c, 0, 1)))
+
+
+def evaluate_eigenvalue(k: int, m_value: int, c_value: float, dps: int = 30) -> float:
+    """``lambda_k(m, c)`` from :func:`eigenvalue_expr`: the integrand is lambdified to mpmath and
+    integrated by tanh-sinh at ``dps`` digits (an evaluation independent of the library's)."""
+    import mpmath
+
+    expr = eigenvalue_expr(k)
+    integrand = expr.function.subs({m: m_value, c: sp.Float(c_value, dps)})
+    f = sp.lambdify(t, integrand, "mpmath")
+    with mpmath.workdps(dps):
+        return float(mpmath.quad(f, [-1, 0, 1]))

@@ -13,6 +13,7 @@ Chain (``depends_on`` mirrors the derivation)::
                                       thm2.random_features_respect_bound,
                                       thm2.full_rank_reaches_zero, thm2.sandwich
     thm2.isotropy, thm2.invariant_dimension -> thm2.one_head_exact -> thm2.sandwich
+    thm2.conditional_law -> thm2.fiber_spectrum (F2, F3) -> thm2.fiber_bound (F4) -> thm2.sandwich
 
 Every check compares the library with an independent computation: identities on random
 generalized-attention models from ``workbench.models.attention``; Monte Carlo with CLT intervals
@@ -27,6 +28,7 @@ from workbench.proofs.paper.thm2.experiments import (
     full_rank_reaches_zero,
     random_features_respect_bound,
 )
+from workbench.proofs.paper.thm2.fiber import fiber_bound_claim, fiber_spectrum_claim
 from workbench.proofs.paper.thm2.harmonic_lemmas import (
     degree_dimension,
     fixed_form_dimension,
@@ -41,7 +43,8 @@ from workbench.proofs.paper.thm2.reductions import (
 from workbench.proofs.paper.thm2.sandwich import one_head_exact, sandwich_claim
 
 __all__ = [
-    "certified_bound", "conditional_law", "degree_dimension", "fitted_models_respect_bound",
+    "certified_bound", "conditional_law", "degree_dimension", "fiber_bound_claim",
+    "fiber_spectrum_claim", "fitted_models_respect_bound",
     "fixed_form_dimension", "full_rank_reaches_zero", "independent_bound", "invariant_dimension",
     "isotropy", "odd_reduction", "one_head_exact", "projection_reduction",
     "random_features_respect_bound", "sandwich_claim",
