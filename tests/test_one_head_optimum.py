@@ -238,6 +238,28 @@ def test_power_lambda1_fault_is_beaten(monkeypatch) -> None:  # type: ignore[no-
     assert search_value_maps(3, 1, starts=4, seed=0).gap > 1e-2
 
 
+def test_power_at_d8(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """At d = 8 the realistic faults above do not dethrone I (the vector sector is too weak
+    there), so the search's reach is shown with lambda_0 twenty times too small: the coupling
+    M = [[0, I], [I, 0]] then beats I, and the search finds a better M still. A coarser
+    direction rule keeps it fast; the clean search on that rule still finds nothing."""
+    d, r = 8, 4
+    assert search_value_maps(d, r, starts=2, directions=8).gap <= 1e-7
+
+    def eigen(m, c):  # type: ignore[no-untyped-def]
+        lam = np.array(_eigen(m, c))
+        lam[0] *= 0.05
+        return lam
+
+    monkeypatch.setattr(oh, "_eigen", eigen)
+    coupling = np.zeros((d, d))
+    coupling[r:, :r] = coupling[:r, r:] = np.eye(r)
+    at_I = captured_functional(np.eye(d), d, r, directions=8)
+    assert captured_functional(coupling, d, r, directions=8) > at_I
+    res = search_value_maps(d, r, starts=2, directions=8)
+    assert res.gap > 1e-3 and res.best >= captured_functional(coupling, d, r, directions=8)
+
+
 # ---------------------------------------------------------------- bad input
 @pytest.mark.parametrize(
     "call,name",
