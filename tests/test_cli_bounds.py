@@ -8,8 +8,8 @@ import math
 import pytest
 
 from workbench.cli import main
-from workbench.core.harmonics import dim_harmonics
 from workbench.core.fiber_bound import certified_lower_bound
+from workbench.core.harmonics import dim_harmonics
 from workbench.core.lower_bound import lower_bound
 
 

@@ -283,3 +283,15 @@ def test_power_at_d8(monkeypatch) -> None:  # type: ignore[no-untyped-def]
 def test_bad_input_names_the_parameter(call, name: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=rf"^{name} "):
         call()
+
+
+def test_claim_holds_and_is_violated_under_the_denominator_fault(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """thm2.one_head_optimum: holds as shipped; with the w-projection denominator E q^2 in place
+    of E |M w|^2 (a slip the derivation could make), the search beats I and the claim fails."""
+    from workbench.proofs.claim import CheckContext, combine
+    from workbench.proofs.paper.thm2.fiber import one_head_optimum
+
+    ctx = CheckContext(scale="quick", seed=0)
+    assert combine(one_head_optimum(ctx), "experiment") == "holds"
+    monkeypatch.setattr(oh, "_fiber_terms", _eq2_denominator(oh._fiber_terms))
+    assert combine(one_head_optimum(ctx), "experiment") == "violated"

@@ -28,7 +28,11 @@ from workbench.proofs.paper.thm2.experiments import (
     full_rank_reaches_zero,
     random_features_respect_bound,
 )
-from workbench.proofs.paper.thm2.fiber import fiber_bound_claim, fiber_spectrum_claim
+from workbench.proofs.paper.thm2.fiber import (
+    fiber_bound_claim,
+    fiber_spectrum_claim,
+    one_head_optimum,
+)
 from workbench.proofs.paper.thm2.harmonic_lemmas import (
     degree_dimension,
     fixed_form_dimension,
@@ -46,6 +50,6 @@ __all__ = [
     "certified_bound", "conditional_law", "degree_dimension", "fiber_bound_claim",
     "fiber_spectrum_claim", "fitted_models_respect_bound",
     "fixed_form_dimension", "full_rank_reaches_zero", "independent_bound", "invariant_dimension",
-    "isotropy", "odd_reduction", "one_head_exact", "projection_reduction",
+    "isotropy", "odd_reduction", "one_head_exact", "one_head_optimum", "projection_reduction",
     "random_features_respect_bound", "sandwich_claim",
 ]

@@ -70,13 +70,28 @@ def spectrum_evidence(d: int, r_star: int, c: float) -> list[Evidence]:
     k = len(lemma)
     p = {"d": d, "r_star": r_star, "m": d - r_star, "c": c}
     out = [
-        Evidence(float(b), float(v), "==", "identity", {**p, "index": i}, tolerance=SPECTRUM_TOL,
-                 note="brute-force generalized eigenvalue vs Lemma F3")
+        Evidence(
+            float(b),
+            float(v),
+            "==",
+            "identity",
+            {**p, "index": i},
+            tolerance=SPECTRUM_TOL,
+            note="brute-force generalized eigenvalue vs Lemma F3",
+        )
         for i, (b, v) in enumerate(zip(brute[:k], lemma))
     ]
-    out.append(Evidence(float(np.abs(brute[k:]).max(initial=0.0)), 0.0, "==", "identity",
-                        {**p, "index": "rest"}, tolerance=SPECTRUM_TOL,
-                        note="every other generalized eigenvalue is 0"))
+    out.append(
+        Evidence(
+            float(np.abs(brute[k:]).max(initial=0.0)),
+            0.0,
+            "==",
+            "identity",
+            {**p, "index": "rest"},
+            tolerance=SPECTRUM_TOL,
+            note="every other generalized eigenvalue is 0",
+        )
+    )
     return out
 
 
@@ -98,9 +113,20 @@ def eigen_mc_evidence(d: int, r_star: int, c: float, n: int, seed: int) -> list[
     out = []
     for k in range(3 if m > 1 else 2):
         mean, ci = bounded_mean_ci(s[:, 0] * s[:, 1] * legendre[k], (-1.0, 1.0))
-        out.append(Evidence(mean, lam[k], "==", "monte_carlo", {"m": m, "c": c, "k": k, "n": n},
-                            ci=ci, ci_level=0.999, resolution=EIGEN_RESOLUTION,
-                            interval="bounded", note="Monte Carlo of the sign kernel"))
+        out.append(
+            Evidence(
+                mean,
+                lam[k],
+                "==",
+                "monte_carlo",
+                {"m": m, "c": c, "k": k, "n": n},
+                ci=ci,
+                ci_level=0.999,
+                resolution=EIGEN_RESOLUTION,
+                interval="bounded",
+                note="Monte Carlo of the sign kernel",
+            )
+        )
     return out
 
 
@@ -108,9 +134,15 @@ def sympy_evidence(m: int, c: float) -> list[Evidence]:
     """The sympy integrals of Lemma F2, evaluated by mpmath, against the library's quadrature."""
     lam = fiber_eigenvalues(m, c)
     return [
-        Evidence(evaluate_eigenvalue(k, m, c),
-                 lam[k], "==", "identity", {"m": m, "c": c, "k": k}, tolerance=1e-10,
-                 note="sympy integral (mpmath) vs Gauss-Legendre in the half-angle")
+        Evidence(
+            evaluate_eigenvalue(k, m, c),
+            lam[k],
+            "==",
+            "identity",
+            {"m": m, "c": c, "k": k},
+            tolerance=1e-10,
+            note="sympy integral (mpmath) vs Gauss-Legendre in the half-angle",
+        )
         for k in range(3)
     ]
 
@@ -142,9 +174,17 @@ def fiber_spectrum_claim(ctx: CheckContext) -> list[Evidence]:
 def fitted_evidence(d: int, r: int, H: int, n_fit: int, n_eval: int, seed: int) -> Evidence:
     w = bayes_heads(d, r, H, n_fit=n_fit, n_eval=n_eval, seed=seed)
     lb = fiber_lower_bound(d, r, H)
-    return Evidence(w.error, lb.enclosure[0], ">=", "solved", {"d": d, "r": r, "H": H},
-                    ci=w.ci, ci_level=0.999, interval="bernstein",
-                    note="Bayes heads with least-squares values >= fiber bound")
+    return Evidence(
+        w.error,
+        lb.enclosure[0],
+        ">=",
+        "solved",
+        {"d": d, "r": r, "H": H},
+        ci=w.ci,
+        ci_level=0.999,
+        interval="bernstein",
+        note="Bayes heads with least-squares values >= fiber bound",
+    )
 
 
 @claim(
@@ -165,12 +205,56 @@ def fiber_bound_claim(ctx: CheckContext) -> list[Evidence]:
     out: list[Evidence] = []
     for d, r in cases:  # the exact one-head witness is never below the bound
         exact, ci = one_head_error(d, r)
-        out.append(Evidence(exact, bound.evaluate(d=d, r=r, H=1), ">=", "exact",
-                            {"d": d, "r": r, "H": 1}, ci=ci, ci_level=1.0,
-                            interval="quadrature",
-                            note="exact error of the Bayes head (M = I) >= fiber bound"))
+        out.append(
+            Evidence(
+                exact,
+                bound.evaluate(d=d, r=r, H=1),
+                ">=",
+                "exact",
+                {"d": d, "r": r, "H": 1},
+                ci=ci,
+                ci_level=1.0,
+                interval="quadrature",
+                note="exact error of the Bayes head (M = I) >= fiber bound",
+            )
+        )
     fits = ((6, 1, 2),) if quick else ((6, 1, 2), (8, 1, 4), (12, 2, 4), (16, 1, 8))
     for i, (d, r, H) in enumerate(fits):
         n = 20_000 if quick else 100_000
         out.append(fitted_evidence(d, r, H, n, 2 * n, ctx.seed + 950 + i))
+    return out
+
+
+@claim(
+    "thm2.one_head_optimum",
+    "No fixed value map beats M = I for one head: the Bayes head is the one-head optimum "
+    "(numerical search, evidence not proof)",
+    "experiment",
+    depends_on=("thm2.fiber_spectrum", "thm2.one_head_exact"),
+    statement="max_M E_z[N_z(M)/D_z(M)] = E_c lambda_0 (the value at M = I), searched over all "
+    "d x d matrices from seeded starts",
+    source="docs/derivations/fiber_bound.md ('Is M = I the exact one-head optimum?')",
+)
+def one_head_optimum(ctx: CheckContext) -> list[Evidence]:
+    from verifiers.one_head_optimum import search_value_maps
+
+    cases = (
+        ((3, 1), (3, 2), (4, 2))
+        if ctx.scale == "quick"
+        else ((3, 1), (3, 2), (4, 1), (4, 2), (6, 2), (6, 3), (8, 4), (8, 6))
+    )
+    out: list[Evidence] = []
+    for d, r in cases:
+        s = search_value_maps(d, r, starts=8, seed=ctx.seed)
+        out.append(
+            Evidence(
+                s.best,
+                s.captured_identity,
+                "<=",
+                "solved",
+                {"d": d, "r": r, "starts": s.starts, "evaluations": s.evaluations},
+                tolerance=1e-9,
+                note="best captured energy found over M vs the value at M = I",
+            )
+        )
     return out
