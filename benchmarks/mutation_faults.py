@@ -244,6 +244,42 @@ def _harmonic_count_off(f: Callable[[int, int], int]) -> Callable[[int, int], in
     return g
 
 
+def _fiber_vector_factor_dropped(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(m: int, c: Any) -> Any:
+        from workbench.core import fiber_bound
+
+        vals, mult = f(m, c)
+        vals = vals.copy()
+        vals[1] = fiber_bound._eigen(m, c)[1]  # lambda_1 without its factor (c + (1-c)/m)
+        return vals, mult
+
+    return g
+
+
+def _fiber_multiplicity_short(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(m: int, c: Any) -> Any:
+        vals, mult = f(m, c)
+        return vals, [*mult[:2], *(k - 1 for k in mult[2:])]  # m(m+1)/2 - 2 traceless values
+
+    return g
+
+
+def _fiber_bound_2pct(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(*a: Any, **k: Any) -> Any:
+        b = f(*a, **k)
+        lo, hi = b.enclosure
+        return replace(b, value=1.02 * b.value, enclosure=(1.02 * lo, 1.02 * hi))
+
+    return g
+
+
+def _fiber_span_one_head(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, r_star: int, count: int) -> Any:
+        return f(d, max(1, r_star // count), count)  # span r instead of H r (Eq. 2: count = H)
+
+    return g
+
+
 FAULTS: tuple[Fault, ...] = (
     # core
     Fault("core.dim_harmonics_binomial", "workbench.core.harmonics:dim_harmonics", "core",
@@ -270,6 +306,17 @@ FAULTS: tuple[Fault, ...] = (
           "certified bound and enclosure 10% too large", _lower_bound_scaled),
     Fault("core.heads_needed_minus_one", "workbench.core.lower_bound:heads_needed", "core",
           "off-by-one", "heads_needed one too small", _heads_minus_one),
+    Fault("core.fiber_kernel_5pct", "workbench.core.fiber_bound:_eigen", "core", "constant",
+          "fiber eigenvalues of the arcsine kernel 5 % low", _scaled(0.95)),
+    Fault("core.fiber_vector_factor_dropped", "workbench.core.fiber_bound:_spectrum", "core",
+          "dropped term", "vector fiber value lambda_1 without (c + (1-c)/m)",
+          _fiber_vector_factor_dropped),
+    Fault("core.fiber_multiplicity_short", "workbench.core.fiber_bound:_spectrum", "core",
+          "degree", "traceless multiplicity m(m+1)/2 - 2", _fiber_multiplicity_short),
+    Fault("core.fiber_bound_2pct", "workbench.core.fiber_bound:fiber_lower_bound", "core",
+          "bound", "fiber bound 2 % high", _fiber_bound_2pct),
+    Fault("core.fiber_span_one_head", "workbench.core.fiber_bound:_captured", "core",
+          "argument", "fiber span r instead of H r for H heads", _fiber_span_one_head),
     Fault("core.head_agreement_shrunk", "workbench.core.head_kernels:head_target_agreement",
           "core", "constant", "b(c) pulled 2% towards 1/2", _agreement_flip),
     Fault("core.kernel_error_dropped_term", "workbench.core.head_kernels:kernel_error", "core",

@@ -1,5 +1,6 @@
-"""``workbench bounds sandwich``: the certified lower bound (Eq. 2) against the best explicit
-model found (docs/derivations/lower_bound.md, "The sandwich"); exit 1 if a witness beats it."""
+"""``workbench bounds sandwich``: the certified lower bound (Eq. 2: the larger of the harmonic
+count and the fiber bound) against the best explicit model found (docs/derivations/lower_bound.md,
+"The sandwich"; docs/derivations/fiber_bound.md); exit 1 if a witness beats it."""
 
 from __future__ import annotations
 
@@ -18,12 +19,14 @@ def _human(p: dict[str, Any]) -> str:
     lo, hi = p["best_ci"]
     lines = [
         f"d={p['d']} r={p['r']} H={p['heads']}",
-        f"  certified (Eq. 2, D'_l):             error >= {p['certified']:.6g}",
+        f"  certified (Eq. 2):                   error >= {p['certified']:.6g}  "
+        f"({p['certified_source']}; harmonic count {p['certified_harmonic']:.6g}, "
+        f"fiber {p['certified_fiber']:.6g})",
         f"  certified (query-dependent values):  error >= {p['certified_query_values']:.6g}",
         f"  best achievable: {p['best_error']:.6g}  CI [{lo:.6g}, {hi:.6g}]  "
         f"({p['method']}; witness {p['witness_file'] or 'not saved'})",
         f"  enclosure of the optimum: [{p['certified']:.6g}, {hi:.6g}]  "
-        f"ratio best / certified = {p['ratio']:.3g}",
+        f"ratio best / certified = {p['ratio']:.4g}",
     ]
     for c in p["candidates"]:
         lines.append(f"    candidate {c['method']:<22} {c['error']:.6g}")
