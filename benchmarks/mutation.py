@@ -144,13 +144,15 @@ def summarise(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 def annotate(path: Path, pytest_smoke: Path | None = None, merge: Path | None = None) -> None:
     """Rewrite a results file with the current ``SURVIVORS`` reasons; optionally replace rows by
-    those of a later run of some faults (``merge``: after a claim was strengthened) and add the
+    those of a later run of some faults, adding faults new since (``merge``), and add the
     pytest records of a ``--pytest-marker`` run of a few faults."""
     report = json.loads(path.read_text())
     if merge is not None:
         later = json.loads(merge.read_text())
         new = {r["id"]: {**r, "rerun_after_strengthening": True} for r in later["faults"]}
+        known = {r["id"] for r in report["faults"]}
         report["faults"] = [new.get(r["id"], r) for r in report["faults"]]
+        report["faults"] += [r for i, r in new.items() if i not in known]  # faults added since
         report["rerun_baseline"] = later["baseline"]
     for row in report["faults"]:
         if not row["killed"]:

@@ -33,6 +33,7 @@ from constructions import majority_vote as mv
 from constructions import random_features as rf
 from verifiers import estimate as est
 from workbench import strategies as S
+from workbench.core import fiber_bound as fbm
 from workbench.core import harmonics as hm
 from workbench.core import head_kernels as hk
 from workbench.core import lower_bound as lbm
@@ -386,7 +387,40 @@ def _naive_softmax(mp: pytest.MonkeyPatch) -> None:  # exp without the max shift
     mp.setattr(targets, "soft_nearest_neighbour", soft)
 
 
+def _fiber_vector_factor(mp: pytest.MonkeyPatch) -> None:  # lambda_1 without (c + (1-c)/m)
+    real = fbm._spectrum
+
+    def spectrum(m: int, c: np.ndarray):  # type: ignore[no-untyped-def]
+        vals, mult = real(m, c)
+        vals = vals.copy()
+        vals[1] = fbm._eigen(m, c)[1]
+        return vals, mult
+
+    mp.setattr(fbm, "_spectrum", spectrum)
+
+
+def _fiber_captured_low(mp: pytest.MonkeyPatch) -> None:  # captured energy 1 % low
+    real = fbm._captured
+    mp.setattr(fbm, "_captured", lambda d, rs, H: (0.99 * real(d, rs, H)[0], 1e-13))
+
+
+def _fiber_trace_top_only(mp: pytest.MonkeyPatch) -> None:  # query values: the top value only
+    _mutate(mp, fbm, "fiber_lower_bound", "else 1 + m + m * (m + 1) // 2", "else 1")
+
+
+def _fiber_legendre_norm(mp: pytest.MonkeyPatch) -> None:  # P_2 = (m t^2 - 1)/m
+    _mutate(mp, fbm, "_theta_rule", "(m * t * t - 1) / (m - 1)", "(m * t * t - 1) / m")
+
+
 FAULTS = [
+    Fault("fiber vector value without its factor", _fiber_vector_factor,
+          ("test_props_fiber::test_spectrum_is_the_brute_force_generalized_spectrum",)),
+    Fault("fiber captured energy 1% low", _fiber_captured_low,
+          ("test_props_fiber::test_bound_lies_below_the_exact_one_head_error",)),
+    Fault("query-dependent fiber bound with the top value only", _fiber_trace_top_only,
+          ("test_props_fiber::test_bound_is_non_increasing_in_heads_and_weaker_for_query_values",)),
+    Fault("fiber P_2 normalised by m", _fiber_legendre_norm,
+          ("test_props_fiber::test_sympy_integrals_equal_the_library",)),
     Fault("rank in 1..d+1", _rank_off_by_one,
           ("test_props_strategies::test_configs_lie_in_the_domain",
            "test_props_strategies::test_bound_arguments_lie_in_the_domain")),
@@ -533,7 +567,7 @@ def test_every_property_module_has_a_planted_fault() -> None:
     modules = {t.split("::")[0] for _, t in CASES}
     assert modules >= {f"test_props_{m}" for m in (
         "strategies", "equivariance", "limits", "bounds", "harmonics", "kernels", "constructions",
-        "estimators", "determinism", "extremes")}
+        "estimators", "determinism", "extremes", "fiber")}
 
 
 def test_the_old_gegenbauer_overflows_where_the_extremes_test_looks(
