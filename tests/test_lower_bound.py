@@ -295,6 +295,7 @@ def test_cli_lower_class_flag(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
     from workbench.cli import main
+    from workbench.core.fiber_bound import certified_lower_bound
 
     for vc in ("eq2", "query-dependent-values"):
         code = main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", vc,
@@ -302,6 +303,9 @@ def test_cli_lower_class_flag(capsys: pytest.CaptureFixture[str]) -> None:
         p = json.loads(capsys.readouterr().out)
         assert code == 0 and p["class"] == vc
         assert ("Eq. 2" if vc == "eq2" else "depend on the query") in p["covers"]
-        assert p["lower_bound"] == lower_bound(12, 2, 4, value_class=vc).enclosure[0]
+        # the larger of the harmonic count and the fiber bound of the same class
+        harmonic = lower_bound(12, 2, 4, value_class=vc).enclosure[0]
+        assert p["harmonic_count"]["lower_bound"] == harmonic
+        assert p["lower_bound"] == certified_lower_bound(12, 2, 4, vc).value
     assert main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", "x"]) == 2
     assert "class" in capsys.readouterr().err.lower()
