@@ -164,6 +164,8 @@ def annotate(path: Path, pytest_smoke: Path | None = None, merge: Path | None = 
         either = sum(r["killed"] or (r.get("pytest") or {}).get("outcome") == "killed"
                      for r in report["faults"])
         report["killed_by_check_or_properties"] = either
+        report["pytest_killed"] = sum((r.get("pytest") or {}).get("outcome") == "killed"
+                                      for r in report["faults"])
         report["kill_rate_check_or_properties"] = round(either / len(report["faults"]), 4)
     if pytest_smoke is not None:
         smoke = json.loads(pytest_smoke.read_text())
