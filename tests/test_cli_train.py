@@ -79,12 +79,14 @@ def test_human_output(capsys) -> None:
 
 
 def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
+    from workbench.core.fiber_bound import certified_lower_bound
     from workbench.core.lower_bound import lower_bound
 
     code, out, err = run(capsys, *ARGS, "--points", "orthonormal", "--json")
     assert code == 0, err
     cb = json.loads(out)["certified_bound"]
-    assert cb["lower_bound"] == lower_bound(6, 1, 3).enclosure[0]
+    assert cb["lower_bound"] == certified_lower_bound(6, 1, 3).value  # the larger bound
+    assert cb["lower_bound"] >= lower_bound(6, 1, 3).enclosure[0]
     assert "full value maps" in cb["covers"]
     code, out, _ = run(capsys, *ARGS, "--points", "orthonormal")
     assert "certified lower bound" in out and "≥ bound" in out and "×" in out
@@ -93,16 +95,16 @@ def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
 
 
 def test_planted_low_error_below_bound_exits_1(capsys, monkeypatch) -> None:
-    import workbench.core.lower_bound as lb_mod
+    import dataclasses
 
-    real = lb_mod.lower_bound
+    import workbench.core.fiber_bound as fb_mod
 
-    def inflated(d, r, H, **kw):  # a bound planted 10x too high must be reported as broken
-        lb = real(d, r, H, **kw)
-        return lb.__class__(lb.d, lb.r, lb.heads, 10.0, (10.0, 10.0), lb.degrees_summed,
-                            lb.tail, lb.method)
+    real = fb_mod.certified_lower_bound
 
-    monkeypatch.setattr(lb_mod, "lower_bound", inflated)
+    def inflated(d, r, H, *a):  # a bound planted 10x too high must be reported as broken
+        return dataclasses.replace(real(d, r, H, *a), value=10.0)
+
+    monkeypatch.setattr(fb_mod, "certified_lower_bound", inflated)
     code, out, err = run(capsys, *ARGS, "--points", "orthonormal")
     assert code == 1 and "BELOW" in out and "counterexample" in err
 

@@ -1,7 +1,8 @@
 """``workbench falsify``: the CLI front of ``verifiers.falsify`` (search for counterexamples to a
 lower bound on the error; docs/paper.md, Theorem 2's certified bound).
 
-``--bound certified`` attacks the certified N = 2 bound ``lower_bound(d, rank, heads)``;
+``--bound certified`` attacks the certified N = 2 bound (Eq. 2: the larger of the harmonic count
+and the fiber bound, ``certified_lower_bound(d, rank, heads)``);
 ``--bound constant:C`` plants a constant bound C (a wrong one, such as 0.9, shows the search at
 work). hypothesis draws ``(d, rank, heads, N)`` from the given ranges (``8`` or ``4:16``) within
 ``--budget`` trials; a trial is a counterexample only when its whole held-out CI (Bonferroni over
@@ -132,9 +133,9 @@ def cli(
     def bound_fn(d_: int, r_: int, H_: int, N_: int) -> float:
         if const is not None:
             return const
-        from workbench.core.lower_bound import lower_bound
+        from workbench.core.fiber_bound import certified_lower_bound
 
-        return lower_bound(d_, r_, H_).enclosure[0]
+        return certified_lower_bound(d_, r_, H_).value
 
     from verifiers.falsify import Attempt, Domain, Trial, falsify
     from verifiers.falsify import replay as replay_attempt

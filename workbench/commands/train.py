@@ -219,9 +219,10 @@ def _certified(
     """The certified bound beside the result, where it applies (N = 2, D_2, one layer)."""
     if task != "nearest" or N != 2 or points != "orthonormal" or layers != 1 or d > 2048:
         return None
-    from workbench.core.lower_bound import lower_bound
+    from workbench.core.fiber_bound import certified_lower_bound
 
-    lb = lower_bound(d, rank, heads).enclosure[0]
+    cert = certified_lower_bound(d, rank, heads)  # the larger of the harmonic and fiber bounds
+    lb = cert.value
     rows = []
     for s in seeds:
         h = s["heldout"]
@@ -230,6 +231,7 @@ def _certified(
                      "margin": h["mean"] - lb})
     return {
         "lower_bound": lb,
+        "source": cert.source,
         "covers": BOUND_CLASS,
         "per_seed": rows,
         "below": [r["seed"] for r in rows if r["hi"] < lb],  # whole CI below the bound
