@@ -164,7 +164,7 @@ def fiber_spectrum_claim(ctx: CheckContext) -> list[Evidence]:
         () if quick else ((4, 3, 0.1), (5, 3, 0.02), (4, 2, 0.95))
     ):
         out += spectrum_evidence(d, r_star, c)
-    n = 200_000 if quick else 2_000_000
+    n = 200_000 if quick else 1_000_000
     for i, (d, r_star, c) in enumerate(((6, 1, 0.05), (16, 2, 0.4))):
         out += eigen_mc_evidence(d, r_star, c, n, ctx.seed + 900 + i)
     out += sympy_evidence(5, 0.05)
