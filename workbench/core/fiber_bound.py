@@ -208,8 +208,8 @@ def one_head_error(d: int, r: int) -> tuple[float, tuple[float, float]]:
         return 0.0, (0.0, 0.0)
     m = d - r
     v, e = _average(lambda c: _eigen(m, c)[0], m, r / 2, m / 2)
-    pad = 0.5 * (_PAD * e + 1e-13)
-    err = 0.5 * (1 - v)
+    pad = float(0.5 * (_PAD * e + 1e-13))
+    err = float(0.5 * (1 - v))
     return err, (err - pad, err + pad)
 
 
