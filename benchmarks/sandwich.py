@@ -15,8 +15,10 @@ from __future__ import annotations
 
 import argparse
 import json
+import shutil
 import statistics
 import sys
+import tempfile
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -139,6 +141,9 @@ def main() -> None:
     ap.add_argument("--min-heads", type=int, default=1)
     ap.add_argument("--plot", action="store_true")
     ap.add_argument("--recertify", action="store_true", help="recompute the bounds only")
+    ap.add_argument("--force", action="store_true",
+                    help="rerun points already measured at this budget (the better witness stays)")
+    ap.add_argument("--seed", type=int, default=0, help="seed of the witnesses (training seeds)")
     a = ap.parse_args()
     if a.recertify:
         recertify()
@@ -151,18 +156,24 @@ def main() -> None:
             for H in (h for h in HS if a.min_heads <= h <= a.max_heads):
                 key = f"{d},{r},{H}"
                 old = points.get(key)
-                if old is not None and (a.budget == "quick" or old.get("budget") == "full"):
+                done = old is not None and (a.budget == "quick" or old.get("budget") == "full")
+                if done and not a.force:
                     continue
-                p = sandwich(d, r, H, budget=a.budget, witness_dir=WITNESSES).to_dict()
-                p["budget"] = a.budget
-                p["witness_file"] = str(Path(p["witness_file"]).relative_to(ROOT))
-                if old is not None and old["best_ci"][1] < p["best_ci"][1]:
-                    p = {
-                        **old,
-                        "budget": a.budget,
-                        "candidates": old["candidates"] + p["candidates"],
-                        "seconds": old["seconds"] + p["seconds"],
-                    }
+                with tempfile.TemporaryDirectory() as stage:  # a worse run never overwrites
+                    p = sandwich(d, r, H, budget=a.budget, witness_dir=stage, seed=a.seed).to_dict()
+                    p["budget"] = a.budget
+                    if old is not None and old["best_ci"][1] < p["best_ci"][1]:
+                        p = {
+                            **old,
+                            "budget": a.budget,
+                            "candidates": old["candidates"] + p["candidates"],
+                            "seconds": old["seconds"] + p["seconds"],
+                        }
+                    else:  # the new witness is kept: move its files next to the others
+                        staged = Path(p["witness_file"])
+                        for f in Path(stage).glob(staged.stem + ".*"):
+                            shutil.move(str(f), WITNESSES / f.name)
+                        p["witness_file"] = str((WITNESSES / staged.name).relative_to(ROOT))
                 points = _load()  # another run may have added points meanwhile
                 points[key] = p
                 _write(points)
