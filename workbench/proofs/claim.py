@@ -125,7 +125,8 @@ def describe_evidence(e: dict[str, Any]) -> str:
     lvl = e.get("ci_level")
     ci_s = f" [{_g(ci[0])}, {_g(ci[1])}]" if ci else ""
     if ci and lvl:
-        ci_s += f" ({_percent(float(lvl))} CI)" if float(lvl) < 1 else " (enclosure)"
+        kind = "quadrature" if e.get("interval") == "quadrature" else "enclosure"
+        ci_s += f" ({_percent(float(lvl))} CI)" if float(lvl) < 1 else f" ({kind})"
     v, b, rel = e["value"], e["bound"], e["relation"]
     sym = _SYMBOL[rel]
     verdict = e.get("verdict", "")
