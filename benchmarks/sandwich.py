@@ -174,6 +174,9 @@ def main() -> None:
                         for f in Path(stage).glob(staged.stem + ".*"):
                             shutil.move(str(f), WITNESSES / f.name)
                         p["witness_file"] = str((WITNESSES / staged.name).relative_to(ROOT))
+                        if old is not None:  # keep the record of the earlier attempts
+                            p["candidates"] = old["candidates"] + p["candidates"]
+                            p["seconds"] = old["seconds"] + p["seconds"]
                 points = _load()  # another run may have added points meanwhile
                 points[key] = p
                 _write(points)
