@@ -102,7 +102,8 @@ def test_planted_low_error_below_bound_exits_1(capsys, monkeypatch) -> None:
     real = fb_mod.certified_lower_bound
 
     def inflated(d, r, H, *a):  # a bound planted 10x too high must be reported as broken
-        return dataclasses.replace(real(d, r, H, *a), value=10.0)
+        cb = real(d, r, H, *a)
+        return dataclasses.replace(cb, fiber=dataclasses.replace(cb.fiber, enclosure=(10.0, 10.0)))
 
     monkeypatch.setattr(fb_mod, "certified_lower_bound", inflated)
     code, out, err = run(capsys, *ARGS, "--points", "orthonormal")

@@ -67,7 +67,9 @@ def _scaled_bound(factor: float, heads: int | None = 1):  # type: ignore[no-unty
         cb = true_certified(d, r, H, value_class)
         if (heads is not None and H != heads) or value_class != "eq2":
             return cb
-        return dataclasses.replace(cb, value=factor * cb.value)
+        v = factor * cb.value  # planted through the fiber side, which then is the larger
+        fiber = dataclasses.replace(cb.fiber, value=v, enclosure=(v, v))
+        return dataclasses.replace(cb, fiber=fiber)
 
     return inflated
 

@@ -39,10 +39,11 @@ def _check_common(d: int, rank: int, max_degree: int | None) -> tuple[int, int]:
     return check_dim(d, "--d"), rank
 
 
-def vacuous_reason(d: int, r: int, heads: int = 1) -> str | None:
+def vacuous_reason(d: int, r: int, heads: int | None = None) -> str | None:
     """Why the bound is 0, when it is: for r >= d-1 a head's space holds every harmonic degree,
-    and for H r >= d the heads' keys together see every direction (no fiber is left)."""
-    if r >= d - 1 and heads * r >= d:
+    and for H r >= d the heads' keys together see every direction (no fiber is left).
+    ``heads=None``: only the harmonic count is in use (``heads-needed``)."""
+    if r >= d - 1 and (heads is None or heads * r >= d):
         return (
             f"vacuous: the bound is 0 for rank r >= d-1 = {d - 1} with H r >= d, because then "
             "one head's space reaches every harmonic degree (D_l >= N(d,l)) and the keys see "
@@ -99,19 +100,17 @@ def lower(
     """Certified lower bound on the error of H rank-r heads (N = 2, D_2)."""
     d, rank = _check_common(d, rank, max_degree)
     check_heads(heads, "--heads")
-    from workbench.core.fiber_bound import fiber_lower_bound
-    from workbench.core.lower_bound import lower_bound
+    from workbench.core.fiber_bound import certified_lower_bound
 
-    lb = lower_bound(d, rank, heads, max_degree=max_degree, value_class=value_class)
-    fb = fiber_lower_bound(d, rank, heads, value_class)
-    best = fb if fb.enclosure[0] > lb.enclosure[0] else lb
+    cb = certified_lower_bound(d, rank, heads, value_class, max_degree=max_degree)
+    lb, fb, best = cb.harmonic, cb.fiber, cb.chosen
     payload = {
         "d": lb.d,
         "r": lb.r,
         "heads": lb.heads,
         "lower_bound": best.enclosure[0],  # the certified lower end, not the midpoint
         "enclosure": list(best.enclosure),
-        "source": "fiber" if best is fb else "harmonic count",
+        "source": cb.source,
         "harmonic_count": {
             "lower_bound": lb.enclosure[0],
             "enclosure": list(lb.enclosure),
@@ -161,7 +160,7 @@ def heads_needed_cmd(
         "readable": readable_int(H),
         "bound": "certified_lower_bound (the harmonic count D'_l; the fiber bound, which only "
         "covers H r < d, is not used here)",
-        "vacuous": vacuous_reason(d, rank, heads=d),
+        "vacuous": vacuous_reason(d, rank),
     }
     if payload["heads_needed"] is None:
         payload["null_reasons"] = {"heads_needed": "over 4000 digits: see heads_needed_exact"}

@@ -182,12 +182,13 @@ def _average(g, m: int, a: float, b: float) -> tuple[float, float]:  # type: ign
 
 
 @lru_cache(maxsize=4096)
-def _captured(d: int, r_star: int, H: int) -> tuple[float, float]:
+def _captured(d: int, r_star: int, count: int) -> tuple[float, float]:
+    """``E_c`` of the sum of the ``count`` largest fiber values, with its error estimate."""
     m = d - r_star
 
     def g(c: np.ndarray) -> np.ndarray:
         vals, mult = _spectrum(m, c)
-        return _ky_fan(vals, mult, H)
+        return _ky_fan(vals, mult, count)
 
     v, e = _average(g, m, r_star / 2, m / 2)
     return v, _PAD * e + 1e-13
@@ -244,17 +245,28 @@ def fiber_lower_bound(d: int, r: int, H: int, value_class: str = "eq2") -> Fiber
 class CertifiedBound:
     """The larger of the two certified bounds for a model class (``value`` is the number)."""
 
-    value: float
-    source: str  # "fiber" or "harmonic count"
     harmonic: LowerBound
     fiber: FiberBound
 
+    @property
+    def chosen(self) -> LowerBound | FiberBound:
+        """The bound that gives ``value`` (the harmonic count on ties)."""
+        return self.fiber if self.fiber.enclosure[0] > self.harmonic.enclosure[0] else self.harmonic
 
-def certified_lower_bound(d: int, r: int, H: int, value_class: str = "eq2") -> CertifiedBound:
+    @property
+    def value(self) -> float:
+        return self.chosen.enclosure[0]
+
+    @property
+    def source(self) -> str:
+        return "fiber" if self.chosen is self.fiber else "harmonic count"
+
+
+def certified_lower_bound(
+    d: int, r: int, H: int, value_class: str = "eq2", *, max_degree: int | None = None
+) -> CertifiedBound:
     """``max(harmonic count, fiber bound)`` for the class (docs/derivations/fiber_bound.md,
-    Lemma F4 and its remark on query-dependent value maps)."""
-    harmonic = lower_bound(d, r, H, value_class=value_class)
-    fiber = fiber_lower_bound(d, r, H, value_class)
-    if fiber.enclosure[0] > harmonic.enclosure[0]:
-        return CertifiedBound(fiber.enclosure[0], "fiber", harmonic, fiber)
-    return CertifiedBound(harmonic.enclosure[0], "harmonic count", harmonic, fiber)
+    Lemma F4 and its remark on query-dependent value maps); ``max_degree`` truncates the
+    harmonic count."""
+    harmonic = lower_bound(d, r, H, max_degree=max_degree, value_class=value_class)
+    return CertifiedBound(harmonic, fiber_lower_bound(d, r, H, value_class))

@@ -189,38 +189,30 @@ def replay_evidence(path: str | Path, certified: float | None = None) -> list[Ev
                 note="replayed error (same evaluation stream) vs recorded error",
             )
         ]
-    if certified is not None and w.method == "one_head_bayes":
+    if certified is None:
+        return out
+    if w.method == "one_head_bayes":
         # its error is exact (the row above checks it against the replay), and the fiber bound
         # lies within 0.3 % of it: compare the exact value, not the Monte Carlo
         ref = sw.one_head_witness(w.d, w.r)
-        exact_err, exact_ci = ref.error, ref.ci
-        out.append(
-            Evidence(
-                exact_err,
-                certified,
-                ">=",
-                "exact",
-                p,
-                ci=exact_ci,
-                ci_level=1.0,
-                interval="quadrature",
-                note="exact error of the replayed witness >= certified Eq. 2 bound",
-            )
+        value, vci, method, level, interval = ref.error, ref.ci, "exact", 1.0, "quadrature"
+    elif exact:
+        value, vci, method, level, interval = err, ci, "exact", 1.0, "enclosure"
+    else:
+        value, vci, method, level, interval = err, ci, "monte_carlo", 0.999, _interval_of(w.method)
+    out.append(
+        Evidence(
+            value,
+            certified,
+            ">=",
+            method,
+            p,
+            ci=vci,
+            ci_level=level,
+            interval=interval,
+            note="replayed witness (its exact error where known) >= certified Eq. 2 bound",
         )
-    elif certified is not None:
-        out.append(
-            Evidence(
-                err,
-                certified,
-                ">=",
-                "exact" if exact else "monte_carlo",
-                p,
-                ci=ci,
-                ci_level=1.0 if exact else 0.999,
-                interval="enclosure" if exact else _interval_of(w.method),
-                note="replayed witness >= certified Eq. 2 bound",
-            )
-        )
+    )
     return out
 
 
