@@ -1,5 +1,5 @@
 """Benchmark: minor page faults per batched training step, with and without the glibc settings
-of ``verifiers.allocator`` (each side in a fresh interpreter, counted by the kernel).
+of ``workbench.verifiers.allocator`` (each side in a fresh interpreter, counted by the kernel).
 
 Fault counts depend on the machine's memory pressure, so this is a measurement, not a test
 (the test suite checks only that the settings are applied and can be switched off). Writes
@@ -24,8 +24,8 @@ ROOT = Path(__file__).resolve().parents[1]
 _SCRIPT = """
 import resource, torch
 torch.set_num_threads(1)
-from verifiers.tasks import Task
-from verifiers.train import ModelSpec, TrainConfig, _Group, keep_freed_memory
+from workbench.verifiers.tasks import Task
+from workbench.verifiers.train import ModelSpec, TrainConfig, _Group, keep_freed_memory
 keep_freed_memory()
 task = Task("farthest", d=16, N=8)
 specs = [ModelSpec("encoder", r, 16 // r, seed=i, options={"ffn_width": 64})

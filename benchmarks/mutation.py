@@ -43,9 +43,9 @@ PYTEST_CODES = {0: "survived", 1: "killed", 5: "no tests collected"}
 SURVIVORS: dict[str, dict[str, str]] = {
     "constructions.pointwise_bound_half": {
         "class": "scope",
-        "reason": "constructions.full_rank.pointwise_bound feeds only the construction's own "
-        "claimed error, which the quick check does not re-measure pointwise; fact1.pointwise_bound "
-        "tests its own re-derivation. The property suite kills it "
+        "reason": "workbench.constructions.full_rank.pointwise_bound feeds only the "
+        "construction's own claimed error, which the quick check does not re-measure "
+        "pointwise; fact1.pointwise_bound tests its own re-derivation. The property suite kills it "
         "(test_full_rank_error_is_within_the_pointwise_fact1_bound).",
     },
     "constructions.hoeffding_half": {

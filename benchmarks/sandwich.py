@@ -24,8 +24,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from verifiers.sandwich import one_head_witness, sandwich, save_witness  # noqa: E402
 from workbench.core.fiber_bound import certified_lower_bound  # noqa: E402
+from workbench.verifiers.sandwich import one_head_witness, sandwich, save_witness  # noqa: E402
 
 DS = (3, 4, 6, 8, 12, 16, 32)
 HS = (1, 2, 4, 16, 64, 256)

@@ -3,7 +3,8 @@ model at a time (issue 14). Writes ``benchmarks/results/sweep.json``.
 
 - grouped: ``workbench sweep fig2 --scale quick`` into a fresh store (every run of the grid);
   wall time, groups, model-steps per second. Goal: the whole grid in <= 10 minutes on 2 cores.
-- one at a time: ``verifiers.train.train([spec])`` per run, on ``--alone`` runs of the grid
+- one at a time: ``workbench.verifiers.train.train([spec])`` per run, on ``--alone`` runs of the
+grid
   (seed 0 of every configuration by default), throughput extrapolated to the whole grid.
 - With ``--scale paper --device cuda --paper-steps S``: the paper grid's groups run for S steps
   each on the GPU, and the fraction of the full paper grid (its real step count) per GPU-hour is
@@ -29,9 +30,9 @@ import torch
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from verifiers import presets, sweep  # noqa: E402
-from verifiers.store import Store  # noqa: E402
-from verifiers.train import train  # noqa: E402
+from workbench.verifiers import presets, sweep  # noqa: E402
+from workbench.verifiers.store import Store  # noqa: E402
+from workbench.verifiers.train import train  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "sweep.json"
 

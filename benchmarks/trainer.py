@@ -4,7 +4,7 @@ Both sides train the same one-layer post-norm encoder (docs/paper.md §6: attent
 heads and biases, ReLU FFN, LayerNorm, linear readout) on the farthest-point sequence task with
 AdamW, warm-up + cosine decay and fresh samples each step.
 
-- batched: ``verifiers.train.train`` on all K configurations at once (grouped by shape);
+- batched: ``workbench.verifiers.train.train`` on all K configurations at once (grouped by shape);
 - baseline: one model at a time, ``torch.nn.MultiheadAttention`` modules, ``c = H r / d``
   parallel modules (each ``d / r`` heads of rank r) summed in a Python loop, torch's AdamW.
 
@@ -31,11 +31,11 @@ from pathlib import Path
 import torch
 from torch import nn
 
-from verifiers.allocator import keep_freed_memory
-from verifiers.tasks import Task
-from verifiers.train import ModelSpec, TrainConfig, derive_seed, lr_factor, train
 from workbench.core.sphere import make_generator
 from workbench.native import fused_attention as fused
+from workbench.verifiers.allocator import keep_freed_memory
+from workbench.verifiers.tasks import Task
+from workbench.verifiers.train import ModelSpec, TrainConfig, derive_seed, lr_factor, train
 
 OUT = Path(__file__).parent / "results" / "trainer.json"
 REPEATS = 3

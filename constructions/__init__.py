@@ -3,15 +3,16 @@
 One module per construction, each exporting a function of the same name that returns
 ``(model, claimed)`` (PEPit's ``(numeric, theoretical)`` pattern):
 
-- ``constructions.full_rank.full_rank`` (Fact 1) and ``beta_for``;
-- ``constructions.random_features.random_features`` (rank-1 heads, ``C a = b``);
-- ``constructions.majority_vote.majority_vote`` (Theorem 5; tournament for ``N >= 3``);
-- ``constructions.biased.biased`` (Theorem 3, upper-bound side; also returns the target family).
+- ``workbench.constructions.full_rank.full_rank`` (Fact 1) and ``beta_for``;
+- ``workbench.constructions.random_features.random_features`` (rank-1 heads, ``C a = b``);
+- ``workbench.constructions.majority_vote.majority_vote`` (Theorem 5; tournament for ``N >= 3``);
+- ``workbench.constructions.biased.biased`` (Theorem 3, upper-bound side; also returns the target
+family).
 
 The functions are not re-exported here, so that ``constructions.<name>`` stays the module.
 Layering: imports ``workbench.core`` only.
 """
 
-from constructions._montecarlo import ClaimedError, Estimate
+from workbench.constructions._montecarlo import ClaimedError, Estimate
 
 __all__ = ["ClaimedError", "Estimate"]

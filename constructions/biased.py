@@ -25,7 +25,7 @@ from typing import cast
 
 import torch
 
-from constructions._montecarlo import ClaimedError, mc_mean
+from workbench.constructions._montecarlo import ClaimedError, mc_mean
 from workbench.core.sphere import POINT_LAWS, Generator, PointLaw, as_generator, sample_instances
 from workbench.core.targets import biased_nearest_neighbour, check_keys_query
 from workbench.core.validation import (

@@ -17,7 +17,7 @@ import numpy as np
 import torch
 from scipy import integrate, special
 
-from constructions._montecarlo import ClaimedError, mc_mean
+from workbench.constructions._montecarlo import ClaimedError, mc_mean
 from workbench.core.sphere import POINT_LAWS, Generator, PointLaw, sample_instances
 from workbench.core.validation import (
     check_choice,

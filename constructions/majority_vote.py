@@ -37,7 +37,7 @@ import torch
 from scipy import integrate, special
 from torch import nn
 
-from constructions._montecarlo import ClaimedError, mc_mean
+from workbench.constructions._montecarlo import ClaimedError, mc_mean
 from workbench.core.sphere import (
     POINT_LAWS,
     Generator,

@@ -16,8 +16,13 @@ from typing import cast
 
 import torch
 
-from constructions._kernel_solve import SOLVERS, SolveResult, dense_kernel, solve_value_weights
-from constructions._montecarlo import ClaimedError
+from workbench.constructions._kernel_solve import (
+    SOLVERS,
+    SolveResult,
+    dense_kernel,
+    solve_value_weights,
+)
+from workbench.constructions._montecarlo import ClaimedError
 from workbench.core.head_kernels import head_target_agreement, kernel_error
 from workbench.core.sphere import Generator, as_generator, uniform_sphere
 from workbench.core.validation import check_choice, check_dim, check_heads, check_tensor

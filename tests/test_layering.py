@@ -13,18 +13,17 @@ import shutil
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("workbench", "constructions", "verifiers")
+PACKAGES = ("workbench", "constructions", "verifiers")  # folders; the last two import as
+# workbench.constructions and workbench.verifiers (symlinks in workbench/, docs/architecture.md)
 RANK = {"core": 0, "native": 1, "models": 2, "constructions": 3, "verifiers": 4, "top": 5}
 
 
 def layer_of(module: str) -> str | None:
     """The layer of a dotted module name of the project, or None for third-party modules."""
     parts = module.split(".")
-    if parts[0] in ("constructions", "verifiers"):
-        return parts[0]
     if parts[0] != "workbench":
         return None
-    if len(parts) > 1 and parts[1] in ("core", "native", "models"):
+    if len(parts) > 1 and parts[1] in ("core", "native", "models", "constructions", "verifiers"):
         return parts[1]
     return "top"
 
@@ -34,7 +33,16 @@ def _module_name(root: Path, path: Path) -> str:
     parts = list(rel.parts)
     if parts[-1] == "__init__":
         parts.pop()
+    if parts[0] != "workbench":
+        parts.insert(0, "workbench")
     return ".".join(parts)
+
+
+def _package_files(root: Path, pkg: str) -> list[Path]:
+    """The package's own files; ``workbench/constructions`` and ``workbench/verifiers`` are links
+    to the top-level folders, which count once, under their own folder."""
+    return [p for p in (root / pkg).rglob("*.py")
+            if pkg != "workbench" or p.relative_to(root).parts[1] not in PACKAGES]
 
 
 def _imports(path: Path, module: str) -> list[tuple[int, str]]:
@@ -58,7 +66,7 @@ def layer_violations(root: Path) -> list[str]:
     """Every import in the project's packages under ``root`` that points up a layer."""
     out: dict[tuple[Path, int], str] = {}
     for pkg in PACKAGES:
-        for path in sorted((root / pkg).rglob("*.py")):
+        for path in sorted(_package_files(root, pkg)):
             module = _module_name(root, path)
             here = layer_of(module)
             assert here is not None
@@ -76,28 +84,30 @@ def test_no_upward_imports() -> None:
 
 def test_every_package_module_has_a_layer() -> None:
     for pkg in PACKAGES:
-        for path in (ROOT / pkg).rglob("*.py"):
+        for path in _package_files(ROOT, pkg):
             assert layer_of(_module_name(ROOT, path)) in RANK
 
 
 def _copy(tmp_path: Path) -> Path:
     for pkg in PACKAGES:
-        shutil.copytree(ROOT / pkg, tmp_path / pkg, ignore=shutil.ignore_patterns("__pycache__"))
+        shutil.copytree(ROOT / pkg, tmp_path / pkg, symlinks=True,
+                        ignore=shutil.ignore_patterns("__pycache__"))
     return tmp_path
 
 
 def test_planted_upward_import_is_caught(tmp_path: Path) -> None:
     root = _copy(tmp_path)
     target = root / "workbench" / "core" / "sphere.py"
-    target.write_text(target.read_text() + "\n\ndef _f():\n    from verifiers import estimate\n")
+    target.write_text(target.read_text()
+                      + "\n\ndef _f():\n    from workbench.verifiers import estimate\n")
     models = root / "workbench" / "models" / "scores.py"
-    models.write_text(models.read_text() + "\nfrom constructions import full_rank\n")
+    models.write_text(models.read_text() + "\nfrom workbench.constructions import full_rank\n")
     native = root / "workbench" / "native" / "build.py"
     native.write_text(native.read_text() + "\nfrom ..models import attention\n")
     found = layer_violations(root)
     assert len(found) == 3, found
-    assert any("core imports verifiers" in f for f in found)
-    assert any("models imports constructions" in f for f in found)
+    assert any("core imports workbench.verifiers" in f for f in found)
+    assert any("models imports workbench.constructions" in f for f in found)
     assert any("native imports workbench.models" in f for f in found)
 
 

@@ -3,10 +3,10 @@
 Imports ``workbench.core`` and ``constructions`` only, never ``workbench.commands``/``proofs``.
 """
 
-from verifiers.estimate import Estimate, estimate_error, estimate_mean
-from verifiers.falsify import Attempt, Domain, FalsifyReport, falsify, replay
-from verifiers.tasks import Task
-from verifiers.train import ModelResult, ModelSpec, TrainConfig, TrainRun, train
+from workbench.verifiers.estimate import Estimate, estimate_error, estimate_mean
+from workbench.verifiers.falsify import Attempt, Domain, FalsifyReport, falsify, replay
+from workbench.verifiers.tasks import Task
+from workbench.verifiers.train import ModelResult, ModelSpec, TrainConfig, TrainRun, train
 
 __all__ = [
     "Attempt", "Domain", "Estimate", "FalsifyReport", "ModelResult", "ModelSpec", "Task",

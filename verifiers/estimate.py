@@ -28,10 +28,10 @@ from typing import Any
 import torch
 from scipy.stats import norm
 
-from verifiers.tasks import TaskLike
 from workbench.core.intervals import mean_interval
 from workbench.core.sphere import Generator, as_generator
 from workbench.core.validation import check_choice, check_float, check_int
+from workbench.verifiers.tasks import TaskLike
 
 METHODS: tuple[str, ...] = ("auto", "normal", "bootstrap", "bernstein", "chernoff", "bounded")
 BOUNDED_METHODS: tuple[str, ...] = ("bernstein", "chernoff", "bounded")

@@ -21,10 +21,10 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
-from verifiers.estimate import Estimate, estimate_error
-from verifiers.tasks import Task
-from verifiers.train import ModelSpec, TrainConfig, derive_seed, train
 from workbench.core.validation import check_choice, check_float, check_int
+from workbench.verifiers.estimate import Estimate, estimate_error
+from workbench.verifiers.tasks import Task
+from workbench.verifiers.train import ModelSpec, TrainConfig, derive_seed, train
 
 ATTACKS: tuple[str, ...] = ("train", "generalized", "random_features")
 BoundLike = Callable[[int, int, int, int], Any]
@@ -127,7 +127,7 @@ def replay(a: Attempt) -> Estimate:
     if a.attack == "random_features":
         if a.N != 2 or a.r != 1:
             raise ValueError(f"N and r must be 2 and 1 for random_features (got {a.N}, {a.r})")
-        from constructions.random_features import random_features
+        from workbench.constructions.random_features import random_features
 
         model, _ = random_features(a.d, a.H, generator=derive_seed(a.seed, "heads"))
         assert model is not None

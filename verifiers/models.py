@@ -22,10 +22,10 @@ from typing import cast
 import torch
 from torch import nn
 
-from verifiers.chunked_ffn import chunked_ffn
 from workbench.core.validation import check_choice, check_heads, check_int, check_rank
 from workbench.models.layer_norm import stacked_layer_norm
 from workbench.models.mixed_attention import MixedAttention
+from workbench.verifiers.chunked_ffn import chunked_ffn
 
 POSITIONAL: tuple[str, ...] = ("none", "additive", "concat")
 
@@ -73,7 +73,7 @@ class StackedLayerNorm(nn.Module):
 class EncoderLayer(nn.Module):
     """Post-norm layer: ``x = LN(x + MHA(x)); x = LN(x + FFN(x))``, scores scaled by 1/sqrt(r).
 
-    The FFN runs through ``verifiers.chunked_ffn`` (token chunks that stay in cache).
+    The FFN runs through ``workbench.verifiers.chunked_ffn`` (token chunks that stay in cache).
 
     ``ranks``/``heads``: one value per model (``H r`` equal for all), or ints for all alike.
     """

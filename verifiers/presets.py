@@ -20,9 +20,9 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from verifiers.tasks import Task
-from verifiers.train import ModelSpec, TrainConfig
 from workbench.core.validation import check_choice
+from workbench.verifiers.tasks import Task
+from workbench.verifiers.train import ModelSpec, TrainConfig
 
 SCALES: tuple[str, ...] = ("quick", "paper")
 KINDS: tuple[str, ...] = ("train", "random_features")

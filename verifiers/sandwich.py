@@ -7,9 +7,10 @@ so a witness for fewer heads is one for more):
 
 - ``one_head_bayes``: one Bayes-optimal head, M = I; error exact (closed form), replayed by
   Monte Carlo;
-- ``bayes_heads``, ``hardmax_rank1``: ``constructions.optimized``;
+- ``bayes_heads``, ``hardmax_rank1``: ``workbench.constructions.optimized``;
 - ``trained_generalized`` (budget ``full``): generalized attention (dot score, full d x d value
-  maps) trained with several seeds by ``verifiers.train``; the best by held-out error, re-measured
+  maps) trained with several seeds by ``workbench.verifiers.train``; the best by held-out error,
+  re-measured
   on a fresh sample (CLT interval at 99.9%).
 """
 
@@ -24,19 +25,19 @@ from typing import Any
 import numpy as np
 import torch
 
-from constructions.optimized import (
+from workbench.constructions.optimized import (
     Witness,
     bayes_heads,
     bernstein_ci,
     hardmax_rank1,
     one_head_exact_error,
 )
-from constructions.optimized import replay as replay_construction
-from verifiers.estimate import estimate_error
-from verifiers.tasks import Task
-from verifiers.train import ModelSpec, TrainConfig, build_model, train
+from workbench.constructions.optimized import replay as replay_construction
 from workbench.core.fiber_bound import certified_lower_bound, one_head_error
 from workbench.core.validation import check_choice, check_dim, check_heads, check_rank
+from workbench.verifiers.estimate import estimate_error
+from workbench.verifiers.tasks import Task
+from workbench.verifiers.train import ModelSpec, TrainConfig, build_model, train
 
 BUDGETS = ("quick", "full")
 LEVEL = 0.999
@@ -148,7 +149,7 @@ def replay_file(path: str | Path) -> tuple[Witness, float, tuple[float, float]]:
 
 
 def _one_head_losses(w: Witness) -> np.ndarray:
-    from constructions.optimized import _losses  # same evaluation as bayes_heads
+    from workbench.constructions.optimized import _losses  # same evaluation as bayes_heads
 
     return _losses({"B": w.params["B"], "a": w.params["a"]}, w.d, w.n_eval, w.seed)
 

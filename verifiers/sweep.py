@@ -1,7 +1,8 @@
 """Resumable sweeps over presets (docs/paper.md §7): the ``local`` and ``ray`` backends.
 
 - The runs of a preset that the store lacks are grouped by ``Run.group_key`` (same task,
-  training settings and stacked shape); each group is one batched ``verifiers.train.train``
+  training settings and stacked shape); each group is one batched
+  ``workbench.verifiers.train.train``
   call, and its rows are written in one transaction as soon as it finishes.
 - ``local`` runs the groups one after the other in this process; ``ray`` runs each group as a
   Ray task with declared CPU and GPU resources (a local Ray instance, or ``address``) and
@@ -20,10 +21,10 @@ from typing import Any
 
 import torch
 
-from verifiers.presets import Run, plan
-from verifiers.store import Store, code_version, run_key
-from verifiers.train import train
 from workbench.core.validation import check_choice, check_float, check_int
+from workbench.verifiers.presets import Run, plan
+from workbench.verifiers.store import Store, code_version, run_key
+from workbench.verifiers.train import train
 
 BACKENDS: tuple[str, ...] = ("local", "ray")
 
@@ -106,7 +107,7 @@ def compute(runs: Sequence[Run], threads: int | None = None,
 def _random_features(run: Run) -> dict[str, Any]:
     """Exact D_2 error of H random rank-1 hardmax heads with optimal values, and Theorem 2's
     certified lower bound for the same (d, r = 1, H)."""
-    from constructions.random_features import random_features
+    from workbench.constructions.random_features import random_features
     from workbench.core.lower_bound import lower_bound
 
     d, H = run.task.d, run.spec.heads

@@ -30,14 +30,14 @@ from typing import Any, cast
 import torch
 from torch import nn
 
-from verifiers.allocator import keep_freed_memory
-from verifiers.estimate import Estimate, estimate_error
-from verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
-from verifiers.tasks import Task, sample_stacked
 from workbench.core.sphere import make_generator
 from workbench.core.validation import check_choice, check_float, check_int
 from workbench.models.attention import GeneralizedAttention, StackedAttention
 from workbench.models.mixed_attention import MixedAttention
+from workbench.verifiers.allocator import keep_freed_memory
+from workbench.verifiers.estimate import Estimate, estimate_error
+from workbench.verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
+from workbench.verifiers.tasks import Task, sample_stacked
 
 ARCHS: tuple[str, ...] = ("attention", "generalized", "encoder", "regression")
 MIXED_ARCHS: tuple[str, ...] = ("attention", "encoder", "regression")  # group by width H r
@@ -299,7 +299,8 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
     cfg = config or TrainConfig()
     if not specs:
         raise ValueError("specs must hold at least one ModelSpec")
-    keep_freed_memory()  # no page faults on the per-step activations (verifiers.allocator)
+    # no page faults on the per-step activations (workbench.verifiers.allocator)
+    keep_freed_memory()
     keys: dict[str, list[tuple[int, ModelSpec]]] = {}
     for i, s in enumerate(specs):
         keys.setdefault(s.shape_key(), []).append((i, s))

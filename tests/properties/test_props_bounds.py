@@ -12,10 +12,10 @@ import pytest
 import sympy as sp
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from property_helpers import RF_DIMS, fewer
 
-from constructions.random_features import random_features
+from tests.properties.property_helpers import RF_DIMS, fewer
 from workbench import strategies as S
+from workbench.constructions.random_features import random_features
 from workbench.core import lower_bound as lbm
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.symbolic import bounds as sb

@@ -11,15 +11,15 @@ import pytest
 import torch
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from property_helpers import F64, RF_DIMS, fewer
 from scipy import integrate, special
 from scipy.stats import binom
 
-from constructions import biased as bz
-from constructions import full_rank as fr
-from constructions import majority_vote as mv
-from constructions import random_features as rf
+from tests.properties.property_helpers import F64, RF_DIMS, fewer
 from workbench import strategies as S
+from workbench.constructions import biased as bz
+from workbench.constructions import full_rank as fr
+from workbench.constructions import majority_vote as mv
+from workbench.constructions import random_features as rf
 from workbench.core.sphere import sample_instances
 from workbench.core.targets import nearest_neighbour
 

@@ -8,17 +8,17 @@ import pytest
 import torch
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from property_helpers import RF_DIMS, fewer
 
-from constructions import biased as bz
-from constructions import full_rank as fr
-from constructions import majority_vote as mv
-from constructions import random_features as rf
-from verifiers.tasks import Task
-from verifiers.train import ModelSpec, TrainConfig, train
+from tests.properties.property_helpers import RF_DIMS, fewer
 from workbench import strategies as S
+from workbench.constructions import biased as bz
+from workbench.constructions import full_rank as fr
+from workbench.constructions import majority_vote as mv
+from workbench.constructions import random_features as rf
 from workbench.core.sphere import make_generator, sample_instances
 from workbench.models.attention import GeneralizedAttention, MultiHeadAttention
+from workbench.verifiers.tasks import Task
+from workbench.verifiers.train import ModelSpec, TrainConfig, train
 
 pytestmark = pytest.mark.properties
 

@@ -10,12 +10,12 @@ import pytest
 import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
-from property_helpers import F64, RF_DIMS, fewer
 from scipy import stats
 
-from constructions.full_rank import full_rank_model
-from constructions.random_features import exact_error, sample_heads, solve_heads
+from tests.properties.property_helpers import F64, RF_DIMS, fewer
 from workbench import strategies as S
+from workbench.constructions.full_rank import full_rank_model
+from workbench.constructions.random_features import exact_error, sample_heads, solve_heads
 from workbench.core import targets
 from workbench.core.sphere import sample_instances
 from workbench.models.attention import GeneralizedAttention

@@ -15,13 +15,13 @@ import pytest
 import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
-from property_helpers import F64, RF_DIMS, fewer
 from scipy.stats import binomtest
 
-from constructions import random_features as rf
-from verifiers import estimate as est
-from verifiers.tasks import Task
+from tests.properties.property_helpers import F64, RF_DIMS, fewer
 from workbench import strategies as S
+from workbench.constructions import random_features as rf
+from workbench.verifiers import estimate as est
+from workbench.verifiers.tasks import Task
 
 pytestmark = pytest.mark.properties
 

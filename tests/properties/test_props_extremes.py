@@ -10,12 +10,12 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from property_helpers import F64
 
-from constructions import full_rank as fr
-from constructions import majority_vote as mv
-from constructions import random_features as rf
+from tests.properties.property_helpers import F64
 from workbench import strategies as S
+from workbench.constructions import full_rank as fr
+from workbench.constructions import majority_vote as mv
+from workbench.constructions import random_features as rf
 from workbench.core import harmonics as hm
 from workbench.core import head_kernels as hk
 from workbench.core import lower_bound as lbm

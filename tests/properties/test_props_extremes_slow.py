@@ -8,7 +8,7 @@ import math
 
 import pytest
 
-from constructions import random_features as rf
+from workbench.constructions import random_features as rf
 from workbench.core import lower_bound as lbm
 
 

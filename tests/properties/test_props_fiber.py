@@ -8,8 +8,8 @@ import numpy as np
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
-from property_helpers import fewer
 
+from tests.properties.property_helpers import fewer
 from workbench.core import fiber_bound as fbm
 from workbench.core.symbolic.fiber import evaluate_eigenvalue
 from workbench.proofs.paper.thm2.fiber import brute_force_spectrum

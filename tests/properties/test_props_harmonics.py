@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from property_helpers import fewer
 from scipy.special import roots_jacobi
 
+from tests.properties.property_helpers import fewer
 from workbench import strategies as S
 from workbench.core import harmonics as hm
 

@@ -8,11 +8,11 @@ import pytest
 import torch
 from hypothesis import example, given
 from hypothesis import strategies as st
-from property_helpers import F64, RF_DIMS
 
-from constructions import random_features as rf
-from constructions.random_features import sample_heads, target_agreement
+from tests.properties.property_helpers import F64, RF_DIMS
 from workbench import strategies as S
+from workbench.constructions import random_features as rf
+from workbench.constructions.random_features import sample_heads, target_agreement
 from workbench.core import head_kernels as hk
 
 pytestmark = pytest.mark.properties

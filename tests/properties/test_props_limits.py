@@ -10,10 +10,10 @@ import pytest
 import torch
 from hypothesis import assume, example, given
 from hypothesis import strategies as st
-from property_helpers import F64, brute_nearest, gaps
 
-from constructions import full_rank as fr
+from tests.properties.property_helpers import F64, brute_nearest, gaps
 from workbench import strategies as S
+from workbench.constructions import full_rank as fr
 from workbench.core import targets
 from workbench.core.sphere import sample_instances
 from workbench.models import attention as att

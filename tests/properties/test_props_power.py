@@ -25,14 +25,13 @@ import pytest
 import torch
 from hypothesis import Phase, settings
 
-import constructions._kernel_solve as ks
+import workbench.constructions._kernel_solve as ks
 import workbench.core.sphere as sphere
-from constructions import biased as bz
-from constructions import full_rank as fr
-from constructions import majority_vote as mv
-from constructions import random_features as rf
-from verifiers import estimate as est
 from workbench import strategies as S
+from workbench.constructions import biased as bz
+from workbench.constructions import full_rank as fr
+from workbench.constructions import majority_vote as mv
+from workbench.constructions import random_features as rf
 from workbench.core import fiber_bound as fbm
 from workbench.core import harmonics as hm
 from workbench.core import head_kernels as hk
@@ -41,8 +40,10 @@ from workbench.core import targets
 from workbench.core.symbolic import bounds as sb
 from workbench.models import attention as att
 from workbench.models import scores as sc
+from workbench.verifiers import estimate as est
 
-vtrain = importlib.import_module("verifiers.train")  # the package exports a function `train`
+# the package exports a function `train`
+vtrain = importlib.import_module("workbench.verifiers.train")
 
 pytestmark = pytest.mark.properties
 

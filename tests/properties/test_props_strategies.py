@@ -9,8 +9,8 @@ import pytest
 import torch
 from hypothesis import given
 from hypothesis import strategies as st
-from property_helpers import F64, scores
 
+from tests.properties.property_helpers import F64, scores
 from workbench import strategies as S
 from workbench.models.attention import GeneralizedAttention, MultiHeadAttention
 

@@ -1,5 +1,5 @@
-"""``workbench falsify``: the CLI front of ``verifiers.falsify`` (search for counterexamples to a
-lower bound on the error; docs/paper.md, Theorem 2's certified bound).
+"""``workbench falsify``: the CLI front of ``workbench.verifiers.falsify`` (search for
+counterexamples to a lower bound on the error; docs/paper.md, Theorem 2's certified bound).
 
 ``--bound certified`` attacks the certified N = 2 bound (Eq. 2: the larger of the harmonic count
 and the fiber bound, ``certified_lower_bound(d, rank, heads)``);
@@ -25,7 +25,7 @@ from workbench.commands._common import (
 )
 from workbench.core.validation import check_float, check_int
 
-ATTACKS = ("train", "generalized", "random_features")  # verifiers.falsify.ATTACKS
+ATTACKS = ("train", "generalized", "random_features")  # workbench.verifiers.falsify.ATTACKS
 REPLAY_FIELDS = ("d", "r", "H", "N", "attack", "seed", "steps", "lr", "batch", "eval_samples",
                  "level", "eval_seed")
 MAX_BUDGET = 1000
@@ -60,7 +60,8 @@ def parse_bound(text: str) -> tuple[str, float | None]:
 
 
 def parse_replay(text: str) -> dict[str, Any]:
-    """``d=8,r=1,...`` (the fields of ``verifiers.falsify.Attempt``) -> keyword arguments."""
+    """``d=8,r=1,...`` (the fields of ``workbench.verifiers.falsify.Attempt``) -> keyword
+    arguments."""
     out: dict[str, Any] = {}
     for item in text.split(","):
         k, eq, v = item.partition("=")
@@ -137,8 +138,8 @@ def cli(
 
         return certified_lower_bound(d_, r_, H_).value
 
-    from verifiers.falsify import Attempt, Domain, Trial, falsify
-    from verifiers.falsify import replay as replay_attempt
+    from workbench.verifiers.falsify import Attempt, Domain, Trial, falsify
+    from workbench.verifiers.falsify import replay as replay_attempt
 
     if rep is not None:
         att = Attempt(**rep)

@@ -23,9 +23,9 @@ from workbench.commands._common import common_options
               help="Store holding `workbench check --db` results (default: the sweep store).")
 @common_options
 def cli(fmt: str, out: str | None, db: str | None, as_json: bool, seed: int) -> None:
-    from verifiers.store import check_database, default_path, last_check
     from workbench.proofs import graph
     from workbench.proofs.registry import load_claims
+    from workbench.verifiers.store import check_database, default_path, last_check
 
     if out is not None:
         parent = os.path.dirname(os.path.abspath(out))

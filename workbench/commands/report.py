@@ -27,7 +27,7 @@ _ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "hol
               help="Folder for report.md and the figures (created if missing).")
 @common_options
 def cli(db: str | None, out: str, as_json: bool, seed: int) -> None:
-    from verifiers.store import Store, check_database, default_path, last_check
+    from workbench.verifiers.store import Store, check_database, default_path, last_check
 
     path = check_database(Path(db) if db is not None else default_path())
     out_dir = Path(out)
@@ -61,8 +61,8 @@ def _latest(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, 
 def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: Path,
                  db: str) -> list[str]:
     """Write ``report.md`` and its PNGs into ``out``; the file names written."""
-    from verifiers.presets import PRESETS
-    from verifiers.sweep import best_of_seeds
+    from workbench.verifiers.presets import PRESETS
+    from workbench.verifiers.sweep import best_of_seeds
 
     md = ["# Reproduction report", "", f"Results store: `{db}` ({len(rows)} runs).", ""]
     files: list[str] = []

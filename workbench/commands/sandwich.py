@@ -61,7 +61,7 @@ def sandwich_cmd(
     d = check_int("--d", d, lo=2, hi=MAX_D)
     check_int("--rank", r, lo=1, hi=d)
     check_int("--heads", heads, lo=1, hi=MAX_HEADS)
-    from verifiers.sandwich import sandwich
+    from workbench.verifiers.sandwich import sandwich
 
     p = sandwich(d, r, heads, budget=budget, witness_dir=witness_dir, seed=seed).to_dict()
     emit(p, as_json, _human)

@@ -38,8 +38,8 @@ from workbench.commands._common import common_options, emit, resolve_device
 def cli(preset: str, scale: str, backend: str, db: str | None, address: str | None,
         export_path: str | None, device: str, threads: int | None, cpus_per_task: float,
         gpus_per_task: float, dry_run: bool, as_json: bool, seed: int) -> None:
-    from verifiers import presets, store, sweep
     from workbench.core.validation import check_float, check_int
+    from workbench.verifiers import presets, store, sweep
 
     p = presets.get_preset(preset)
     check_int("--seed", seed, lo=0)

@@ -29,7 +29,7 @@ from workbench.commands._common import (
 )
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
-TASK_NAMES = ("nearest", "farthest", "regression")  # verifiers.tasks.TASKS
+TASK_NAMES = ("nearest", "farthest", "regression")  # workbench.verifiers.tasks.TASKS
 POINTS = ("iid", "orthonormal")  # workbench.core.sphere.POINT_LAWS
 ARCHS = ("standard", "generalized")
 SCORES = ("dot", "bias", "rope", "alibi", "mlp")  # workbench.models.scores.SCORE_KINDS
@@ -140,8 +140,8 @@ def cli(
                 f"--checkpoint must be a file in an existing, writable folder (got {checkpoint!r})"
             )
     dev = resolve_device(device)
-    from verifiers.tasks import Task
-    from verifiers.train import ModelSpec, TrainConfig, train
+    from workbench.verifiers.tasks import Task
+    from workbench.verifiers.train import ModelSpec, TrainConfig, train
 
     t = Task(task, d=d, N=N, points=points)
     model, options, described = _model(task, arch, layers, score)

@@ -84,6 +84,7 @@ def agreement_kernel(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
     ``arcsin(<q, q>)`` would lose ~1e-8 to the steepness of arcsin at 1.
     """
     C = agreement_kernel_cross(Q, K, Q, K)
+    C = torch.triu(C, 1) + torch.triu(C, 1).T  # exactly symmetric (a GEMM need not be)
     C.diagonal().fill_(1.0)
     return C
 

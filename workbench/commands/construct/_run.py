@@ -26,7 +26,7 @@ from workbench.core.validation import check_dim, check_int, check_points
 if TYPE_CHECKING:
     import torch
 
-    from constructions._montecarlo import ClaimedError, Estimate
+    from workbench.constructions._montecarlo import ClaimedError, Estimate
 
     Built = tuple[
         Callable[..., torch.Tensor], Callable[..., torch.Tensor], ClaimedError, dict[str, Any]
@@ -76,7 +76,7 @@ def _run(
 ) -> None:
     from scipy.stats import norm
 
-    from constructions._montecarlo import Estimate, model_error, pooled
+    from workbench.constructions._montecarlo import Estimate, model_error, pooled
 
     z = float(norm.ppf(1 - (1 - LEVEL) / (2 * seeds)))  # Bonferroni over the seeds
     runs, claims, means = [], [], []

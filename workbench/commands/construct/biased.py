@@ -8,8 +8,9 @@ from workbench.commands._common import common_options
 from workbench.commands.construct._run import POINTS, Built, _eval_options, _run, check_basic
 from workbench.core.validation import check_float
 
-NORMALIZERS = ("hardmax", "softmax")  # constructions.biased.NORMALIZERS
-COEFFICIENTS = ("alternating", "ones", "random_signs")  # constructions.biased.COEFFICIENT_LAWS
+NORMALIZERS = ("hardmax", "softmax")  # workbench.constructions.biased.NORMALIZERS
+# workbench.constructions.biased.COEFFICIENT_LAWS
+COEFFICIENTS = ("alternating", "ones", "random_signs")
 
 
 @click.command("biased")
@@ -42,7 +43,7 @@ def biased_cmd(
     check_float("--beta", beta, lo=0.0)
     if spacing is not None:
         check_float("--spacing", spacing, lo=0.0, lo_open=True)
-    from constructions import biased as biased_mod
+    from workbench.constructions import biased as biased_mod
 
     def build(s: int) -> Built:
         model, claim, fam = biased_mod.biased(

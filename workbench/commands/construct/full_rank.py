@@ -34,7 +34,7 @@ def full_rank_cmd(
     check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)  # as in bounds heads-needed
     if beta is not None:
         check_float("--beta", beta, lo=0.0)
-    from constructions import full_rank as full_rank_mod
+    from workbench.constructions import full_rank as full_rank_mod
     from workbench.core.targets import nearest_neighbour
 
     b = full_rank_mod.beta_for(eps, d, N, points) if beta is None else beta

@@ -12,7 +12,7 @@ from workbench.commands._common import common_options
 from workbench.commands.construct._run import POINTS, Built, _eval_options, _run, check_basic
 from workbench.core.validation import check_heads
 
-COPY_STYLES = ("generalized", "standard")  # constructions.majority_vote.COPY_STYLES
+COPY_STYLES = ("generalized", "standard")  # workbench.constructions.majority_vote.COPY_STYLES
 
 
 @click.command("majority-vote")
@@ -49,7 +49,7 @@ def majority_vote_cmd(
                              "at least 2 independent draws") from None
         raise
     check_heads(heads, "--heads")
-    from constructions import majority_vote as mv_mod
+    from workbench.constructions import majority_vote as mv_mod
     from workbench.core.targets import nearest_neighbour
 
     mv_mod.majority_vote(d, 1, N, points, copy_style, generator=0, claim_samples=2)

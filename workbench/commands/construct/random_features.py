@@ -8,8 +8,9 @@ from workbench.commands._common import common_options
 from workbench.commands.construct._run import Built, _eval_options, _run, check_basic
 from workbench.core.validation import check_heads
 
-LAWS = ("independent", "tied", "cosine_uniform")  # constructions.random_features.HEAD_LAWS
-SOLVERS = ("auto", "cholesky", "cg")  # constructions._kernel_solve.SOLVERS
+# workbench.constructions.random_features.HEAD_LAWS
+LAWS = ("independent", "tied", "cosine_uniform")
+SOLVERS = ("auto", "cholesky", "cg")  # workbench.constructions._kernel_solve.SOLVERS
 
 
 @click.command("random-features")
@@ -32,7 +33,7 @@ def random_features_cmd(
     """Random rank-1 hardmax heads with optimal values (exact kernel error on D_2)."""
     check_basic(d, 2, "orthonormal", eval_samples, seeds, seed)
     check_heads(heads, "--heads")
-    from constructions import random_features as rf_mod
+    from workbench.constructions import random_features as rf_mod
     from workbench.core.targets import nearest_neighbour
 
     def build(s: int) -> Built:

@@ -3,7 +3,8 @@ side and Remark 4; docs/paper.md §3).
 
 The task is the documented reading of ``thm3.reference_target`` (Gaussian queries, ``D_2`` keys).
 The models are generalized attention (Eq. 2) with ``score="bias"`` (rank-r keys plus a learned
-bias per key position, the class Theorem 3 speaks of), trained by ``verifiers.train`` (batched,
+bias per key position, the class Theorem 3 speaks of), trained by ``workbench.verifiers.train``
+(batched,
 fresh samples, held-out errors with CIs).
 """
 
@@ -15,10 +16,10 @@ from typing import Any
 
 import torch
 
-from verifiers.train import ModelResult, ModelSpec, TrainConfig, train
 from workbench.core.sphere import sample_instances
 from workbench.proofs.paper.fact1 import bonferroni_level
 from workbench.proofs.paper.thm3 import reference_target
+from workbench.verifiers.train import ModelResult, ModelSpec, TrainConfig, train
 
 D_TRAIN = 6
 SHAPES_QUICK: tuple[tuple[int, int], ...] = ((1, 8), (3, 8))

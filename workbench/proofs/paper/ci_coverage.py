@@ -8,7 +8,7 @@ count; resolution ``TOL`` for the CLT's approximation at ``n = SAMPLES``):
 
 - ``verifiers.estimate_error`` on D_2 (d = 4) for the model that always answers ``x_1``: the
   per-sample error is 0 or 2 with probability 1/2 each (by the symmetry of D_2), mean exactly 1;
-- ``constructions._montecarlo.mc_mean`` on ``2 Bernoulli(1/2)``, mean exactly 1.
+- ``workbench.constructions._montecarlo.mc_mean`` on ``2 Bernoulli(1/2)``, mean exactly 1.
 """
 
 from __future__ import annotations
@@ -16,12 +16,12 @@ from __future__ import annotations
 import torch
 from scipy.stats import beta
 
-from constructions._montecarlo import mc_mean
-from verifiers.estimate import estimate_error
-from verifiers.tasks import Task
+from workbench.constructions._montecarlo import mc_mean
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.fact1 import one_thread
 from workbench.proofs.registry import claim
+from workbench.verifiers.estimate import estimate_error
+from workbench.verifiers.tasks import Task
 
 REPS = 1500  # a 99.9% Clopper-Pearson half-width near 0.9 of about 0.026 < TOL
 SAMPLES = 200
@@ -68,7 +68,7 @@ def ci_coverage(ctx: CheckContext) -> list[Evidence]:
         est = estimate_error(first_key, task, samples=SAMPLES, batch=SAMPLES, level=0.9,
                              generator=ctx.seed * 100_003 + i)[0]
         k += est.lo <= 1.0 <= est.hi
-    out = [_evidence(k, 0.9, "verifiers.estimate_error (normal, level 0.9)")]
+    out = [_evidence(k, 0.9, "workbench.verifiers.estimate_error (normal, level 0.9)")]
 
     def draw(m: int, g: torch.Generator | None) -> torch.Tensor:
         return 2.0 * (torch.rand(m, generator=g, dtype=torch.float64) < 0.5).double()
@@ -77,5 +77,5 @@ def ci_coverage(ctx: CheckContext) -> list[Evidence]:
     for i in range(REPS):
         e = mc_mean(draw, SAMPLES, generator=ctx.seed * 100_003 + REPS + i, batch=SAMPLES)
         k += e.lo <= 1.0 <= e.hi
-    out.append(_evidence(k, 0.99, "constructions._montecarlo.mc_mean (z = 2.576, 99%)"))
+    out.append(_evidence(k, 0.99, "workbench.constructions._montecarlo.mc_mean (z = 2.576, 99%)"))
     return out

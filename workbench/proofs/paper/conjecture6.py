@@ -1,7 +1,7 @@
 """Conjecture 6: for long contexts no fixed-size low-rank transformer approximates f for all N.
 
 A conjecture collects evidence only; it is never marked ``holds``. The evidence here is about
-*one* construction, the rank-1 round-robin tournament of ``constructions.majority_vote``
+*one* construction, the rank-1 round-robin tournament of ``workbench.constructions.majority_vote``
 (docs/derivations/constructions.md §3), so it cannot prove or refute the conjecture:
 
 - the votes per pair it needs for a fixed error (union-bound claim, upper CI end) grow with N,
@@ -20,7 +20,7 @@ import numpy as np
 import torch
 from scipy import stats
 
-from constructions.majority_vote import majority_vote, tournament_size, votes_needed
+from workbench.constructions.majority_vote import majority_vote, tournament_size, votes_needed
 from workbench.core.sphere import sample_instances
 from workbench.core.targets import nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence

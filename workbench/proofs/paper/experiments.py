@@ -11,13 +11,13 @@ import json
 import math
 from dataclasses import asdict
 
-from verifiers.falsify import Attempt, Domain, falsify, replay
-from verifiers.tasks import Task
-from verifiers.train import ModelSpec, TrainConfig, train
 from workbench.core.lower_bound import lower_bound
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.fact1 import bonferroni_level, one_thread, z_of
 from workbench.proofs.registry import claim
+from workbench.verifiers.falsify import Attempt, Domain, falsify, replay
+from workbench.verifiers.tasks import Task
+from workbench.verifiers.train import ModelSpec, TrainConfig, train
 
 CERTIFIED = "thm2.certified_bound"
 ALPHA = 0.001  # falsifier: family error rate (Bonferroni over its trials)

@@ -1,7 +1,7 @@
 """Fact 1: one full-rank head approximates nearest-neighbour retrieval to any accuracy.
 
-The head is the construction's model (``constructions.full_rank``); the checks compare it with
-independent computations: the core targets, fresh Monte Carlo samples drawn by the verifiers
+The head is the construction's model (``workbench.constructions.full_rank``); the checks compare it
+with independent computations: the core targets, fresh Monte Carlo samples drawn by the verifiers
 (``verifiers.estimate_error``), and the construction's own claimed error.
 """
 
@@ -15,16 +15,16 @@ from typing import cast
 
 import torch
 
-from constructions.full_rank import beta_for as construction_beta_for
-from constructions.full_rank import certified_bound, full_rank, full_rank_model
-from constructions.full_rank import pointwise_bound as construction_pointwise_bound
-from verifiers.estimate import Estimate, estimate_error, estimate_mean
-from verifiers.tasks import Task
+from workbench.constructions.full_rank import beta_for as construction_beta_for
+from workbench.constructions.full_rank import certified_bound, full_rank, full_rank_model
+from workbench.constructions.full_rank import pointwise_bound as construction_pointwise_bound
 from workbench.core.sphere import PointLaw, sample_instances
 from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import bounded_mean_ci
 from workbench.proofs.registry import claim
+from workbench.verifiers.estimate import Estimate, estimate_error, estimate_mean
+from workbench.verifiers.tasks import Task
 
 
 def bonferroni_level(m: int, family: float = 0.999) -> float:
@@ -224,8 +224,8 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                     ci=ci,
                     ci_level=level,
                     interval=est.method,
-                    note="fresh samples, verifiers.estimate_error (no power against a beta a "
-                    "few times too small: the error is about eps / 5)",
+                    note="fresh samples, workbench.verifiers.estimate_error (no power against a "
+                    "beta a few times too small: the error is about eps / 5)",
                 )
             )
             if N == 2:  # the construction's claim is an exact quadrature for N = 2

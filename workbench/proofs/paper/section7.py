@@ -14,13 +14,13 @@ from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
-from verifiers.presets import Run, encoder_grid, plan
-from verifiers.sweep import compute
-from verifiers.tasks import Task
-from verifiers.train import TrainConfig
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
 from workbench.proofs.registry import claim
+from workbench.verifiers.presets import Run, encoder_grid, plan
+from workbench.verifiers.sweep import compute
+from workbench.verifiers.tasks import Task
+from workbench.verifiers.train import TrainConfig
 
 Rows = list[dict[str, Any]]
 

@@ -5,7 +5,7 @@ docs/derivations/constructions.md §4): ``f* = sum_j c_j f_{b_j}`` with ``J = 2 
 nearest-neighbour terms ``f_b(X, y) = x_{argmax_i (<x_i, y> + b_i)}``, ``b_j = tau_j e_2``,
 ``tau_j = 4 j / d^2``, ``c_j = (-1)^j`` (``j = -d^2..d^2``), Gaussian queries, ``D_N`` keys.
 
-The check compares ``constructions.biased`` against an independent implementation of that
+The check compares ``workbench.constructions.biased`` against an independent implementation of that
 reading (:func:`reference_target`, vectorised, rebuilt from the documented formulas rather than
 taken from the construction), by exact identity on samples (hardmax: claim ``err == 0``) and by
 fresh-sample Monte Carlo (softmax: the claimed pointwise bound on every sample, and the measured
@@ -21,14 +21,14 @@ from typing import Any, cast
 
 import torch
 
-import constructions.biased as biased_lib
-from constructions.biased import biased
-from verifiers.estimate import estimate_error
+import workbench.constructions.biased as biased_lib
+from workbench.constructions.biased import biased
 from workbench.core.sphere import sample_instances
 from workbench.models.scores import DotScore
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
 from workbench.proofs.registry import claim
+from workbench.verifiers.estimate import estimate_error
 
 
 def reading(d: int, coefficients: str = "alternating") -> tuple[torch.Tensor, torch.Tensor]:

@@ -5,7 +5,8 @@ Certified machinery, not training: the derived bound of ``workbench.core.biased_
 key-rank r on the [inferred] target of ``thm3.reference_target``. Trained models are recorded by
 ``remark4.norm_condition``. Evidence:
 
-- Step 1's closed form of the target against ``constructions.biased`` (also for random signs,
+- Step 1's closed form of the target against ``workbench.constructions.biased`` (also for random
+signs,
   where the thresholds' symmetry cannot hide a sign slip);
 - the Gegenbauer coefficients of the step target against independent piecewise quadrature;
 - soundness: the bound lies below the error of an explicit rank-1 model (uniform attention,
@@ -26,7 +27,7 @@ import numpy as np
 import torch
 from scipy.integrate import quad
 
-from constructions.biased import theorem3_family
+from workbench.constructions.biased import theorem3_family
 from workbench.core.biased_bound import (
     BiasedBound,
     DegreeEnergies,

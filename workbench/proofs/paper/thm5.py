@@ -1,6 +1,7 @@
 """Theorem 5: two layers of rank-1 attention approximate f for N = 2 by majority voting.
 
-The construction is ``constructions.majority_vote`` (the sketch in docs/paper.md is [inferred]; the
+The construction is ``workbench.constructions.majority_vote`` (the sketch in docs/paper.md is
+[inferred]; the
 reading is in docs/derivations/constructions.md §3). Its claim is the *exact* error averaged
 over the random head draws, ``ensemble_error(d, H)`` (quadrature). The checks compare it with
 
@@ -27,7 +28,7 @@ import numpy as np
 import torch
 from scipy import stats
 
-from constructions.majority_vote import ensemble_error, hoeffding_bound, majority_vote
+from workbench.constructions.majority_vote import ensemble_error, hoeffding_bound, majority_vote
 from workbench.core.sphere import sample_instances, uniform_sphere
 from workbench.core.symbolic import get_bound
 from workbench.core.targets import nearest_neighbour

@@ -5,10 +5,8 @@ from __future__ import annotations
 
 import torch
 
-from constructions.full_rank import full_rank_model
-from constructions.random_features import random_features, sample_heads
-from verifiers.estimate import estimate_error
-from verifiers.tasks import Task
+from workbench.constructions.full_rank import full_rank_model
+from workbench.constructions.random_features import random_features, sample_heads
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
 from workbench.core.lower_bound import lower_bound
 from workbench.core.sphere import make_generator, sample_instances
@@ -25,6 +23,8 @@ from workbench.proofs.paper.thm2._common import (
     _random_model,
 )
 from workbench.proofs.registry import claim
+from workbench.verifiers.estimate import estimate_error
+from workbench.verifiers.tasks import Task
 
 
 # --------------------------------------------------------------------------- experiments
@@ -113,7 +113,8 @@ RF_RESOLUTION = 0.02  # the re-measurement resolves a change of 0.02 in the clai
 @one_thread
 @torch.no_grad()
 def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
-    """The solved errors against the bound; then ``constructions.random_features`` models (their
+    """The solved errors against the bound; then ``workbench.constructions.random_features`` models
+    (their
     own solver) re-measured on fresh D_2 samples (``verifiers.estimate_error``) against the error
     they claim (``==``, CLT interval: the error range ``(1 + |a|_1)^2`` is too wide for a
     distribution-free one) and against the bound."""

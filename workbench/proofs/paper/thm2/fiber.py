@@ -15,7 +15,7 @@ import math
 import numpy as np
 import torch
 
-from constructions.optimized import bayes_heads
+from workbench.constructions.optimized import bayes_heads
 from workbench.core.fiber_bound import (
     fiber_eigenvalues,
     fiber_lower_bound,
@@ -236,7 +236,7 @@ def fiber_bound_claim(ctx: CheckContext) -> list[Evidence]:
     source="docs/derivations/fiber_bound.md ('Is M = I the exact one-head optimum?')",
 )
 def one_head_optimum(ctx: CheckContext) -> list[Evidence]:
-    from verifiers.one_head_optimum import search_value_maps
+    from workbench.verifiers.one_head_optimum import search_value_maps
 
     cases = (
         ((3, 1), (3, 2), (4, 2))

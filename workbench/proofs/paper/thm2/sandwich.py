@@ -9,17 +9,17 @@ from pathlib import Path
 
 import numpy as np
 
-from constructions.optimized import (
+from workbench.constructions.optimized import (
     DELTA,
     _sample,
     _scores,
     bernstein_ci,
     one_head_exact_error,
 )
-from verifiers import sandwich as sw
 from workbench.core.fiber_bound import one_head_error
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.verifiers import sandwich as sw
 
 RESULTS = Path(__file__).resolve().parents[4] / "benchmarks" / "results" / "sandwich.json"
 

@@ -15,11 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from verifiers import presets, store, sweep
-from verifiers.store import Store
 from workbench.cli import main
+from workbench.verifiers import presets, store, sweep
+from workbench.verifiers.store import Store
 
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 TINY_GROUP = 6  # runs per stacked group of the tiny preset: 3 ranks x 2 seeds
 
 

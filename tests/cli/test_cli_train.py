@@ -130,10 +130,10 @@ def test_layers_above_one_is_said_to_be_an_encoder(capsys) -> None:
 
 
 def test_train_choices_match_the_library() -> None:
-    from verifiers.tasks import TASKS
     from workbench.commands import train as cmd
     from workbench.core.sphere import POINT_LAWS
     from workbench.models.scores import SCORE_KINDS
+    from workbench.verifiers.tasks import TASKS
 
     assert set(cmd.TASK_NAMES) == set(TASKS) and set(cmd.POINTS) == set(POINT_LAWS)
     assert set(cmd.SCORES) == set(SCORE_KINDS)
@@ -148,7 +148,7 @@ def test_json_stays_clean_on_a_terminal(capsys, monkeypatch) -> None:
 
 
 def test_fingerprint_diff_names_fields() -> None:
-    from verifiers.train import fingerprint_diff
+    from workbench.verifiers.train import fingerprint_diff
 
     a = json.dumps([{"d": 4}, [{"seed": 0}, {"seed": 1}], {"steps": 5}])
     b = json.dumps([{"d": 5}, [{"seed": 0}], {"steps": 5}])

@@ -135,8 +135,8 @@ def test_input_validation() -> None:
 
 def test_trainer_mixed_rank_group_equals_separate() -> None:
     """The trainer stacks models of equal ``H r`` in one group; each equals its lone run."""
-    from verifiers.tasks import Task
-    from verifiers.train import ModelSpec, TrainConfig, train
+    from workbench.verifiers.tasks import Task
+    from workbench.verifiers.train import ModelSpec, TrainConfig, train
 
     task = Task("farthest", d=6, N=3)
     cfg = TrainConfig(steps=6, batch=16, eval_samples=0)

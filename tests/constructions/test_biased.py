@@ -6,10 +6,10 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import torch
-from construction_cases import CASES, brute_biased, random_rotation
 
-from constructions._montecarlo import model_error
-from constructions.biased import biased, biased_model, soft_bound_values, theorem3_family
+from tests.constructions.construction_cases import CASES, brute_biased, random_rotation
+from workbench.constructions._montecarlo import model_error
+from workbench.constructions.biased import biased, biased_model, soft_bound_values, theorem3_family
 
 
 def _gaussian_instances(N: int, d: int, n: int, seed: int) -> tuple[torch.Tensor, torch.Tensor]:

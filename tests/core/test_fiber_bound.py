@@ -9,7 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
-from constructions.optimized import one_head_exact_error
+from workbench.constructions.optimized import one_head_exact_error
 from workbench.core import fiber_bound as fb
 from workbench.core.fiber_bound import (
     certified_lower_bound,

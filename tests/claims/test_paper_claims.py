@@ -85,7 +85,7 @@ def test_too_small_certified_bound_is_violated(monkeypatch, factor, caught) -> N
     """A certified bound ``factor`` times too small makes beta_for consistent with it, and too
     small. N = 2 sees a factor 2 (exact quadrature); N = 3 only a factor 3: its union bound is
     about twice the Monte Carlo expectation, so a factor 2 stays inside the slack."""
-    import constructions.full_rank as fr
+    import workbench.constructions.full_rank as fr
 
     real = fr.certified_bound
     monkeypatch.setattr(fr, "certified_bound", lambda *a: real(*a) / factor)
@@ -102,7 +102,7 @@ def test_wrong_reading_of_the_theorem3_target_is_violated() -> None:
 
 @pytest.fixture
 def fresh_ensemble_cache():
-    import constructions.majority_vote as mv
+    import workbench.constructions.majority_vote as mv
 
     mv._ensemble_error.cache_clear()
     yield mv
@@ -192,7 +192,7 @@ def test_hoeffding_bound_three_percent_high_is_violated(monkeypatch) -> None:
 def test_theorem3_soft_bound_four_times_too_small_is_violated(monkeypatch) -> None:
     """The pointwise bound is at most 2x the error (max ratio 1/2 at beta = 100), so a bound
     4x too small fails on samples; the mean comparison alone would not notice it."""
-    import constructions.biased as biased_lib
+    import workbench.constructions.biased as biased_lib
 
     real = biased_lib.soft_bound_values
     monkeypatch.setattr(biased_lib, "soft_bound_values", lambda *a: real(*a) / 4)

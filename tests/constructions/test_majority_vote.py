@@ -9,10 +9,10 @@ from itertools import combinations
 import numpy as np
 import pytest
 import torch
-from construction_cases import CASES, many_cases, random_rotation
 
-from constructions._montecarlo import model_error, pooled
-from constructions.majority_vote import (
+from tests.constructions.construction_cases import CASES, many_cases, random_rotation
+from workbench.constructions._montecarlo import model_error, pooled
+from workbench.constructions.majority_vote import (
     ensemble_error,
     fit_exponents,
     hoeffding_bound,

@@ -10,10 +10,10 @@ import numpy as np
 import pytest
 from scipy.special import roots_legendre
 
-import verifiers.one_head_optimum as oh
-from verifiers.one_head_optimum import captured_functional, search_value_maps
+import workbench.verifiers.one_head_optimum as oh
 from workbench.core.fiber_bound import _eigen, one_head_captured
 from workbench.core.intervals import mean_interval
+from workbench.verifiers.one_head_optimum import captured_functional, search_value_maps
 
 LEVEL = 1 - 1e-6  # the seeded Monte Carlo checks are deterministic; a wide CI keeps them honest
 

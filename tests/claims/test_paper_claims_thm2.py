@@ -234,7 +234,7 @@ def test_odd_reduction_refutes_an_even_s(monkeypatch) -> None:
 def test_random_features_claim_three_percent_off_is_violated(monkeypatch) -> None:
     """A target agreement b 3 % too large makes the solver claim an error about 0.03 too small:
     the fresh Monte Carlo re-measurement of the model refutes it."""
-    import constructions.random_features as rf
+    import workbench.constructions.random_features as rf
 
     real = rf.target_agreement
     monkeypatch.setattr(rf, "target_agreement", lambda Q, K: 1.03 * real(Q, K))

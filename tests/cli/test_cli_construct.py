@@ -97,12 +97,12 @@ def test_eps_range_agrees_with_heads_needed(capsys):
 
 
 def test_cli_choices_match_the_library():
-    from constructions import biased, majority_vote, random_features
-    from constructions._kernel_solve import SOLVERS
     from workbench.commands.construct import _run as run_mod
     from workbench.commands.construct import biased as b_cmd
     from workbench.commands.construct import majority_vote as mv_cmd
     from workbench.commands.construct import random_features as rf_cmd
+    from workbench.constructions import biased, majority_vote, random_features
+    from workbench.constructions._kernel_solve import SOLVERS
     from workbench.core.sphere import POINT_LAWS
 
     assert set(run_mod.POINTS) == set(POINT_LAWS)

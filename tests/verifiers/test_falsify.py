@@ -8,7 +8,7 @@ from dataclasses import asdict
 
 import pytest
 
-from verifiers.falsify import Attempt, Domain, bound_value, falsify, replay
+from workbench.verifiers.falsify import Attempt, Domain, bound_value, falsify, replay
 
 SMALL = Domain(d=(4, 8), r=(1, 1), H=(1, 4), N=(2, 2))
 
@@ -35,7 +35,7 @@ def test_finds_planted_violation_and_replays_it() -> None:
 def test_true_bound_is_not_violated() -> None:
     """Trained and solved approximators never beat the certified bound beyond their CI."""
     lb = pytest.importorskip("workbench.core.lower_bound").lower_bound
-    pytest.importorskip("constructions.random_features")
+    pytest.importorskip("workbench.constructions.random_features")
     report = falsify(lambda d, r, H, N: lb(d, r, H), Domain(d=(5, 10), r=(1, 1), H=(1, 8)),
                      budget=2, attacks=("train", "random_features"), steps=150,
                      eval_samples=4000, seed=1)

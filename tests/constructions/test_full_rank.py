@@ -7,10 +7,16 @@ import math
 import numpy as np
 import pytest
 import torch
-from construction_cases import CASES, brute_nearest, many_cases, nearest_set, random_rotation
 
-from constructions._montecarlo import model_error
-from constructions.full_rank import (
+from tests.constructions.construction_cases import (
+    CASES,
+    brute_nearest,
+    many_cases,
+    nearest_set,
+    random_rotation,
+)
+from workbench.constructions._montecarlo import model_error
+from workbench.constructions.full_rank import (
     beta_for,
     certified_bound,
     claimed_bound_mc,

@@ -13,8 +13,8 @@ import pytest
 import torch
 from scipy.stats import binomtest
 
-from verifiers.estimate import estimate_error, estimate_mean, z_value
-from verifiers.tasks import Task
+from workbench.verifiers.estimate import estimate_error, estimate_mean, z_value
+from workbench.verifiers.tasks import Task
 
 
 def first_key(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
@@ -44,7 +44,7 @@ def test_bootstrap_ci_is_calibrated() -> None:
 
 
 def test_calibrated_on_random_features_kernel_error() -> None:
-    rf = pytest.importorskip("constructions.random_features")
+    rf = pytest.importorskip("workbench.constructions.random_features")
     Q, K = rf.sample_heads(4, 6, generator=3)
     a = rf.solve_heads(Q, K).a
     truth = rf.exact_error(Q, K, a)

@@ -13,12 +13,12 @@ import textwrap
 import pytest
 import torch
 
-from verifiers.models import EncoderStack, RegressionStack
-from verifiers.tasks import Task, sample_stacked
-from verifiers.train import ModelSpec, TrainConfig, lr_factor, train
 from workbench.core.sphere import make_generator
 from workbench.models.attention import MultiHeadAttention
 from workbench.models.mixed_attention import MixedAttention
+from workbench.verifiers.models import EncoderStack, RegressionStack
+from workbench.verifiers.tasks import Task, sample_stacked
+from workbench.verifiers.train import ModelSpec, TrainConfig, lr_factor, train
 
 SMALL = TrainConfig(steps=12, batch=32, eval_samples=512, eval_batch=256)
 
@@ -88,8 +88,8 @@ def test_hard_kill_then_resume(tmp_path) -> None:
     ck = tmp_path / "kill.pt"
     body = textwrap.dedent(f"""
         import os, sys
-        from verifiers.tasks import Task
-        from verifiers.train import ModelSpec, TrainConfig, train
+        from workbench.verifiers.tasks import Task
+        from workbench.verifiers.train import ModelSpec, TrainConfig, train
         cfg = TrainConfig(steps=16, batch=16, eval_samples=256, checkpoint_every=4)
         kill = int(sys.argv[1])
         def hook(step, steps):

@@ -10,16 +10,21 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from constructions.optimized import Witness, bayes_heads, hardmax_rank1, one_head_exact_error
-from verifiers import sandwich as sw
 from workbench.cli import main
+from workbench.constructions.optimized import (
+    Witness,
+    bayes_heads,
+    hardmax_rank1,
+    one_head_exact_error,
+)
 from workbench.core.fiber_bound import CertifiedBound
 from workbench.core.fiber_bound import certified_lower_bound as true_certified
 from workbench.proofs.claim import CheckContext, combine
 from workbench.proofs.paper.thm2 import sandwich as claims
+from workbench.verifiers import sandwich as sw
 
 QUICK = CheckContext(scale="quick", seed=0)
-ROOT = Path(__file__).resolve().parents[1]
+ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.mark.parametrize("make", ["hardmax", "bayes", "one_head"])

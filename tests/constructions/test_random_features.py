@@ -8,11 +8,11 @@ import math
 import numpy as np
 import pytest
 import torch
-from construction_cases import CASES, many_cases, random_rotation
 
-from constructions._kernel_solve import BlockedKernel, dense_kernel, kernel_matvec
-from constructions._montecarlo import model_error
-from constructions.random_features import (
+from tests.constructions.construction_cases import CASES, many_cases, random_rotation
+from workbench.constructions._kernel_solve import BlockedKernel, dense_kernel, kernel_matvec
+from workbench.constructions._montecarlo import model_error
+from workbench.constructions.random_features import (
     exact_error,
     random_features,
     rank_one_model,

@@ -83,7 +83,7 @@ def test_chain_bound_is_close_below_the_one_head_bayes_model() -> None:
     """The certified bound lies below the error of the best known model, and within 10% of it at
     d = 16, r = 1, H = 1 (the exact one-head witness, Monte Carlo): a bound that was 10x too small
     or 10% too large would fail."""
-    from constructions.optimized import _losses, bernstein_ci
+    from workbench.constructions.optimized import _losses, bernstein_ci
 
     d = 16
     loss = _losses({"B": np.eye(d)[:1][None], "a": np.ones(1)}, d, 60_000, 11)

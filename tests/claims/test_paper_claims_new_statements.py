@@ -11,8 +11,6 @@ import numpy as np
 import pytest
 import torch
 
-from verifiers.estimate import Estimate
-from verifiers.train import ModelResult, ModelSpec
 from workbench.core.biased_bound import (
     BiasedBound,
     DegreeEnergies,
@@ -25,6 +23,8 @@ from workbench.core.symbolic.regimes import regressor_values
 from workbench.proofs.claim import CheckContext, combine
 from workbench.proofs.paper import remark4, thm3_lower
 from workbench.proofs.paper.thm2 import regimes
+from workbench.verifiers.estimate import Estimate
+from workbench.verifiers.train import ModelResult, ModelSpec
 
 QUICK = CheckContext(scale="quick", seed=0)
 
@@ -157,7 +157,7 @@ def test_high_accuracy_violated_by_an_off_by_one_heads_needed() -> None:
 
 
 def test_decomposition_catches_a_bias_sign_slip(monkeypatch: pytest.MonkeyPatch) -> None:
-    import constructions.biased as cb
+    import workbench.constructions.biased as cb
 
     assert thm3_lower.decomposition_gap(6, "random_signs", 500, 3) < 1e-20
     orig = cb.biased_nearest_neighbour

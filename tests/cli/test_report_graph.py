@@ -9,12 +9,12 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import pytest
 
-from verifiers import presets, sweep
-from verifiers.store import Store, last_check
 from workbench.cli import main
 from workbench.proofs import graph
 from workbench.proofs.claim import Claim
 from workbench.proofs.registry import load_claims
+from workbench.verifiers import presets, sweep
+from workbench.verifiers.store import Store, last_check
 
 FAST_CLAIM = "setting.sphere_law"
 

@@ -7,11 +7,11 @@ from typing import Any
 
 import pytest
 
-from verifiers.presets import Run
-from verifiers.sweep import compute
 from workbench.proofs.claim import CheckContext, combine
 from workbench.proofs.paper import section7
 from workbench.proofs.registry import load_claims
+from workbench.verifiers.presets import Run
+from workbench.verifiers.sweep import compute
 
 QUICK = CheckContext(scale="quick", seed=0, device="cpu")
 

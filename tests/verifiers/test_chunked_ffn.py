@@ -1,4 +1,5 @@
-"""``verifiers.chunked_ffn`` against the plain ``relu(x W1 + b1) W2 + b2`` in float64: outputs
+"""``workbench.verifiers.chunked_ffn`` against the plain ``relu(x W1 + b1) W2 + b2`` in float64:
+outputs
 and every gradient, with the groups of models forced small (one model per group; two, with a
 ragged last group; all at once)."""
 
@@ -7,7 +8,7 @@ from __future__ import annotations
 import pytest
 import torch
 
-from verifiers import chunked_ffn as cf
+from workbench.verifiers import chunked_ffn as cf
 
 
 @pytest.mark.parametrize("chunk_bytes", [4 * 23 * 7, 2 * 4 * 23 * 7, cf.CHUNK_BYTES])

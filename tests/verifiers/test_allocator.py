@@ -1,4 +1,4 @@
-"""``verifiers.allocator``: the glibc settings apply once and can be switched off.
+"""``workbench.verifiers.allocator``: the glibc settings apply once and can be switched off.
 
 How many page faults they save depends on the machine's memory pressure, so that is measured by
 ``benchmarks/allocator_faults.py``, not asserted here.
@@ -10,7 +10,7 @@ import platform
 
 import pytest
 
-from verifiers import allocator
+from workbench.verifiers import allocator
 
 
 @pytest.mark.skipif(platform.libc_ver()[0] != "glibc", reason="glibc only")
