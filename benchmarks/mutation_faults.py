@@ -110,7 +110,7 @@ def _degree_off(f: Callable[[int, int, int], int]) -> Callable[[int, int, int], 
     return g
 
 
-def _lower_bound_scaled(f: Callable[..., Any]) -> Callable[..., Any]:
+def _harmonic_bound_scaled(f: Callable[..., Any]) -> Callable[..., Any]:
     def g(*a: Any, **k: Any) -> Any:
         lb = f(*a, **k)
         s = 1.1
@@ -246,11 +246,11 @@ def _harmonic_count_off(f: Callable[[int, int], int]) -> Callable[[int, int], in
 
 def _fiber_vector_factor_dropped(f: Callable[..., Any]) -> Callable[..., Any]:
     def g(m: int, c: Any) -> Any:
-        from workbench.core import fiber_bound
+        from workbench.core.bounds import fiber
 
         vals, mult = f(m, c)
         vals = vals.copy()
-        vals[1] = fiber_bound._eigen(m, c)[1]  # lambda_1 without its factor (c + (1-c)/m)
+        vals[1] = fiber._eigen(m, c)[1]  # lambda_1 without its factor (c + (1-c)/m)
         return vals, mult
 
     return g
@@ -300,22 +300,23 @@ FAULTS: tuple[Fault, ...] = (
           "constant", "soft target at beta/2 (temperature 2x off)", _arg_scaled(2, "beta", 0.5)),
     Fault("core.biased_nn_bias_sign", "workbench.core.targets:biased_nearest_neighbour", "core",
           "sign", "bias added with the wrong sign", _biased_sign),
-    Fault("core.degree_dimension_off_by_one", "workbench.core.lower_bound:degree_dimension_bound",
+    Fault("core.degree_dimension_off_by_one",
+          "workbench.core.bounds.harmonic:degree_dimension_bound",
           "core", "degree", "D_l evaluated at degree l - 1", _degree_off),
-    Fault("core.lower_bound_10pct", "workbench.core.lower_bound:lower_bound", "core", "bound",
-          "certified bound and enclosure 10% too large", _lower_bound_scaled),
-    Fault("core.heads_needed_minus_one", "workbench.core.lower_bound:heads_needed", "core",
+    Fault("core.harmonic_bound_10pct", "workbench.core.bounds.harmonic:harmonic_bound", "core",
+          "bound", "harmonic count and its enclosure 10% too large", _harmonic_bound_scaled),
+    Fault("core.heads_needed_minus_one", "workbench.core.bounds.harmonic:heads_needed", "core",
           "off-by-one", "heads_needed one too small", _heads_minus_one),
-    Fault("core.fiber_kernel_5pct", "workbench.core.fiber_bound:_eigen", "core", "constant",
+    Fault("core.fiber_kernel_5pct", "workbench.core.bounds.fiber:_eigen", "core", "constant",
           "fiber eigenvalues of the arcsine kernel 5 % low", _scaled(0.95)),
-    Fault("core.fiber_vector_factor_dropped", "workbench.core.fiber_bound:_spectrum", "core",
+    Fault("core.fiber_vector_factor_dropped", "workbench.core.bounds.fiber:_spectrum", "core",
           "dropped term", "vector fiber value lambda_1 without (c + (1-c)/m)",
           _fiber_vector_factor_dropped),
-    Fault("core.fiber_multiplicity_short", "workbench.core.fiber_bound:_spectrum", "core",
+    Fault("core.fiber_multiplicity_short", "workbench.core.bounds.fiber:_spectrum", "core",
           "degree", "traceless multiplicity m(m+1)/2 - 2", _fiber_multiplicity_short),
-    Fault("core.fiber_bound_2pct", "workbench.core.fiber_bound:fiber_lower_bound", "core",
+    Fault("core.fiber_bound_2pct", "workbench.core.bounds.fiber:fiber_bound", "core",
           "bound", "fiber bound 2 % high", _fiber_bound_2pct),
-    Fault("core.fiber_span_one_head", "workbench.core.fiber_bound:_captured", "core",
+    Fault("core.fiber_span_one_head", "workbench.core.bounds.fiber:_captured", "core",
           "argument", "fiber span r instead of H r for H heads", _fiber_span_one_head),
     Fault("core.head_agreement_shrunk", "workbench.core.head_kernels:head_target_agreement",
           "core", "constant", "b(c) pulled 2% towards 1/2", _agreement_flip),
@@ -328,8 +329,9 @@ FAULTS: tuple[Fault, ...] = (
     # constructions
     Fault("constructions.beta_for_quarter", "workbench.constructions.full_rank:beta_for",
           "constructions", "temperature", "sufficient temperature 4x too small", _scaled(0.25)),
-    Fault("constructions.certified_bound_half", "workbench.constructions.full_rank:certified_bound",
-          "constructions", "bound", "Fact 1's certified bound 2x too small", _scaled(0.5)),
+    Fault("constructions.error_upper_bound_half",
+          "workbench.constructions.full_rank:error_upper_bound",
+          "constructions", "bound", "Fact 1's error upper bound 2x too small", _scaled(0.5)),
     Fault("constructions.pointwise_bound_half", "workbench.constructions.full_rank:pointwise_bound",
           "constructions", "constant", "pointwise bound 2(1-p) written as (1-p)", _scaled(0.5)),
     Fault("constructions.biased_spacing_half", "workbench.constructions.biased:theorem3_family",

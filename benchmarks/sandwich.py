@@ -24,7 +24,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from workbench.core.fiber_bound import certified_lower_bound  # noqa: E402
+from workbench.core.bounds.certified import certified_lower_bound  # noqa: E402
 from workbench.verifiers.sandwich import one_head_witness, sandwich, save_witness  # noqa: E402
 
 DS = (3, 4, 6, 8, 12, 16, 32)

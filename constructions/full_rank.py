@@ -5,7 +5,8 @@ Claimed error (docs/paper.md ยง3, derived in docs/derivations/constructions.md ย
 ``||A - f||^2 <= 4 min(1, (N-1)^2 exp(-2 beta gap))`` with ``gap`` the top-1 minus top-2 inner
 product, hence ``err <= 4 E[min(1, (N-1)^2 exp(-2 beta gap))]``. For ``N = 2`` the expectation is a
 (nested) quadrature; for ``N > 2`` a Monte Carlo mean with a CI.
-``beta_for`` returns a temperature whose *certified* error bound is ``<= eps``.
+``beta_for`` returns a temperature whose rigorous upper bound on the error,
+``error_upper_bound(beta)``, is ``<= eps``.
 """
 
 from __future__ import annotations
@@ -123,7 +124,7 @@ def claimed_bound_mc(
     return ClaimedError.from_estimate(est, "<=", STATEMENT, beta=beta)
 
 
-# --- a certified temperature --------------------------------------------------------------
+# --- a temperature with a rigorous error upper bound ------------------------------------
 
 
 def _pair_tail(g: np.ndarray, d: int, points: str) -> np.ndarray:
@@ -139,8 +140,9 @@ def _pair_tail(g: np.ndarray, d: int, points: str) -> np.ndarray:
     return np.minimum(1.0, F[0] + p @ mass)
 
 
-def certified_bound(beta: float, d: int, N: int, points: str = "orthonormal") -> float:
-    """A rigorous upper bound ``U(beta) >= 4 E[min(1, (N-1)^2 exp(-2 beta gap))]``.
+def error_upper_bound(beta: float, d: int, N: int, points: str = "orthonormal") -> float:
+    """Fact 1's rigorous upper bound on the head's error at temperature beta:
+    ``U(beta) >= 4 E[min(1, (N-1)^2 exp(-2 beta gap))]``.
 
     ``E min(1, A e^{-2 beta G}) = int_0^1 P(G < log(A/u) / (2 beta)) du`` with ``A = (N-1)^2``;
     ``P(G < g) <= C(N,2) P_pair(g)`` (union bound over pairs); the integrand is non-increasing
@@ -162,9 +164,9 @@ def certified_bound(beta: float, d: int, N: int, points: str = "orthonormal") ->
 
 
 def beta_for(eps: float, d: int, N: int = 2, points: str = "orthonormal") -> float:
-    """A temperature with ``certified_bound(beta) <= eps`` (Fact 1, explicit temperature).
+    """A temperature with ``error_upper_bound(beta) <= eps`` (Fact 1, explicit temperature).
 
-    Found by bisection in ``log beta`` on the certified bound; the returned ``beta`` satisfies
+    Found by bisection in ``log beta`` on the upper bound; the returned ``beta`` satisfies
     the bound (checked). ``N = 1`` or ``eps >= 4`` returns ``0.0``.
     """
     eps = check_float("eps", eps, lo=0.0, lo_open=True)
@@ -173,18 +175,19 @@ def beta_for(eps: float, d: int, N: int = 2, points: str = "orthonormal") -> flo
     if N == 1 or eps >= 4:
         return 0.0
     hi = 1.0
-    while certified_bound(hi, d, N, points) > eps:
+    while error_upper_bound(hi, d, N, points) > eps:
         hi *= 2
         if hi > 1e30:
-            raise ValueError(f"eps must be larger: no certified beta below 1e30 (got {eps})")
+            raise ValueError(f"eps must be larger: no beta below 1e30 has an error upper bound "
+                             f"<= eps (got {eps})")
     lo = hi / 2
     for _ in range(16):  # hi/lo <= 2^(2^-16): 1e-5 relative
         mid = math.sqrt(lo * hi)
-        if certified_bound(mid, d, N, points) <= eps:
+        if error_upper_bound(mid, d, N, points) <= eps:
             hi = mid
         else:
             lo = mid
-    assert certified_bound(hi, d, N, points) <= eps
+    assert error_upper_bound(hi, d, N, points) <= eps
     return hi
 
 
@@ -199,7 +202,7 @@ def full_rank(
     """Fact 1: the head ``X softmax(beta X^T y)`` and its claimed error bound.
 
     The claim is exact (``N = 1``: zero), by quadrature (``N = 2``), or for ``N > 2`` the rigorous
-    ``certified_bound`` (union bound over key pairs). A plain Monte Carlo estimate of the bound's
+    ``error_upper_bound`` (union bound over key pairs). A plain Monte Carlo estimate of the bound's
     expectation is attached as ``extra`` for reference only: at large beta the expectation is
     carried by rare small gaps, and its normal CI can fail to cover the truth.
     """
@@ -216,7 +219,7 @@ def full_rank(
     else:
         mc = claimed_bound_mc(d, N, beta, points, claim_samples, generator)
         claim = ClaimedError.exact(
-            certified_bound(beta, d, N, points), "<=", "certified", STATEMENT, beta=beta,
+            error_upper_bound(beta, d, N, points), "<=", "certified", STATEMENT, beta=beta,
             monte_carlo_estimate=mc.value, monte_carlo_ci=(mc.lo, mc.hi),
         )
     return model, claim

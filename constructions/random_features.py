@@ -4,7 +4,7 @@ Head ``h`` has query ``q_h`` and key ``k_h`` (unit vectors, rank 1) and value ``
 ``x_1`` iff ``<q_h,y><k_h, x_1 - x_2> > 0``. On ``D_2`` the error of ``sum_h a_h x_{pick_h}`` is
 exactly ``1 - 2 a.b + a.C.a`` (``b, C`` from ``core.head_kernels``); the optimal ``a`` solves
 ``C a = b``. This is the paper's upper-bound curve of error against H (Section 7, theory figure);
-it can never beat the certified lower bound of Theorem 2 (``workbench.core.lower_bound``).
+it can never beat the certified lower bound of Theorem 2 (``workbench.core.bounds.certified``).
 
 Head laws: ``independent`` (q, k i.i.d. uniform), ``tied`` (q = k), ``cosine_uniform``
 (``<q,k>`` uniform on [-1, 1], as in the paper's figure).

@@ -35,13 +35,13 @@ def test_apply_reaches_from_imported_names() -> None:
     code = (
         "from benchmarks.mutation_faults import apply\n"
         "apply('core.heads_needed_minus_one')\n"
-        "import workbench.core.lower_bound as lb\n"
+        "import workbench.core.bounds.harmonic as lb\n"
         "from workbench.proofs.paper.thm2 import regimes\n"
         "print(lb.heads_needed(8, 1, 0.05), regimes.heads_needed(8, 1, 0.05))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={"PYTHONPATH": str(ROOT), "PATH": ""}, check=True).stdout.split()
-    from workbench.core.lower_bound import heads_needed
+    from workbench.core.bounds.harmonic import heads_needed
 
     true = heads_needed(8, 1, 0.05)  # this process is not mutated
     assert true > 1 and out == [str(true - 1)] * 2

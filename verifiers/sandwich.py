@@ -33,7 +33,8 @@ from workbench.constructions.optimized import (
     one_head_exact_error,
 )
 from workbench.constructions.optimized import replay as replay_construction
-from workbench.core.fiber_bound import certified_lower_bound, one_head_error
+from workbench.core.bounds.certified import certified_lower_bound
+from workbench.core.bounds.fiber import one_head_error
 from workbench.core.validation import check_choice, check_dim, check_heads, check_rank
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task

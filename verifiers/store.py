@@ -172,9 +172,26 @@ class Store:
         return str(self.con.execute("PRAGMA integrity_check").fetchone()[0])
 
 
+# Claim ids renamed since a store could have recorded them: old id -> current id. The one place
+# old ids are still understood: ``last_check`` reads an old store's claims under their current
+# ids (the claims graph and the report look verdicts up by id). Nothing else accepts them.
+RENAMED_CLAIMS: dict[str, str] = {
+    "thm2.certified_bound": "thm2.harmonic_bound",  # it checks the harmonic count alone
+}
+
+
+def _current_ids(claim: dict[str, Any]) -> dict[str, Any]:
+    """A stored claim result with its id and ``depends_on`` under the current claim ids."""
+    claim["id"] = RENAMED_CLAIMS.get(claim["id"], claim["id"])
+    if isinstance(claim.get("depends_on"), list):
+        claim["depends_on"] = [RENAMED_CLAIMS.get(c, c) for c in claim["depends_on"]]
+    return claim
+
+
 def last_check(path: str | os.PathLike[str]) -> dict[str, Any] | None:
     """The latest ``workbench check --db`` run in the file at ``path`` (tables ``check_runs`` and
-    ``claim_results``, written by ``workbench.commands.check``), or None if there is none."""
+    ``claim_results``, written by ``workbench.commands.check``), or None if there is none. Claim
+    ids renamed since (``RENAMED_CLAIMS``) come back under their current ids."""
     if not Path(path).is_file():
         return None
     con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
@@ -183,7 +200,7 @@ def last_check(path: str | os.PathLike[str]) -> dict[str, Any] | None:
                           "ORDER BY id DESC LIMIT 1").fetchone()
         if run is None:
             return None
-        claims = [json.loads(p) for (p,) in con.execute(
+        claims = [_current_ids(json.loads(p)) for (p,) in con.execute(
             "SELECT payload FROM claim_results WHERE run_id = ? ORDER BY rowid", (run[0],))]
     except sqlite3.DatabaseError:  # no check tables in this file, or not a database
         return None

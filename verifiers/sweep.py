@@ -106,18 +106,20 @@ def compute(runs: Sequence[Run], threads: int | None = None,
 
 def _random_features(run: Run) -> dict[str, Any]:
     """Exact D_2 error of H random rank-1 hardmax heads with optimal values, and Theorem 2's
-    certified lower bound for the same (d, r = 1, H)."""
+    certified lower bound (the larger of the harmonic count and the fiber bound) for the same
+    (d, r = 1, H)."""
     from workbench.constructions.random_features import random_features
-    from workbench.core.lower_bound import lower_bound
+    from workbench.core.bounds.certified import certified_lower_bound
 
     d, H = run.task.d, run.spec.heads
     _, claimed = random_features(d, H, "cosine_uniform", generator=run.seed, build_model=False)
     err = float(claimed.value)
-    lb = lower_bound(d, 1, H)
+    lb = certified_lower_bound(d, 1, H)
     return {"params_paper": H * d, "params_total": H * (2 * d + 1), "best_loss": None,
             "final_loss": None, "heldout": err, "heldout_lo": err, "heldout_hi": err,
-            "heldout_n": None, "extra": {"lower_bound": lb.enclosure[0],
-                                         "lower_bound_hi": lb.enclosure[1], "exact": True}}
+            "heldout_n": None, "extra": {"lower_bound": lb.value,
+                                         "lower_bound_hi": lb.enclosure[1],
+                                         "lower_bound_source": lb.source, "exact": True}}
 
 
 def check_address(address: str, timeout: float = 3.0) -> str:

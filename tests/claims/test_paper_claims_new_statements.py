@@ -11,14 +11,14 @@ import numpy as np
 import pytest
 import torch
 
-from workbench.core.biased_bound import (
+from workbench.core.bounds.biased import (
     BiasedBound,
     DegreeEnergies,
     biased_lower_bound,
     degree_energies,
     step_coefficients,
 )
-from workbench.core.lower_bound import heads_needed
+from workbench.core.bounds.harmonic import heads_needed
 from workbench.core.symbolic.regimes import regressor_values
 from workbench.proofs.claim import CheckContext, combine
 from workbench.proofs.paper import remark4, thm3_lower
@@ -67,7 +67,7 @@ def _true_heads(d: int, r: int, e: float) -> int:
     return heads_needed(d, r, e)
 
 
-def test_high_accuracy_holds_on_the_certified_heads() -> None:
+def test_high_accuracy_holds_on_the_harmonic_count_heads() -> None:
     assert combine(regimes.regime_high_accuracy(QUICK, heads_fn=_true_heads), "theorem") == "holds"
 
 

@@ -13,9 +13,11 @@ import mpmath
 import pytest
 import torch
 
+from workbench.core.bounds.certified import CertifiedBound
+from workbench.core.bounds.certified import certified_lower_bound as true_certified
+from workbench.core.bounds.harmonic import HarmonicBound
+from workbench.core.bounds.harmonic import harmonic_bound as true_harmonic_bound
 from workbench.core.invariant_harmonics import head_degree_dimension
-from workbench.core.lower_bound import LowerBound
-from workbench.core.lower_bound import lower_bound as true_lower_bound
 from workbench.proofs.claim import INTERVALS, CheckContext, combine
 from workbench.proofs.paper import harmonics as hm
 from workbench.proofs.paper import thm2
@@ -32,7 +34,7 @@ IDS = [
     "thm2.isotropy",
     "thm2.invariant_dimension",
     "thm2.degree_dimension",
-    "thm2.certified_bound",
+    "thm2.harmonic_bound",
     "thm2.fitted_models_respect_bound",
     "thm2.random_features_respect_bound",
     "thm2.full_rank_reaches_zero",
@@ -56,7 +58,7 @@ def test_claims_hold_at_quick_scale() -> None:
 def test_kinds_and_dependency_chain() -> None:
     claims = load_claims()
     kinds = {cid: claims[cid].kind for cid in IDS}
-    assert kinds["thm2.certified_bound"] == "theorem"
+    assert kinds["thm2.harmonic_bound"] == "theorem"
     assert kinds["thm2.random_features_respect_bound"] == "experiment"
     assert kinds["thm2.fitted_models_respect_bound"] == "experiment"
     assert all(kinds[c] == "lemma" for c in IDS if c.startswith(("harmonics.", "kernels.")))
@@ -67,10 +69,10 @@ def test_kinds_and_dependency_chain() -> None:
         "thm2.isotropy",
         "thm2.degree_dimension",
     }
-    assert lemmas <= set(claims["thm2.certified_bound"].depends_on)
+    assert lemmas <= set(claims["thm2.harmonic_bound"].depends_on)
     assert "thm2.invariant_dimension" in claims["thm2.degree_dimension"].depends_on
     for cid in ("thm2.random_features_respect_bound", "thm2.full_rank_reaches_zero"):
-        assert "thm2.certified_bound" in claims[cid].depends_on
+        assert {"thm2.harmonic_bound", "thm2.fiber_bound"} <= set(claims[cid].depends_on)
 
 
 def test_evidence_methods_and_intervals_are_honest() -> None:
@@ -94,38 +96,52 @@ def test_evidence_methods_and_intervals_are_honest() -> None:
 
 
 # ------------------------------------------------------------------- the checks can fail
-def _shifted(delta: float, scale: float = 1.0):
-    """``lower_bound`` with a deliberately wrong value ``scale * LB + delta``."""
+def _wrong(bound, delta: float, scale: float):
+    """``bound`` (a harmonic or fiber bound) with the value ``scale * LB + delta``."""
+    lo, hi = bound.enclosure
+    return dataclasses.replace(
+        bound, value=scale * bound.value + delta, enclosure=(scale * lo + delta, scale * hi + delta)
+    )
 
-    def fake(d: int, r: int, H: int, **kw) -> LowerBound:
-        lb = true_lower_bound(d, r, H, **kw)
-        lo, hi = lb.enclosure
-        return dataclasses.replace(
-            lb, value=scale * lb.value + delta, enclosure=(scale * lo + delta, scale * hi + delta)
-        )
+
+def _shifted(delta: float, scale: float = 1.0):
+    """``harmonic_bound`` with a deliberately wrong value ``scale * LB + delta``."""
+
+    def fake(d: int, r: int, H: int, **kw) -> HarmonicBound:
+        return _wrong(true_harmonic_bound(d, r, H, **kw), delta, scale)
 
     return fake
 
 
-def _patch_lower_bound(monkeypatch, fake) -> None:
-    """Replace ``lower_bound`` in every Theorem 2 claim module that uses it."""
-    for mod in (thm2.certified, thm2.experiments):
-        if hasattr(mod, "lower_bound"):
-            monkeypatch.setattr(mod, "lower_bound", fake)
+def _shifted_certified(delta: float, scale: float = 1.0):
+    """``certified_lower_bound`` with both of its parts ``scale * LB + delta``."""
+
+    def fake(d: int, r: int, H: int, *a, **kw) -> CertifiedBound:
+        cb = true_certified(d, r, H, *a, **kw)
+        return CertifiedBound(_wrong(cb.harmonic, delta, scale), _wrong(cb.fiber, delta, scale))
+
+    return fake
+
+
+def _patch_lower_bound(monkeypatch, delta: float, scale: float = 1.0) -> None:
+    """Make the bound wrong in every Theorem 2 claim module that uses it: the harmonic count
+    (thm2.harmonic_bound) and the certified bound (the experiments)."""
+    monkeypatch.setattr(thm2.harmonic_bound, "harmonic_bound", _shifted(delta, scale))
+    monkeypatch.setattr(thm2.experiments, "certified_lower_bound", _shifted_certified(delta, scale))
 
 
 def test_too_large_bound_is_violated_by_random_features(monkeypatch) -> None:
-    """Random features sit 5.5-17x above the bound at quick scale: a bound 6x too large is the
-    smallest factor this experiment sees (the bound's own power lives in thm2.certified_bound)."""
-    _patch_lower_bound(monkeypatch, _shifted(0.0, scale=6.0))
+    """Random features sit 1.6-17x above the certified bound at quick scale: a bound 6x too large
+    is violated (the bound's own power lives in thm2.harmonic_bound and thm2.fiber_bound)."""
+    _patch_lower_bound(monkeypatch, 0.0, scale=6.0)
     ev = thm2.random_features_respect_bound(QUICK)
     assert combine(ev, "experiment") == "violated"
     assert all(e.relation == ">=" for e in ev if e.verdict == "violated")
 
 
 def test_too_large_bound_is_violated_by_fitted_models(monkeypatch) -> None:
-    """Fitted models sit 11-17x above the bound: a bound 12x too large is violated."""
-    _patch_lower_bound(monkeypatch, _shifted(0.0, scale=12.0))
+    """Fitted models sit 2-17x above the certified bound: a bound 12x too large is violated."""
+    _patch_lower_bound(monkeypatch, 0.0, scale=12.0)
     assert _verdict(thm2.fitted_models_respect_bound, "experiment") == "violated"
 
 
@@ -134,22 +150,22 @@ def test_too_small_bound_loses_the_full_rank_separation(monkeypatch) -> None:
     it can no longer be shown at d = 5, H = 4096 (upper CI end 0.95 of the true bound), so the
     verdict is lost (inconclusive: a too-small lower bound is not contradicted by a small
     error)."""
-    _patch_lower_bound(monkeypatch, _shifted(0.0, scale=0.25))
+    _patch_lower_bound(monkeypatch, 0.0, scale=0.25)
     ev = thm2.full_rank_reaches_zero(QUICK)
     assert combine(ev, "theorem") == "inconclusive"
     assert any(e.verdict == "inconclusive" and e.method == "monte_carlo" for e in ev)
 
 
-def test_wrong_enclosure_is_violated_by_certified_bound(monkeypatch) -> None:
-    _patch_lower_bound(monkeypatch, _shifted(1e-9))
-    ev = thm2.certified_bound(QUICK)
+def test_wrong_enclosure_is_violated_by_harmonic_bound(monkeypatch) -> None:
+    _patch_lower_bound(monkeypatch, 1e-9)
+    ev = thm2.harmonic_bound_claim(QUICK)
     bad = [e for e in ev if e.verdict == "violated"]
     assert bad and any("independent" in e.params for e in bad)
 
 
 def test_independent_bound_matches_library() -> None:
     lo, hi = thm2.independent_bound(6, 2, 3, 41)
-    a, b = true_lower_bound(6, 2, 3, max_degree=41).enclosure
+    a, b = true_harmonic_bound(6, 2, 3, max_degree=41).enclosure
     assert max(lo, a) <= min(hi, b) and hi - lo < 1e-15
 
 

@@ -8,9 +8,9 @@ import math
 import pytest
 
 from workbench.cli import main
-from workbench.core.fiber_bound import certified_lower_bound
+from workbench.core.bounds.certified import certified_lower_bound
+from workbench.core.bounds.harmonic import harmonic_bound
 from workbench.core.harmonics import dim_harmonics
-from workbench.core.lower_bound import lower_bound
 
 
 def _run(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str, str]:
@@ -31,13 +31,13 @@ def test_bounds_lower_json(capsys: pytest.CaptureFixture[str]) -> None:
     # the certified end of the larger bound: here the fiber bound (H r = 8 < d = 12)
     assert p["lower_bound"] == certified_lower_bound(12, 2, 4).value == lo
     assert p["source"] == "fiber" and p["fiber"]["lower_bound"] == lo
-    assert p["harmonic_count"]["lower_bound"] == lower_bound(12, 2, 4).enclosure[0] < lo
+    assert p["harmonic_count"]["lower_bound"] == harmonic_bound(12, 2, 4).enclosure[0] < lo
     assert p["vacuous"] is None
     # H r >= d: no fiber, the harmonic count is the bound
     q = json.loads(_run(capsys, ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "6",
                                  "--json"])[1])
     assert q["source"] == "harmonic count" and q["fiber"]["lower_bound"] == 0
-    assert q["lower_bound"] == lower_bound(12, 2, 6).enclosure[0] > 0
+    assert q["lower_bound"] == harmonic_bound(12, 2, 6).enclosure[0] > 0
 
 
 def test_bounds_heads_needed(capsys: pytest.CaptureFixture[str]) -> None:
@@ -45,7 +45,8 @@ def test_bounds_heads_needed(capsys: pytest.CaptureFixture[str]) -> None:
                                  "0.12", "--json"])
     assert code == 0
     H = json.loads(out)["heads_needed"]
-    assert lower_bound(16, 1, H).enclosure[0] <= 0.12 < lower_bound(16, 1, H - 1).enclosure[0]
+    assert harmonic_bound(16, 1, H).enclosure[0] <= 0.12
+    assert 0.12 < harmonic_bound(16, 1, H - 1).enclosure[0]
 
 
 def test_harmonics_sign_and_dim(capsys: pytest.CaptureFixture[str]) -> None:
@@ -126,10 +127,10 @@ def test_heads_needed_huge_is_exact_in_json_and_readable(capsys: pytest.CaptureF
     # exact integer weights; H (33 digits) is exact: bound(H) <= eps < bound(H - 1)
     import mpmath as mp
 
-    from workbench.core.lower_bound import _tables
+    from workbench.core.bounds.harmonic import _tables
 
     d = 60
-    degrees, Ns, Ds, _, _ = _tables(d, 1, lower_bound(d, 1, 1).degrees_summed)
+    degrees, Ns, Ds, _, _ = _tables(d, 1, harmonic_bound(d, 1, 1).degrees_summed)
     with mp.workdps(60):
         def eta2(l: int) -> mp.mpf:
             m = (l - 1) // 2

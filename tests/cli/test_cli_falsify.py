@@ -37,8 +37,8 @@ def test_planted_bound_is_found_and_replays(capsys) -> None:
 
 
 def test_certified_bound_survives_a_small_search(capsys) -> None:
-    from workbench.core.fiber_bound import certified_lower_bound
-    from workbench.core.lower_bound import lower_bound
+    from workbench.core.bounds.certified import certified_lower_bound
+    from workbench.core.bounds.harmonic import harmonic_bound
 
     code, out, err = run(capsys, "falsify", "--d", "4:6", "--rank", "1", "--heads", "1:3", *FAST,
                          "--json")
@@ -48,7 +48,7 @@ def test_certified_bound_survives_a_small_search(capsys) -> None:
     for t in p["trials"]:
         a = t["attempt"]
         assert t["bound"] == certified_lower_bound(a["d"], a["r"], a["H"]).value
-        assert t["bound"] >= lower_bound(a["d"], a["r"], a["H"]).enclosure[0]
+        assert t["bound"] >= harmonic_bound(a["d"], a["r"], a["H"]).enclosure[0]
 
 
 @pytest.mark.parametrize("args,flag", [

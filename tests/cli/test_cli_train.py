@@ -79,14 +79,14 @@ def test_human_output(capsys) -> None:
 
 
 def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
-    from workbench.core.fiber_bound import certified_lower_bound
-    from workbench.core.lower_bound import lower_bound
+    from workbench.core.bounds.certified import certified_lower_bound
+    from workbench.core.bounds.harmonic import harmonic_bound
 
     code, out, err = run(capsys, *ARGS, "--points", "orthonormal", "--json")
     assert code == 0, err
     cb = json.loads(out)["certified_bound"]
     assert cb["lower_bound"] == certified_lower_bound(6, 1, 3).value  # the larger bound
-    assert cb["lower_bound"] >= lower_bound(6, 1, 3).enclosure[0]
+    assert cb["lower_bound"] >= harmonic_bound(6, 1, 3).enclosure[0]
     assert "full value maps" in cb["covers"]
     code, out, _ = run(capsys, *ARGS, "--points", "orthonormal")
     assert "certified lower bound" in out and "≥ bound" in out and "×" in out
@@ -97,15 +97,15 @@ def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
 def test_planted_low_error_below_bound_exits_1(capsys, monkeypatch) -> None:
     import dataclasses
 
-    import workbench.core.fiber_bound as fb_mod
+    import workbench.core.bounds.certified as cb_mod
 
-    real = fb_mod.certified_lower_bound
+    real = cb_mod.certified_lower_bound
 
     def inflated(d, r, H, *a):  # a bound planted 10x too high must be reported as broken
         cb = real(d, r, H, *a)
         return dataclasses.replace(cb, fiber=dataclasses.replace(cb.fiber, enclosure=(10.0, 10.0)))
 
-    monkeypatch.setattr(fb_mod, "certified_lower_bound", inflated)
+    monkeypatch.setattr(cb_mod, "certified_lower_bound", inflated)
     code, out, err = run(capsys, *ARGS, "--points", "orthonormal")
     assert code == 1 and "BELOW" in out and "counterexample" in err
 

@@ -107,6 +107,38 @@ def test_graph_colours_by_last_check(db: Path, tmp_path: Path,
     assert mpimg.imread(png).shape[2] in (3, 4)
 
 
+def test_old_claim_ids_in_a_store_read_under_their_current_ids(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """A store written before thm2.certified_bound was renamed thm2.harmonic_bound (it checks
+    the harmonic count alone) still colours the graph: ``last_check`` maps the old id."""
+    import sqlite3
+
+    from workbench.verifiers.store import RENAMED_CLAIMS
+
+    path = tmp_path / "old.sqlite"
+    con = sqlite3.connect(path)
+    with con:
+        con.execute("CREATE TABLE check_runs (id INTEGER PRIMARY KEY, started REAL, scale TEXT, "
+                    "seed INTEGER, device TEXT, summary TEXT)")
+        con.execute("CREATE TABLE claim_results (run_id INTEGER, claim_id TEXT, verdict TEXT, "
+                    "seconds REAL, payload TEXT)")
+        con.execute("INSERT INTO check_runs VALUES (1, 0.0, 'quick', 0, 'cpu', '{}')")
+        for cid, deps in (("thm2.certified_bound", []),
+                          ("thm2.regime_high_accuracy", ["thm2.certified_bound"])):
+            payload = {"id": cid, "kind": "theorem", "verdict": "holds", "depends_on": deps}
+            con.execute("INSERT INTO claim_results VALUES (1, ?, 'holds', 0.1, ?)",
+                        (cid, json.dumps(payload)))
+    con.close()
+    assert RENAMED_CLAIMS == {"thm2.certified_bound": "thm2.harmonic_bound"}
+    check = last_check(path)
+    assert check is not None
+    assert [(c["id"], c["depends_on"]) for c in check["claims"]] == [
+        ("thm2.harmonic_bound", []), ("thm2.regime_high_accuracy", ["thm2.harmonic_bound"])]
+    assert main(["graph", "--format", "json", "--db", str(path)]) == 0
+    nodes = {n["id"]: n["verdict"] for n in json.loads(capsys.readouterr().out)["nodes"]}
+    assert nodes["thm2.harmonic_bound"] == "holds" and "thm2.certified_bound" not in nodes
+
+
 def _claim(cid: str, deps: tuple[str, ...]) -> Claim:
     return Claim(cid, cid, "lemma", lambda ctx: [], deps)
 

@@ -18,9 +18,9 @@ from tests.constructions.construction_cases import (
 from workbench.constructions._montecarlo import model_error
 from workbench.constructions.full_rank import (
     beta_for,
-    certified_bound,
     claimed_bound_mc,
     claimed_bound_quadrature,
+    error_upper_bound,
     full_rank,
     full_rank_model,
     pointwise_bound,
@@ -83,7 +83,7 @@ def test_many_keys_claim_is_certified_and_holds():
 def test_beta_for_reaches_1e_3_on_D2(d):
     beta = beta_for(1e-3, d, 2, "orthonormal")
     assert math.isfinite(beta) and beta > 0
-    assert certified_bound(beta, d, 2, "orthonormal") <= 1e-3
+    assert error_upper_bound(beta, d, 2, "orthonormal") <= 1e-3
     assert claimed_bound_quadrature(d, beta, "orthonormal") <= 1e-3
     model = full_rank_model(d, beta)
     err = model_error(lambda X, y: model(X, y), nearest_neighbour, d, 2, 100_000, generator=11)
@@ -91,10 +91,10 @@ def test_beta_for_reaches_1e_3_on_D2(d):
 
 
 @pytest.mark.parametrize("N,d,points", [(2, 3, "iid"), (4, 6, "orthonormal"), (3, 4, "iid")])
-def test_certified_bound_dominates_the_expectation(N, d, points):
+def test_error_upper_bound_dominates_the_expectation(N, d, points):
     beta = 8.0
     mc = claimed_bound_mc(d, N, beta, points, samples=40_000, generator=3)
-    assert certified_bound(beta, d, N, points) >= mc.lo
+    assert error_upper_bound(beta, d, N, points) >= mc.lo
 
 
 @pytest.mark.parametrize("N,d,points", [(3, 5, "orthonormal"), (2, 3, "iid")])

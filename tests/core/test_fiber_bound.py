@@ -10,15 +10,15 @@ import numpy as np
 import pytest
 
 from workbench.constructions.optimized import one_head_exact_error
-from workbench.core import fiber_bound as fb
-from workbench.core.fiber_bound import (
-    certified_lower_bound,
+from workbench.core.bounds import fiber as fb
+from workbench.core.bounds.certified import certified_lower_bound
+from workbench.core.bounds.fiber import (
+    fiber_bound,
     fiber_eigenvalues,
-    fiber_lower_bound,
     fiber_spectrum,
     one_head_error,
 )
-from workbench.core.lower_bound import lower_bound
+from workbench.core.bounds.harmonic import harmonic_bound
 from workbench.core.symbolic.fiber import evaluate_eigenvalue
 from workbench.proofs.claim import combine
 from workbench.proofs.paper.thm2 import fiber as claims
@@ -106,7 +106,7 @@ def test_one_head_quadrature_equals_the_harmonic_series(d: int, r: int) -> None:
 
 @pytest.mark.parametrize("d,r", [(3, 1), (3, 2), (4, 1), (6, 4), (8, 1), (12, 10), (32, 16)])
 def test_bound_lies_below_the_exact_one_head_error(d: int, r: int) -> None:
-    b = fiber_lower_bound(d, r, 1)
+    b = fiber_bound(d, r, 1)
     err, (lo, _) = one_head_error(d, r)
     assert b.enclosure[0] <= b.value <= b.enclosure[1] <= lo + 1e-12
     assert err / b.value < 1.4  # the H = 1 sandwich: 1.38 at (3, 2) is the widest
@@ -117,7 +117,7 @@ def test_bound_is_tight_at_one_head_for_larger_d() -> None:
     beats lambda_0 only on fibers of tiny probability): a bound 0.01 % too high exceeds it."""
     for d, r in ((12, 6), (16, 14), (32, 16)):
         err, _ = one_head_error(d, r)
-        assert fiber_lower_bound(d, r, 1).value == pytest.approx(err, rel=1e-5)
+        assert fiber_bound(d, r, 1).value == pytest.approx(err, rel=1e-5)
 
 
 def test_fiber_claim_holds_and_catches_an_inflated_bound(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -133,32 +133,33 @@ def test_fiber_claim_holds_and_catches_an_inflated_bound(monkeypatch: pytest.Mon
 
 
 def test_heads_and_span_and_classes() -> None:
-    assert fiber_lower_bound(8, 2, 4).value == 0 and fiber_lower_bound(8, 2, 4).span_rank == 8
-    vals = [fiber_lower_bound(16, 1, H).value for H in (1, 2, 4, 8, 15)]
+    assert fiber_bound(8, 2, 4).value == 0 and fiber_bound(8, 2, 4).span_rank == 8
+    vals = [fiber_bound(16, 1, H).value for H in (1, 2, 4, 8, 15)]
     assert all(a >= b for a, b in zip(vals, vals[1:]))  # more heads: a smaller bound
-    q = fiber_lower_bound(8, 1, 2, "query-dependent-values")
-    assert 0 < q.value < fiber_lower_bound(8, 1, 2).value  # the trace: a weaker statement
+    q = fiber_bound(8, 1, 2, "query-dependent-values")
+    assert 0 < q.value < fiber_bound(8, 1, 2).value  # the trace: a weaker statement
     best = certified_lower_bound(12, 2, 4)
     assert best.source == "fiber" and best.value == best.fiber.enclosure[0]
-    assert best.value > lower_bound(12, 2, 4).enclosure[0] == best.harmonic.enclosure[0]
+    assert best.value > harmonic_bound(12, 2, 4).enclosure[0] == best.harmonic.enclosure[0]
+    assert best.enclosure == (best.value, max(best.fiber.enclosure[1], best.harmonic.enclosure[1]))
     assert certified_lower_bound(8, 4, 4).source == "harmonic count"
 
 
 def test_deterministic() -> None:
     fb._captured.cache_clear()
-    a = fiber_lower_bound(6, 1, 2)
+    a = fiber_bound(6, 1, 2)
     fb._captured.cache_clear()
-    assert fiber_lower_bound(6, 1, 2) == a
+    assert fiber_bound(6, 1, 2) == a
 
 
 @pytest.mark.parametrize(
     "call,name",
     [
-        (lambda: fiber_lower_bound(1, 1, 1), "d"),
-        (lambda: fiber_lower_bound(6, 0, 1), "r"),
-        (lambda: fiber_lower_bound(6, 7, 1), "r"),
-        (lambda: fiber_lower_bound(6, 1, 0), "H"),
-        (lambda: fiber_lower_bound(6, 1, 1, "other"), "value_class"),
+        (lambda: fiber_bound(1, 1, 1), "d"),
+        (lambda: fiber_bound(6, 0, 1), "r"),
+        (lambda: fiber_bound(6, 7, 1), "r"),
+        (lambda: fiber_bound(6, 1, 0), "H"),
+        (lambda: fiber_bound(6, 1, 1, "other"), "value_class"),
         (lambda: fiber_eigenvalues(0, 0.5), "m"),
         (lambda: fiber_eigenvalues(3, 1.5), "c"),
     ],

@@ -10,7 +10,8 @@ import sympy as sp
 import torch
 
 from workbench.core import targets
-from workbench.core.lower_bound import lower_bound
+from workbench.core.bounds.fiber import fiber_bound
+from workbench.core.bounds.harmonic import harmonic_bound
 from workbench.core.sphere import sample_instances
 from workbench.core.symbolic import (
     ALL_BOUNDS,
@@ -117,10 +118,25 @@ def test_latex_and_metadata() -> None:
     assert set(DOMAINS) >= {sp.Symbol(n, integer=True, positive=True) for n in "drHNL"}
 
 
-def test_certified_bound_delegates_to_interval_evaluation() -> None:
-    b = get_bound("n2.certified_lower_bound")
-    assert b.evaluate(d=16, r=2, H=8) == lower_bound(16, 2, 8).enclosure[0]
+def test_harmonic_bound_delegates_to_interval_evaluation() -> None:
+    b = get_bound("n2.harmonic_bound")
+    assert b.evaluate(d=16, r=2, H=8) == harmonic_bound(16, 2, 8).enclosure[0]
     assert "Sum" in sp.srepr(b.rhs)
+    q = get_bound("n2.harmonic_bound_query_values")
+    wide = harmonic_bound(16, 2, 8, value_class="query-dependent-values").enclosure[0]
+    assert q.evaluate(d=16, r=2, H=8) == wide
+    fiber = fiber_bound(12, 2, 4).enclosure[0]
+    assert get_bound("n2.fiber_bound").evaluate(d=12, r=2, H=4) == fiber
+
+
+def test_bounds_are_one_table_with_one_name_each() -> None:
+    from workbench.core.symbolic.bounds import BOUNDS
+
+    assert [b.id for b in BOUNDS] == list(ALL_BOUNDS) and len(set(ALL_BOUNDS)) == len(BOUNDS)
+    assert all(ALL_BOUNDS[b.id] is b for b in BOUNDS)
+    old = {"n2.certified_lower_bound", "n2.certified_lower_bound_query_values",
+           "n2.fiber_lower_bound"}
+    assert not old & set(ALL_BOUNDS)
 
 
 def test_domain_errors_name_the_parameter() -> None:

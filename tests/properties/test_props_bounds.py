@@ -1,4 +1,4 @@
-"""The certified lower bound for N = 2 (docs/paper.md §3, Lemmas 1-6) and the symbolic bounds
+"""The harmonic count for N = 2 (docs/paper.md §3, Lemmas 1-6) and the symbolic bounds
 (workbench/core/symbolic/bounds.py): range, monotonicity, consistency of ``heads_needed``, and
 agreement with an independent float evaluation of the sympy encoding."""
 
@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from tests.properties.property_helpers import RF_DIMS, fewer
 from workbench import strategies as S
 from workbench.constructions.random_features import random_features
-from workbench.core import lower_bound as lbm
+from workbench.core.bounds import harmonic as lbm
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.symbolic import bounds as sb
 from workbench.core.symbolic.symbols import H as H_
@@ -34,7 +34,7 @@ ARGS = S.bound_arguments(max_d=14, max_heads=1 << 14)
 @example(S.BoundArgs(5, 3, 1, 0.01))  # r = d - 2: the last rank with a non-zero bound
 @example(S.BoundArgs(5, 4, 16384, 0.01))  # r = d - 1: zero
 def test_bound_is_a_finite_number_in_0_half(a: S.BoundArgs) -> None:
-    lb = lbm.lower_bound(a.d, a.r, a.H)
+    lb = lbm.harmonic_bound(a.d, a.r, a.H)
     lo, hi = lb.enclosure
     assert all(math.isfinite(v) for v in (lo, hi, lb.value, lb.tail))
     assert 0.0 <= lo <= lb.value <= hi <= 0.5
@@ -47,7 +47,7 @@ def test_bound_is_a_finite_number_in_0_half(a: S.BoundArgs) -> None:
 @given(ARGS, st.integers(1, 1 << 12))
 @example(S.BoundArgs(5, 1, 1, 1.0), 1)
 def test_bound_is_non_increasing_in_heads(a: S.BoundArgs, more: int) -> None:
-    small, large = lbm.lower_bound(a.d, a.r, a.H), lbm.lower_bound(a.d, a.r, a.H + more)
+    small, large = lbm.harmonic_bound(a.d, a.r, a.H), lbm.harmonic_bound(a.d, a.r, a.H + more)
     assert large.enclosure[0] <= small.enclosure[1]
     assert large.value <= small.value
 
@@ -56,7 +56,7 @@ def test_bound_is_non_increasing_in_heads(a: S.BoundArgs, more: int) -> None:
 @example(S.BoundArgs(6, 1, 1, 1.0))
 def test_bound_is_non_increasing_in_rank(a: S.BoundArgs) -> None:
     assume(a.r < a.d)
-    low, high = lbm.lower_bound(a.d, a.r, a.H), lbm.lower_bound(a.d, a.r + 1, a.H)
+    low, high = lbm.harmonic_bound(a.d, a.r, a.H), lbm.harmonic_bound(a.d, a.r + 1, a.H)
     assert high.enclosure[0] <= low.enclosure[1]
     assert high.value <= low.value
 
@@ -65,18 +65,18 @@ def test_bound_is_non_increasing_in_rank(a: S.BoundArgs) -> None:
 @given(S.bound_arguments(max_d=10, min_eps=0.005))
 @example(S.BoundArgs(3, 1, 1, 0.005))
 @example(S.BoundArgs(8, 2, 1, 1.0))
-def test_heads_needed_is_the_least_certified_head_count(a: S.BoundArgs) -> None:
+def test_heads_needed_is_the_least_head_count_of_the_harmonic_count(a: S.BoundArgs) -> None:
     Hs = lbm.heads_needed(a.d, a.r, a.eps)
     assert Hs >= 1
-    assert lbm.lower_bound(a.d, a.r, Hs).enclosure[0] <= a.eps
+    assert lbm.harmonic_bound(a.d, a.r, Hs).enclosure[0] <= a.eps
     if Hs > 1:
-        assert lbm.lower_bound(a.d, a.r, Hs - 1).enclosure[0] > a.eps
+        assert lbm.harmonic_bound(a.d, a.r, Hs - 1).enclosure[0] > a.eps
 
 
 @cache
 def _encoded_summand():
     """The summand of the sympy encoding with ``eta(d, l)^2`` replaced by a symbol ``E``."""
-    rhs = sb.get_bound("n2.certified_lower_bound").rhs
+    rhs = sb.get_bound("n2.harmonic_bound").rhs
     (total,) = [t for t in rhs.args if isinstance(t, sp.Sum)]
     l_ = total.limits[0][0]
     E = sp.Symbol("E")
@@ -91,7 +91,7 @@ def _encoded_summand():
 @example(S.BoundArgs(9, 2, 37, 1.0))
 def test_bound_equals_the_sympy_encoding_evaluated_in_floats(a: S.BoundArgs) -> None:
     """Independent evaluation: the encoded summand, float eta_l^2, over the summed degrees."""
-    lb = lbm.lower_bound(a.d, a.r, a.H)
+    lb = lbm.harmonic_bound(a.d, a.r, a.H)
     f = _encoded_summand()
     eta = sign_coefficients(a.d, lb.degrees_summed)
     with mpmath.workdps(20):
@@ -106,7 +106,7 @@ def test_bound_equals_the_sympy_encoding_evaluated_in_floats(a: S.BoundArgs) -> 
 def test_random_features_never_beat_the_bound(d: int, H: int, seed: int) -> None:
     """A rank-1 hardmax construction is generalized attention: its exact error is above."""
     _, claim = random_features(d, H, generator=seed, build_model=False)
-    assert claim.value >= lbm.lower_bound(d, 1, H).enclosure[0]
+    assert claim.value >= lbm.harmonic_bound(d, 1, H).enclosure[0]
 
 
 # (bound id, symbol, +1 non-decreasing / -1 non-increasing in that symbol)
@@ -121,8 +121,8 @@ DIRECTIONS = [
     ("thm3.rank_r_norm_condition", "r", -1), ("thm3.rank_r_norm_condition", "V", -1),
     ("thm3.full_rank_heads", "d", +1), ("remark4.norm_needed", "H", -1),
     ("remark4.norm_needed", "r", -1), ("thm5.majority_vote_heads", "d", +1),
-    ("thm5.majority_vote_heads", "eps", -1), ("n2.certified_lower_bound", "H", -1),
-    ("n2.certified_lower_bound", "r", -1),
+    ("thm5.majority_vote_heads", "eps", -1), ("n2.harmonic_bound", "H", -1),
+    ("n2.harmonic_bound", "r", -1),
 ]
 
 

@@ -18,8 +18,8 @@ from workbench.constructions import majority_vote as mv
 from workbench.constructions import random_features as rf
 from workbench.core import harmonics as hm
 from workbench.core import head_kernels as hk
-from workbench.core import lower_bound as lbm
 from workbench.core import targets
+from workbench.core.bounds import harmonic as lbm
 from workbench.core.sphere import sample_instances
 from workbench.models.attention import GeneralizedAttention
 
@@ -100,8 +100,8 @@ def test_d4096_degree401_kernel_series_matches_the_closed_form() -> None:
 
 
 @pytest.mark.parametrize("r", [1, 64, 4094, 4095, 4096])
-def test_d4096_degree401_lower_bound_is_finite_in_0_half(r: int) -> None:
-    lb = lbm.lower_bound(4096, r, 1, max_degree=401)
+def test_d4096_degree401_harmonic_bound_is_finite_in_0_half(r: int) -> None:
+    lb = lbm.harmonic_bound(4096, r, 1, max_degree=401)
     assert all(math.isfinite(v) for v in (*lb.enclosure, lb.value, lb.tail))
     assert 0 <= lb.enclosure[0] <= lb.enclosure[1] <= 0.5
     if r >= 4095:  # r >= d - 1: exactly 0 (Lemma 6)
@@ -115,7 +115,7 @@ def test_d4096_degree401_lower_bound_is_finite_in_0_half(r: int) -> None:
 
 @pytest.mark.parametrize("H", [1, 16384])
 def test_extreme_head_counts_work(H: int) -> None:
-    lb = lbm.lower_bound(12, 2, H)
+    lb = lbm.harmonic_bound(12, 2, H)
     assert 0 <= lb.enclosure[0] <= 0.5
     e = mv.ensemble_error(8, H)
     assert 0 <= e <= mv.hoeffding_bound(8, H) + 1e-12
@@ -133,12 +133,12 @@ def test_extreme_head_counts_work(H: int) -> None:
 def test_heads_needed_at_one_and_far_beyond() -> None:
     assert lbm.heads_needed(12, 11, 0.01) == 1  # r = d - 1: the bound is 0
     H = lbm.heads_needed(12, 1, 0.05)
-    assert H > 1 and lbm.lower_bound(12, 1, H).enclosure[0] <= 0.05
+    assert H > 1 and lbm.harmonic_bound(12, 1, H).enclosure[0] <= 0.05
 
 
 def test_random_features_with_one_head() -> None:
     _, claim = rf.random_features(8, 1, build_model=False, generator=0)
-    assert lbm.lower_bound(8, 1, 1).enclosure[0] <= claim.value <= 1
+    assert lbm.harmonic_bound(8, 1, 1).enclosure[0] <= claim.value <= 1
 
 
 # --- N = 1 and N = d ------------------------------------------------------------------------

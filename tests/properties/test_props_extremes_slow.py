@@ -9,7 +9,7 @@ import math
 import pytest
 
 from workbench.constructions import random_features as rf
-from workbench.core import lower_bound as lbm
+from workbench.core.bounds import harmonic as lbm
 
 
 @pytest.mark.slow
@@ -17,4 +17,4 @@ def test_random_features_16384_heads() -> None:
     """16384 heads by matrix-free CG: ~15 s at d = 8 (and ~130 s at d = 3), hence slow."""
     _, claim = rf.random_features(8, 16384, build_model=False, generator=0)
     assert math.isfinite(claim.value)
-    assert lbm.lower_bound(8, 1, 16384).enclosure[0] <= claim.value <= 1
+    assert lbm.harmonic_bound(8, 1, 16384).enclosure[0] <= claim.value <= 1

@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.properties.property_helpers import fewer
-from workbench.core import fiber_bound as fbm
+from workbench.core.bounds import fiber as fbm
 from workbench.core.symbolic.fiber import evaluate_eigenvalue
 from workbench.proofs.paper.thm2.fiber import brute_force_spectrum
 
@@ -53,7 +53,7 @@ def _one_head(draw: st.DrawFn) -> tuple[int, int]:
 @fewer(2)
 def test_bound_lies_below_the_exact_one_head_error(case: tuple[int, int]) -> None:
     d, r = case
-    b = fbm.fiber_lower_bound(d, r, 1)
+    b = fbm.fiber_bound(d, r, 1)
     err, (lo, _) = fbm.one_head_error(d, r)
     assert 0.0 <= b.enclosure[0] <= b.value <= b.enclosure[1] <= 0.5
     assert b.enclosure[0] <= lo + 1e-12, (b, err)
@@ -74,9 +74,9 @@ def test_bound_is_non_increasing_in_heads_and_weaker_for_query_values(
     case: tuple[int, int, int],
 ) -> None:
     d, r, H = case
-    b = fbm.fiber_lower_bound(d, r, H).value
-    assert fbm.fiber_lower_bound(d, r, H + 1).value <= b + 1e-12
-    assert fbm.fiber_lower_bound(d, r, H, "query-dependent-values").value <= b + 1e-12
+    b = fbm.fiber_bound(d, r, H).value
+    assert fbm.fiber_bound(d, r, H + 1).value <= b + 1e-12
+    assert fbm.fiber_bound(d, r, H, "query-dependent-values").value <= b + 1e-12
 
 
 @given(st.integers(2, 12), C)

@@ -79,9 +79,9 @@ def test_full_rank_error_is_within_the_pointwise_fact1_bound(cfg, seed, beta, po
 
 @given(S.dims(max_d=12), st.integers(2, 4), st.floats(0.5, 300.0), st.floats(1.01, 4.0))
 @example(2, 2, 0.5, 4.0)
-def test_certified_fact1_bound_is_non_increasing_in_beta(d, N, beta, factor) -> None:
+def test_fact1_error_upper_bound_is_non_increasing_in_beta(d, N, beta, factor) -> None:
     assume(N <= d)
-    lo, hi = fr.certified_bound(beta * factor, d, N), fr.certified_bound(beta, d, N)
+    lo, hi = fr.error_upper_bound(beta * factor, d, N), fr.error_upper_bound(beta, d, N)
     assert 0 <= lo <= hi <= 4
 
 
@@ -90,5 +90,5 @@ def test_certified_fact1_bound_is_non_increasing_in_beta(d, N, beta, factor) -> 
 @example(12, 3.0)
 def test_beta_for_reaches_the_accuracy_it_promises(d, eps) -> None:
     beta = fr.beta_for(eps, d, 2)
-    assert fr.certified_bound(beta, d, 2) <= eps
+    assert fr.error_upper_bound(beta, d, 2) <= eps
     assert fr.claimed_bound_quadrature(d, beta, "orthonormal") <= eps * (1 + 1e-9)

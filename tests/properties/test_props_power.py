@@ -32,11 +32,11 @@ from workbench.constructions import biased as bz
 from workbench.constructions import full_rank as fr
 from workbench.constructions import majority_vote as mv
 from workbench.constructions import random_features as rf
-from workbench.core import fiber_bound as fbm
 from workbench.core import harmonics as hm
 from workbench.core import head_kernels as hk
-from workbench.core import lower_bound as lbm
 from workbench.core import targets
+from workbench.core.bounds import fiber as fbm
+from workbench.core.bounds import harmonic as lbm
 from workbench.core.symbolic import bounds as sb
 from workbench.models import attention as att
 from workbench.models import scores as sc
@@ -87,8 +87,8 @@ def _hardmax_of_abs(mp: pytest.MonkeyPatch) -> None:  # argmax |s| (a lost sign)
     mp.setattr(att, "normalize", lambda s, n: orig(s.abs() if n == "hardmax" else s, n))
 
 
-def _certified_beta_misplaced(mp: pytest.MonkeyPatch) -> None:  # / (2 beta) -> * (2 beta)
-    _mutate(mp, fr, "certified_bound", "np.log(A / u[1:-1]) / (2 * beta)",
+def _upper_bound_beta_misplaced(mp: pytest.MonkeyPatch) -> None:  # / (2 beta) -> * (2 beta)
+    _mutate(mp, fr, "error_upper_bound", "np.log(A / u[1:-1]) / (2 * beta)",
             "np.log(A / u[1:-1]) * (2 * beta)")
 
 
@@ -406,7 +406,7 @@ def _fiber_captured_low(mp: pytest.MonkeyPatch) -> None:  # captured energy 1 % 
 
 
 def _fiber_trace_top_only(mp: pytest.MonkeyPatch) -> None:  # query values: the top value only
-    _mutate(mp, fbm, "fiber_lower_bound", "else 1 + m + m * (m + 1) // 2", "else 1")
+    _mutate(mp, fbm, "fiber_bound", "else 1 + m + m * (m + 1) // 2", "else 1")
 
 
 def _fiber_legendre_norm(mp: pytest.MonkeyPatch) -> None:  # P_2 = (m t^2 - 1)/m
@@ -429,8 +429,8 @@ FAULTS = [
           ("test_props_strategies::test_tie_instances_tie_exactly",)),
     Fault("hardmax of |scores|", _hardmax_of_abs,
           ("test_props_limits::test_hardmax_full_rank_head_is_the_nearest_neighbour",)),
-    Fault("certified Fact 1 bound with beta misplaced", _certified_beta_misplaced,
-          ("test_props_limits::test_certified_fact1_bound_is_non_increasing_in_beta",)),
+    Fault("Fact 1 error upper bound with beta misplaced", _upper_bound_beta_misplaced,
+          ("test_props_limits::test_fact1_error_upper_bound_is_non_increasing_in_beta",)),
     Fault("Condorcet threshold N-3", _condorcet_threshold,
           ("test_props_constructions::test_tournament_equals_the_interpreter",)),
     Fault("ensemble p with arcsin/(2 pi)", _ensemble_p_constant,
@@ -478,7 +478,7 @@ FAULTS = [
            "test_props_bounds::test_bound_is_non_increasing_in_rank",
            "test_props_bounds::test_bound_is_a_finite_number_in_0_half")),
     Fault("heads_needed off by one", _heads_needed_off_by_one,
-          ("test_props_bounds::test_heads_needed_is_the_least_certified_head_count",)),
+          ("test_props_bounds::test_heads_needed_is_the_least_head_count_of_the_harmonic_count",)),
     Fault("thm5 rhs d eps^2", _thm5_degree_of_eps,
           ("test_props_bounds::test_symbolic_bounds_are_monotone_as_their_theorems_say",)),
     Fault("eta 2% high", _eta_two_percent_high,

@@ -34,9 +34,9 @@ def test_finds_planted_violation_and_replays_it() -> None:
 
 def test_true_bound_is_not_violated() -> None:
     """Trained and solved approximators never beat the certified bound beyond their CI."""
-    lb = pytest.importorskip("workbench.core.lower_bound").lower_bound
+    cert = pytest.importorskip("workbench.core.bounds.certified").certified_lower_bound
     pytest.importorskip("workbench.constructions.random_features")
-    report = falsify(lambda d, r, H, N: lb(d, r, H), Domain(d=(5, 10), r=(1, 1), H=(1, 8)),
+    report = falsify(lambda d, r, H, N: cert(d, r, H).value, Domain(d=(5, 10), r=(1, 1), H=(1, 8)),
                      budget=2, attacks=("train", "random_features"), steps=150,
                      eval_samples=4000, seed=1)
     assert report.counterexample is None

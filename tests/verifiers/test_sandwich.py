@@ -17,8 +17,8 @@ from workbench.constructions.optimized import (
     hardmax_rank1,
     one_head_exact_error,
 )
-from workbench.core.fiber_bound import CertifiedBound
-from workbench.core.fiber_bound import certified_lower_bound as true_certified
+from workbench.core.bounds.certified import CertifiedBound
+from workbench.core.bounds.certified import certified_lower_bound as true_certified
 from workbench.proofs.claim import CheckContext, combine
 from workbench.proofs.paper.thm2 import sandwich as claims
 from workbench.verifiers import sandwich as sw

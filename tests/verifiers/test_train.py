@@ -183,8 +183,8 @@ def test_separation_full_rank_beats_rank_one_above_lower_bound() -> None:
     assert full.heldout is not None and low.heldout is not None
     assert full.heldout.hi < 0.5 * low.heldout.lo  # markedly lower, beyond both CIs
     assert full.params_paper == low.params_paper == d * d  # same paper parameter count
-    lb = pytest.importorskip("workbench.core.lower_bound").lower_bound(d, 1, 16)
-    bound = float(lb.enclosure[0])
+    cert = pytest.importorskip("workbench.core.bounds.certified").certified_lower_bound
+    bound = float(cert(d, 1, 16).value)
     assert 0 < bound < 1
     assert low.heldout.hi >= bound  # no violation of Theorem 2's certified bound
 

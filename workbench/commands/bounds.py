@@ -1,5 +1,6 @@
 """``workbench bounds``: the certified N = 2 lower bound (docs/paper.md, Theorem 2 and the
-certified bound) and the heads it implies.
+certified bound: the larger of the harmonic count and the fiber bound) and the heads the harmonic
+count implies.
 
 Arguments are validated before the mathematics is imported, so bad input is answered at once.
 """
@@ -19,9 +20,9 @@ from workbench.commands._common import (
     exact_decimal,
     readable_int,
 )
+from workbench.core.bounds import VALUE_CLASSES  # imports nothing: validation stays fast
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
-VALUE_CLASSES = ("eq2", "query-dependent-values")  # as workbench.core.lower_bound.VALUE_CLASSES
 CLASS_TEXT = {
     "eq2": "Eq. 2 models: one fixed value map M_h per head (count D'_l; fiber: H values)",
     "query-dependent-values": "models whose value maps M_h(y) may depend on the query "
@@ -100,7 +101,7 @@ def lower(
     """Certified lower bound on the error of H rank-r heads (N = 2, D_2)."""
     d, rank = _check_common(d, rank, max_degree)
     check_heads(heads, "--heads")
-    from workbench.core.fiber_bound import certified_lower_bound
+    from workbench.core.bounds.certified import certified_lower_bound
 
     cb = certified_lower_bound(d, rank, heads, value_class, max_degree=max_degree)
     lb, fb, best = cb.harmonic, cb.fiber, cb.chosen
@@ -108,8 +109,8 @@ def lower(
         "d": lb.d,
         "r": lb.r,
         "heads": lb.heads,
-        "lower_bound": best.enclosure[0],  # the certified lower end, not the midpoint
-        "enclosure": list(best.enclosure),
+        "lower_bound": cb.value,  # the certified lower end, not the midpoint
+        "enclosure": list(cb.enclosure),
         "source": cb.source,
         "harmonic_count": {
             "lower_bound": lb.enclosure[0],
@@ -143,10 +144,10 @@ def lower(
 def heads_needed_cmd(
     d: int, rank: int, eps: float, max_degree: int | None, as_json: bool, seed: int
 ) -> None:
-    """Least H for which the certified bound allows error <= eps (all smaller H cannot)."""
+    """Least H for which the harmonic count allows error <= eps (all smaller H cannot)."""
     d, rank = _check_common(d, rank, max_degree)
     eps = check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)
-    from workbench.core.lower_bound import heads_needed
+    from workbench.core.bounds.harmonic import heads_needed
 
     H = heads_needed(d, rank, eps, max_degree=max_degree)
     exact = exact_decimal(H)
@@ -158,7 +159,7 @@ def heads_needed_cmd(
         "heads_needed_exact": exact,  # the same number as a decimal string
         "digits": len(exact),
         "readable": readable_int(H),
-        "bound": "certified_lower_bound (the harmonic count D'_l; the fiber bound, which only "
+        "bound": "harmonic_bound (the harmonic count D'_l alone; the fiber bound, which only "
         "covers H r < d, is not used here)",
         "vacuous": vacuous_reason(d, rank),
     }

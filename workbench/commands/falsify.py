@@ -134,7 +134,7 @@ def cli(
     def bound_fn(d_: int, r_: int, H_: int, N_: int) -> float:
         if const is not None:
             return const
-        from workbench.core.fiber_bound import certified_lower_bound
+        from workbench.core.bounds.certified import certified_lower_bound
 
         return certified_lower_bound(d_, r_, H_).value
 

@@ -219,7 +219,7 @@ def _certified(
     """The certified bound beside the result, where it applies (N = 2, D_2, one layer)."""
     if task != "nearest" or N != 2 or points != "orthonormal" or layers != 1 or d > 2048:
         return None
-    from workbench.core.fiber_bound import certified_lower_bound
+    from workbench.core.bounds.certified import certified_lower_bound
 
     cert = certified_lower_bound(d, rank, heads)  # the larger of the harmonic and fiber bounds
     lb = cert.value

@@ -9,9 +9,13 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import Any
 
 import sympy as sp
 
+from workbench.core.bounds.fiber import fiber_bound
+from workbench.core.bounds.harmonic import harmonic_bound
+from workbench.core.symbolic.fiber import fiber_bound_expr
 from workbench.core.symbolic.symbols import H, N, V, beta, check_params, d, eps, err, gap, r
 
 c_2a, c_2b, c_2c, c_2d = sp.symbols("c_2a c_2b c_2c c_2d", positive=True)
@@ -83,112 +87,8 @@ class Bound:
         return sp.latex(self.statement)
 
 
-def _pointwise_fact1() -> Bound:
-    return Bound(
-        id="fact1.pointwise_error",
-        title="Fact 1: error of the beta head at a point with score gap `gap`",
-        tag="derived",
-        lhs=err,
-        relation="<=",
-        rhs=4 * sp.Min(1, (N - 1) ** 2 * sp.exp(-2 * beta * gap)),
-        note="||Xp - x*|| <= 2(1-p*) and 1-p* <= (N-1) exp(-beta gap); the expected error is "
-        "E of this over the data.",
-    )
-
-
-def _fact1_temperature() -> Bound:
-    return Bound(
-        id="fact1.sufficient_temperature",
-        title="Fact 1: a temperature that makes the pointwise error at most eps",
-        tag="derived",
-        lhs=beta,
-        relation=">=",
-        rhs=sp.log(4 * (N - 1) ** 2 / eps) / (2 * gap),
-        note="Solves 4 (N-1)^2 exp(-2 beta gap) = eps; for N = 1 any beta works.",
-    )
-
-
-def _thm2_high_dim() -> Bound:
-    return Bound(
-        id="thm2.high_dimensional",
-        title="Theorem 2: heads needed by rank r < d, high-dimensional regime",
-        tag="stated",
-        lhs=H,
-        relation=">=",
-        rhs=c_2a * (d / r) ** (c_2b / eps),
-        constants={c_2a: _UNKNOWN, c_2b: _UNKNOWN + " (the eps range too)"},
-        note="Omega((d/r)^(1/eps)), N = 2, D_2, generalized attention, d >= 5.",
-    )
-
-
-def _thm2_high_acc() -> Bound:
-    return Bound(
-        id="thm2.high_accuracy",
-        title="Theorem 2: heads needed by rank r < d, high-accuracy regime",
-        tag="stated",
-        lhs=H,
-        relation=">=",
-        rhs=c_2c * sp.exp(c_2d * (d - r * sp.log(d / r))),
-        constants={c_2c: _UNKNOWN, c_2d: _UNKNOWN},
-        note="Omega(exp(d - r log(d/r))).",
-    )
-
-
-def _thm3() -> Bound:
-    return Bound(
-        id="thm3.rank_r_norm_condition",
-        title="Theorem 3: rank-r heads needed to beat constant error (given norm bound V)",
-        tag="stated",
-        lhs=H,
-        relation=">=",
-        rhs=sp.exp(c_3 * (d - r)) / (d * V**2),
-        constants={c_3: _UNKNOWN},
-        note="Constant error persists while d H max_h ||V_h||^2 < exp(c (d - r)); Gaussian y, "
-        "biased targets (definitions partly inferred).",
-    )
-
-
-def _thm3_upper() -> Bound:
-    return Bound(
-        id="thm3.full_rank_heads",
-        title="Theorem 3: full-rank biased attention represents the target with O(d^2) heads",
-        tag="stated",
-        lhs=H,
-        relation="<=",
-        rhs=c_3u * d**2,
-        constants={c_3u: _UNKNOWN + " (the target has 2 d^2 + 1 biased terms)"},
-    )
-
-
-def _remark4() -> Bound:
-    return Bound(
-        id="remark4.norm_needed",
-        title="Remark 4: the weight norm needed by H rank-r heads",
-        tag="stated",
-        lhs=V**2,
-        relation=">=",
-        rhs=sp.exp(c_3 * (d - r)) / (d * H),
-        constants={c_3: _UNKNOWN},
-        note="Theorem 3 read as a norm condition; whether the norm dependence can be removed "
-        "is open (Yehudai & Shamir 2019, Kamath et al. 2020).",
-    )
-
-
-def _thm5() -> Bound:
-    return Bound(
-        id="thm5.majority_vote_heads",
-        title="Theorem 5: heads for two rank-1 layers with majority voting",
-        tag="derived heuristic",
-        lhs=H,
-        relation=">=",
-        rhs=c_5 * d / eps**2,
-        constants={c_5: "unknown constant of the derived heuristic H ~ d/eps^2 (to verify)"},
-        note="DERIVED HEURISTIC, not the paper's statement: error falls like sqrt(d/H).",
-    )
-
-
 def degree_count(value_class: str = "eq2") -> sp.Expr:
-    """``D_l`` of the certified bound: ``D'_l`` (Eq. 2) or ``d(d+1)/2 D'_l`` (query-dependent
+    """``D_l`` of the harmonic count: ``D'_l`` (Eq. 2) or ``d(d+1)/2 D'_l`` (query-dependent
     value maps), as a sympy expression in ``d, r, l`` (docs/derivations/lower_bound.md, Lemma 5)."""
     l_ = sp.Symbol("l", integer=True, positive=True)
     low = sp.Piecewise((sp.binomial(l_ + r - 3, r - 1), l_ >= 2), (0, True))  # degree l-2 >= 0
@@ -196,74 +96,83 @@ def degree_count(value_class: str = "eq2") -> sp.Expr:
     return dprime if value_class == "eq2" else d * (d + 1) / 2 * dprime
 
 
-def _certified(value_class: str = "eq2") -> Bound:
-    from workbench.core.lower_bound import lower_bound
-
+def _harmonic_rhs(value_class: str) -> sp.Expr:
+    """``1/2 sum_l eta_l^2 (1 - min(1, H D_l / N(d,l)))`` over l >= 1 (Lemma 6)."""
     l_ = sp.Symbol("l", integer=True, positive=True)
-    eta2 = sp.Function("eta")(d, l_) ** 2
-    Dl = degree_count(value_class)
     Nl = (2 * l_ + d - 2) / l_ * sp.binomial(l_ + d - 3, l_ - 1)
-    rhs = sp.Rational(1, 2) * sp.Sum(eta2 * (1 - sp.Min(1, H * Dl / Nl)), (l_, 1, sp.oo))
+    lost = 1 - sp.Min(1, H * degree_count(value_class) / Nl)
+    return sp.Rational(1, 2) * sp.Sum(sp.Function("eta")(d, l_) ** 2 * lost, (l_, 1, sp.oo))
+
+
+def _numeric(bound_fn: Callable[..., Any], **options: str) -> Callable[..., float]:
+    """``evaluate`` of a bound the library computes: the lower end of its enclosure."""
 
     def numeric(**p: float) -> float:
-        return lower_bound(
-            int(p["d"]), int(p["r"]), int(p["H"]), value_class=value_class
-        ).enclosure[0]
+        return float(bound_fn(int(p["d"]), int(p["r"]), int(p["H"]), **options).enclosure[0])
 
-    eq2 = value_class == "eq2"
-    return Bound(
-        id="n2.certified_lower_bound" if eq2 else "n2.certified_lower_bound_query_values",
-        title=(
-            "Certified lower bound for N = 2 on D_2, Eq. 2 (fixed value maps; count D'_l)"
-            if eq2
-            else "Certified lower bound for N = 2 on D_2, query-dependent value maps M_h(y)"
-        ),
-        tag="derived",
-        lhs=err,
-        relation=">=",
-        rhs=rhs,
-        note="Evaluated rigorously by workbench.core.lower_bound (truncated conservatively; "
-        "the sum runs over odd l, eta_l of sign).",
-        numeric=numeric,
-    )
+    return numeric
 
 
-def _fiber() -> Bound:
-    from workbench.core.fiber_bound import fiber_lower_bound
-    from workbench.core.symbolic.fiber import fiber_bound_expr
+_HARMONIC_NOTE = ("Evaluated rigorously by workbench.core.bounds.harmonic (truncated "
+                  "conservatively; the sum runs over odd l, eta_l of sign). The harmonic count "
+                  "alone: the certified bound is the larger of it and the fiber bound "
+                  "(n2.fiber_bound for Eq. 2).")
 
-    def numeric(**p: float) -> float:
-        return fiber_lower_bound(int(p["d"]), int(p["r"]), int(p["H"])).enclosure[0]
-
-    return Bound(
-        id="n2.fiber_lower_bound",
-        title="Fiber bound for N = 2 on D_2, Eq. 2 (fixed value maps; needs H r < d)",
-        tag="derived",
-        lhs=err,
-        relation=">=",
-        rhs=fiber_bound_expr(),
-        note="Evaluated by workbench.core.fiber_bound (Gauss-Legendre in the half-angle and in "
-        "phi with c = sin^2 phi); 0 when H r >= d. docs/derivations/fiber_bound.md.",
-        numeric=numeric,
-    )
-
-
-ALL_BOUNDS: dict[str, Bound] = {
-    b.id: b
-    for b in (
-        _pointwise_fact1(),
-        _fact1_temperature(),
-        _thm2_high_dim(),
-        _thm2_high_acc(),
-        _thm3(),
-        _thm3_upper(),
-        _remark4(),
-        _thm5(),
-        _certified(),
-        _certified("query-dependent-values"),
-        _fiber(),
-    )
-}
+# The bounds, one row each: Bound(id, title, tag, lhs, relation, rhs, constants, note, numeric).
+BOUNDS: tuple[Bound, ...] = (
+    Bound("fact1.pointwise_error",
+          "Fact 1: error of the beta head at a point with score gap `gap`", "derived",
+          err, "<=", 4 * sp.Min(1, (N - 1) ** 2 * sp.exp(-2 * beta * gap)),
+          note="||Xp - x*|| <= 2(1-p*) and 1-p* <= (N-1) exp(-beta gap); the expected error is "
+          "E of this over the data."),
+    Bound("fact1.sufficient_temperature",
+          "Fact 1: a temperature that makes the pointwise error at most eps", "derived",
+          beta, ">=", sp.log(4 * (N - 1) ** 2 / eps) / (2 * gap),
+          note="Solves 4 (N-1)^2 exp(-2 beta gap) = eps; for N = 1 any beta works."),
+    Bound("thm2.high_dimensional",
+          "Theorem 2: heads needed by rank r < d, high-dimensional regime", "stated",
+          H, ">=", c_2a * (d / r) ** (c_2b / eps),
+          {c_2a: _UNKNOWN, c_2b: _UNKNOWN + " (the eps range too)"},
+          "Omega((d/r)^(1/eps)), N = 2, D_2, generalized attention, d >= 5."),
+    Bound("thm2.high_accuracy",
+          "Theorem 2: heads needed by rank r < d, high-accuracy regime", "stated",
+          H, ">=", c_2c * sp.exp(c_2d * (d - r * sp.log(d / r))),
+          {c_2c: _UNKNOWN, c_2d: _UNKNOWN}, "Omega(exp(d - r log(d/r)))."),
+    Bound("thm3.rank_r_norm_condition",
+          "Theorem 3: rank-r heads needed to beat constant error (given norm bound V)", "stated",
+          H, ">=", sp.exp(c_3 * (d - r)) / (d * V**2), {c_3: _UNKNOWN},
+          "Constant error persists while d H max_h ||V_h||^2 < exp(c (d - r)); Gaussian y, "
+          "biased targets (definitions partly inferred)."),
+    Bound("thm3.full_rank_heads",
+          "Theorem 3: full-rank biased attention represents the target with O(d^2) heads",
+          "stated", H, "<=", c_3u * d**2,
+          {c_3u: _UNKNOWN + " (the target has 2 d^2 + 1 biased terms)"}),
+    Bound("remark4.norm_needed", "Remark 4: the weight norm needed by H rank-r heads", "stated",
+          V**2, ">=", sp.exp(c_3 * (d - r)) / (d * H), {c_3: _UNKNOWN},
+          "Theorem 3 read as a norm condition; whether the norm dependence can be removed "
+          "is open (Yehudai & Shamir 2019, Kamath et al. 2020)."),
+    Bound("thm5.majority_vote_heads",
+          "Theorem 5: heads for two rank-1 layers with majority voting", "derived heuristic",
+          H, ">=", c_5 * d / eps**2,
+          {c_5: "unknown constant of the derived heuristic H ~ d/eps^2 (to verify)"},
+          "DERIVED HEURISTIC, not the paper's statement: error falls like sqrt(d/H)."),
+    Bound("n2.harmonic_bound",
+          "Harmonic count for N = 2 on D_2, Eq. 2 (fixed value maps; count D'_l)", "derived",
+          err, ">=", _harmonic_rhs("eq2"), note=_HARMONIC_NOTE,
+          numeric=_numeric(harmonic_bound, value_class="eq2")),
+    Bound("n2.harmonic_bound_query_values",
+          "Harmonic count for N = 2 on D_2, query-dependent value maps M_h(y)", "derived",
+          err, ">=", _harmonic_rhs("query-dependent-values"), note=_HARMONIC_NOTE,
+          numeric=_numeric(harmonic_bound, value_class="query-dependent-values")),
+    Bound("n2.fiber_bound",
+          "Fiber bound for N = 2 on D_2, Eq. 2 (fixed value maps; needs H r < d)", "derived",
+          err, ">=", fiber_bound_expr(),
+          note="Evaluated by workbench.core.bounds.fiber (Gauss-Legendre in the half-angle and "
+          "in phi with c = sin^2 phi); 0 when H r >= d. docs/derivations/fiber_bound.md. The "
+          "fiber bound alone: the certified bound is the larger of this and n2.harmonic_bound.",
+          numeric=_numeric(fiber_bound)),
+)
+ALL_BOUNDS: dict[str, Bound] = {b.id: b for b in BOUNDS}
 
 
 def get_bound(bound_id: str) -> Bound:

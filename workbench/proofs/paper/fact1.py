@@ -16,7 +16,7 @@ from typing import cast
 import torch
 
 from workbench.constructions.full_rank import beta_for as construction_beta_for
-from workbench.constructions.full_rank import certified_bound, full_rank, full_rank_model
+from workbench.constructions.full_rank import error_upper_bound, full_rank, full_rank_model
 from workbench.constructions.full_rank import pointwise_bound as construction_pointwise_bound
 from workbench.core.sphere import PointLaw, sample_instances
 from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
@@ -164,19 +164,20 @@ BETA_FOR_EPS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
 
 @claim(
     "fact1.beta_for",
-    "The certified temperature beta_for(eps, d, N) gives a head with error <= eps",
+    "The temperature beta_for(eps, d, N) gives a head with error <= eps",
     "fact",
     depends_on=("fact1.pointwise_bound",),
-    statement="certified_bound(beta) <= eps and E||f - X softmax(beta X^T y)||^2 <= "
-    "4 E[min(1, (N-1)^2 exp(-2 beta gap))] <= certified_bound(beta) at beta = beta_for(eps, d, N)",
+    statement="error_upper_bound(beta) <= eps and E||f - X softmax(beta X^T y)||^2 <= "
+    "4 E[min(1, (N-1)^2 exp(-2 beta gap))] <= error_upper_bound(beta) at beta = "
+    "beta_for(eps, d, N)",
     source="docs/paper.md §3 Fact 1 [derived]; docs/derivations/constructions.md §1",
 )
 @one_thread
 @torch.no_grad()
 def beta_for(ctx: CheckContext) -> list[Evidence]:
-    """At ``beta = beta_for(eps)``: the certified bound itself against ``eps``; the bound's
+    """At ``beta = beta_for(eps)``: Fact 1's error upper bound itself against ``eps``; the bound's
     expectation, by exact quadrature (N = 2) or Monte Carlo (N > 2), against ``eps`` and against
-    the certified bound; the head's fresh-sample error (``verifiers.estimate_error``) against
+    the upper bound; the head's fresh-sample error (``verifiers.estimate_error``) against
     ``eps`` and the quadrature claim. Every Monte Carlo interval is ``bounded`` (values in
     [0, 4]; valid for the rare-event errors of eps = 1e-3).
 
@@ -197,9 +198,9 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
         for j, eps in enumerate(BETA_FOR_EPS):
             beta = construction_beta_for(eps, d, N, points)
             p = {"d": d, "N": N, "points": points, "eps": eps, "beta": beta, "n": n}
-            cert = certified_bound(beta, d, N, points)
+            upper = error_upper_bound(beta, d, N, points)
             out.append(
-                Evidence(cert, eps, "<=", "exact", p, note="certified bound at beta_for(eps)")
+                Evidence(upper, eps, "<=", "exact", p, note="error_upper_bound at beta_for(eps)")
             )
             model, claimed = full_rank(
                 d, beta, N, points, claim_samples=20_000, generator=ctx.seed + 101 + k
@@ -229,7 +230,7 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                 )
             )
             if N == 2:  # the construction's claim is an exact quadrature for N = 2
-                for bound, what in ((cert, "certified union/Riemann bound"), (eps, "eps")):
+                for bound, what in ((upper, "union/Riemann error_upper_bound"), (eps, "eps")):
                     out.append(
                         Evidence(
                             claimed.value,
@@ -256,7 +257,7 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                 )
             elif eps >= 1e-2:
                 bnd = _bound_expectation(d, N, points, beta, n, level, ctx.seed + 77 * k + j)
-                for bound, what in ((cert, "certified bound"), (eps, "eps")):
+                for bound, what in ((upper, "error_upper_bound"), (eps, "eps")):
                     out.append(
                         Evidence(
                             bnd.mean,

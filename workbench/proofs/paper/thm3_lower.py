@@ -1,6 +1,6 @@
 """Theorem 3, lower side: rank-r attention cannot represent the biased target (N = 2).
 
-Certified machinery, not training: the derived bound of ``workbench.core.biased_bound``
+Certified machinery, not training: the derived bound of ``workbench.core.bounds.biased``
 (docs/derivations/biased_lower_bound.md) for generalized attention (Eq. 2, biases included) of
 key-rank r on the [inferred] target of ``thm3.reference_target``. Trained models are recorded by
 ``remark4.norm_condition``. Evidence:
@@ -28,7 +28,7 @@ import torch
 from scipy.integrate import quad
 
 from workbench.constructions.biased import theorem3_family
-from workbench.core.biased_bound import (
+from workbench.core.bounds.biased import (
     BiasedBound,
     DegreeEnergies,
     biased_lower_bound,
@@ -115,7 +115,7 @@ def uniform_model_error(d: int, n: int, seed: int) -> tuple[float, tuple[float, 
     "thm3.low_rank_lower",
     "Theorem 3 (lower side, [inferred] target, N = 2): rank-r attention keeps constant error",
     "theorem",
-    depends_on=("thm2.certified_bound", "thm3.biased_construction"),
+    depends_on=("thm2.harmonic_bound", "thm3.biased_construction"),
     statement=f"err(H heads of rank r <= d-3) >= B(d, r, H) >= {C_CONST} whenever d H < "
     f"exp(c (d - r)) (c = {C_HYP}, unit norms); B = 0 for r >= d-1",
     source="docs/paper.md §3 Theorem 3 [stated, definitions inferred]; "

@@ -1,5 +1,7 @@
-"""Theorem 2 for N = 2 on D_2: the certified lower bound as a chain of lemma claims
-(docs/derivations/lower_bound.md, Lemmas 1-6), and experiments that must respect it.
+"""Theorem 2 for N = 2 on D_2: the harmonic count as a chain of lemma claims
+(docs/derivations/lower_bound.md, Lemmas 1-6), the fiber bound (docs/derivations/fiber_bound.md),
+and experiments that must respect the certified bound, the larger of the two
+(``workbench.core.bounds.certified``).
 
 Chain (``depends_on`` mirrors the derivation)::
 
@@ -8,12 +10,13 @@ Chain (``depends_on`` mirrors the derivation)::
     harmonics.*                    -> thm2.isotropy (L4)
     harmonics.dimension            -> thm2.invariant_dimension (L5a) -> thm2.degree_dimension (L5b)
                                                                     -> thm2.fixed_form_dimension
-    all of the above               -> thm2.certified_bound (L6, theorem)
-    thm2.certified_bound           -> thm2.fitted_models_respect_bound,
+    all of the above               -> thm2.harmonic_bound (L6, theorem)
+    thm2.isotropy, thm2.invariant_dimension -> thm2.one_head_exact -> thm2.sandwich
+    thm2.conditional_law -> thm2.fiber_spectrum (F2, F3) -> thm2.fiber_bound (F4)
+    thm2.harmonic_bound, thm2.fiber_bound (the certified bound: their max)
+                                   -> thm2.fitted_models_respect_bound,
                                       thm2.random_features_respect_bound,
                                       thm2.full_rank_reaches_zero, thm2.sandwich
-    thm2.isotropy, thm2.invariant_dimension -> thm2.one_head_exact -> thm2.sandwich
-    thm2.conditional_law -> thm2.fiber_spectrum (F2, F3) -> thm2.fiber_bound (F4) -> thm2.sandwich
 
 Every check compares the library with an independent computation: identities on random
 generalized-attention models from ``workbench.models.attention``; Monte Carlo with CLT intervals
@@ -22,7 +25,6 @@ exactly integrated Gram matrices; and the bound re-evaluated in interval arithme
 Gamma closed form with exact factorials (not the library's ratio recurrence).
 """
 
-from workbench.proofs.paper.thm2.certified import certified_bound, independent_bound
 from workbench.proofs.paper.thm2.experiments import (
     fitted_models_respect_bound,
     full_rank_reaches_zero,
@@ -33,6 +35,7 @@ from workbench.proofs.paper.thm2.fiber import (
     fiber_spectrum_claim,
     one_head_optimum,
 )
+from workbench.proofs.paper.thm2.harmonic_bound import harmonic_bound_claim, independent_bound
 from workbench.proofs.paper.thm2.harmonic_lemmas import (
     degree_dimension,
     fixed_form_dimension,
@@ -47,9 +50,10 @@ from workbench.proofs.paper.thm2.reductions import (
 from workbench.proofs.paper.thm2.sandwich import one_head_exact, sandwich_claim
 
 __all__ = [
-    "certified_bound", "conditional_law", "degree_dimension", "fiber_bound_claim",
+    "conditional_law", "degree_dimension", "fiber_bound_claim",
     "fiber_spectrum_claim", "fitted_models_respect_bound",
-    "fixed_form_dimension", "full_rank_reaches_zero", "independent_bound", "invariant_dimension",
+    "fixed_form_dimension", "full_rank_reaches_zero", "harmonic_bound_claim",
+    "independent_bound", "invariant_dimension",
     "isotropy", "odd_reduction", "one_head_exact", "one_head_optimum", "projection_reduction",
     "random_features_respect_bound", "sandwich_claim",
 ]

@@ -13,6 +13,9 @@ from workbench.models.scores import DotScore
 
 SQRT2 = math.sqrt(2.0)
 _TINY = math.ulp(0.0)  # ">= _TINY" states "> 0"
+# The claims the certified bound (workbench.core.bounds.certified: the larger of the harmonic
+# count and the fiber bound) rests on: what a claim confronting models with it depends on.
+CERTIFIED_BOUND_CLAIMS = ("thm2.harmonic_bound", "thm2.fiber_bound")
 
 
 # --------------------------------------------------------------------------- helpers

@@ -1,5 +1,7 @@
 """Theorem 2 against explicit models: fitted generalized attention, random features and the
-full-rank head must respect the certified bound (docs/derivations/lower_bound.md)."""
+full-rank head must respect the certified bound, the larger of the harmonic count and the fiber
+bound (``workbench.core.bounds.certified``; docs/derivations/lower_bound.md,
+docs/derivations/fiber_bound.md)."""
 
 from __future__ import annotations
 
@@ -7,8 +9,8 @@ import torch
 
 from workbench.constructions.full_rank import full_rank_model
 from workbench.constructions.random_features import random_features, sample_heads
+from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
-from workbench.core.lower_bound import lower_bound
 from workbench.core.sphere import make_generator, sample_instances
 from workbench.core.targets import nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
@@ -19,6 +21,7 @@ from workbench.proofs.paper.harmonics import (
 )
 from workbench.proofs.paper.thm2._common import (
     _MODEL_CASES,
+    CERTIFIED_BOUND_CLAIMS,
     _fit_output_maps,
     _random_model,
 )
@@ -32,8 +35,8 @@ from workbench.verifiers.tasks import Task
     "thm2.fitted_models_respect_bound",
     "Generalized-attention models with least-squares output maps stay above the bound",
     "experiment",
-    depends_on=("thm2.certified_bound",),
-    statement="E||f - A||^2 >= lower_bound(d, r, H) for random scores, fitted M_h",
+    depends_on=CERTIFIED_BOUND_CLAIMS,
+    statement="E||f - A||^2 >= certified_lower_bound(d, r, H) for random scores, fitted M_h",
     source="docs/derivations/lower_bound.md (sanity tests); docs/paper.md §4",
 )
 @torch.no_grad()
@@ -54,7 +57,7 @@ def fitted_models_respect_bound(ctx: CheckContext) -> list[Evidence]:
         _fit_output_maps(model, *sample_instances(n_fit, 2, d, points="orthonormal", generator=g))
         X, y = sample_instances(n_eval, 2, d, points="orthonormal", generator=g)
         errs = ((nearest_neighbour(X, y) - model(X, y)) ** 2).sum(-1)  # (K, n)
-        lb = lower_bound(d, r, H)
+        lb = certified_lower_bound(d, r, H)
         for k in range(K):
             m, ci = mean_ci(errs[k], z)  # fitted outputs have no a-priori range: CLT
             out.append(
@@ -105,8 +108,9 @@ RF_RESOLUTION = 0.02  # the re-measurement resolves a change of 0.02 in the clai
     "Random rank-1 hardmax heads with optimal value weights never beat the certified bound, "
     "and their claimed error is what a fresh Monte Carlo measurement finds",
     "experiment",
-    depends_on=("thm2.certified_bound", "kernels.agreement"),
-    statement="min_a (1 - 2 a.b + a.C.a) >= lower_bound(d, 1, H); the construction's model has "
+    depends_on=(*CERTIFIED_BOUND_CLAIMS, "kernels.agreement"),
+    statement="min_a (1 - 2 a.b + a.C.a) >= certified_lower_bound(d, 1, H); the construction's "
+    "model has "
     "error == its claimed kernel error",
     source="docs/paper.md §4 (random features), §4 (theory figure)",
 )
@@ -127,7 +131,7 @@ def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
         for i, H in enumerate(Hs):
             law = ("cosine_uniform", "independent", "tied")[i % 3]
             err, a = solve_random_features(d, H, law, g)
-            lb = lower_bound(d, 1, H)
+            lb = certified_lower_bound(d, 1, H)
             a1 = float(a.abs().sum())
             out.append(
                 Evidence(
@@ -176,7 +180,7 @@ def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
         out.append(
             Evidence(
                 est.mean,
-                lower_bound(d, 1, H).enclosure[1],
+                certified_lower_bound(d, 1, H).enclosure[1],
                 ">=",
                 "monte_carlo",
                 p,
@@ -193,9 +197,9 @@ def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
     "thm2.full_rank_reaches_zero",
     "Separation: the bound is 0 at full rank, and one full-rank head beats every rank-1 layer",
     "theorem",
-    depends_on=("thm2.certified_bound", "fact1.hard_limit"),
-    statement="lower_bound(d, d, H) = 0 and err(one full-rank head, large beta) < "
-    "lower_bound(d, 1, H)",
+    depends_on=(*CERTIFIED_BOUND_CLAIMS, "fact1.hard_limit"),
+    statement="certified_lower_bound(d, d, H) = 0 and err(one full-rank head, large beta) < "
+    "certified_lower_bound(d, 1, H)",
     source="docs/paper.md §3 (Fact 1, Theorem 2), §3 step 6",
 )
 @torch.no_grad()
@@ -211,23 +215,24 @@ def full_rank_reaches_zero(ctx: CheckContext) -> list[Evidence]:
         for H in (1, 10**6):
             out.append(
                 Evidence(
-                    lower_bound(d, d, H).enclosure[1],
+                    certified_lower_bound(d, d, H).enclosure[1],
                     0.0,
                     "==",
                     "exact",
                     {"d": d, "r": d, "H": H},
-                    note="arithmetic: reads the r >= d - 1 branch of lower_bound (no derivation)",
+                    note="arithmetic: reads the r >= d - 1 branch of the harmonic count and the "
+                    "H r >= d branch of the fiber bound (no derivation)",
                 )
             )
         X, y = sample_instances(n, 2, d, points="orthonormal", generator=g)
         err = (full_rank_model(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)
         m, ci = bounded_mean_ci(err, (0.0, 4.0), z)  # outputs in the keys' hull: err <= 4
         for H in (1, 4096):
-            lb = lower_bound(d, 1, H)
+            lb = certified_lower_bound(d, 1, H)
             out.append(
                 Evidence(
                     m,
-                    lb.enclosure[0],
+                    lb.value,
                     "<=",
                     "monte_carlo",
                     {"d": d, "beta": beta, "n": n, "rank1_heads": H},

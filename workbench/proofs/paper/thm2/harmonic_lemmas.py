@@ -8,13 +8,13 @@ import math
 import numpy as np
 import torch
 
+from workbench.core.bounds.harmonic import degree_dimension_bound
 from workbench.core.harmonics import dim_harmonics, legendre_d
 from workbench.core.invariant_harmonics import (
     fixed_form_degree_rank,
     head_degree_dimension,
     invariant_harmonic_rank,
 )
-from workbench.core.lower_bound import degree_dimension_bound
 from workbench.core.sphere import make_generator, uniform_sphere
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import mean_ci

@@ -1,5 +1,6 @@
-"""Theorem 2's two regimes, read off the certified ``heads_needed`` (docs/paper.md §3 Theorem 2;
-docs/derivations/regimes.md).
+"""Theorem 2's two regimes, read off the harmonic count's ``heads_needed`` (docs/paper.md §3
+Theorem 2; docs/derivations/regimes.md). The harmonic count alone, not the certified bound: the
+regimes are statements about the growth of the ``D'_l`` count's H*.
 
 The laws come from the sympy encodings ``thm2.high_dimensional`` and ``thm2.high_accuracy``
 (``workbench.core.symbolic.regimes``): ``log H >= log c + c' x`` with regressor
@@ -11,7 +12,7 @@ paper, so the claims are about the form of the law on a stated grid, with fitted
 - high-dimensional regime: at fixed (d, r), ``log H*`` grows at least linearly in ``1/eps`` (the
   fitted exponent ``p`` of ``eps^-p`` is >= 1, as ``Omega((d/r)^(1/eps))`` requires);
 - high-accuracy regime: one slope fits every rank (``c_r`` equal across r within ``RESOLUTION``);
-  and each ``H*`` there is checked to be minimal against ``lower_bound`` (cheap at d <= 12).
+  and each ``H*`` there is checked to be minimal against ``harmonic_bound`` (cheap at d <= 12).
 
 Intervals treat the misfit of the law as noise (the data are deterministic), which is what a
 fitted constant's interval can mean here.
@@ -24,7 +25,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from workbench.core.lower_bound import heads_needed, lower_bound
+from workbench.core.bounds.harmonic import harmonic_bound, heads_needed
 from workbench.core.symbolic.regimes import regressor, regressor_values
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
@@ -36,6 +37,7 @@ LEVEL = 0.999
 RESAMPLES = 2000
 _TINY = math.ulp(0.0)
 _P_GRID = np.linspace(0.25, 4.0, 151)
+HARMONIC_ONLY = "harmonic count alone: the regimes are statements about D'_l"
 
 
 def fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
@@ -87,18 +89,19 @@ def _grid(
 
 
 def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
-    """The data are what they claim: ``H*`` is the least H whose certified bound (the interval
-    evaluation of ``lower_bound``) does not exclude ``eps``."""
+    """The data are what they claim: ``H*`` is the least H whose harmonic count (the interval
+    evaluation of ``harmonic_bound``) does not exclude ``eps``."""
     out: list[Evidence] = []
     for d, r, e, h in pts:
         p = {"d": d, "r": r, "eps": e, "H*": h}
-        at = lower_bound(d, r, h).enclosure[0]
+        at = harmonic_bound(d, r, h).enclosure[0]
         out.append(Evidence(at, e, "<=", "interval", {**p, "H": h},
-                            note="certified bound at H* does not exclude eps"))
+                            note=f"{HARMONIC_ONLY}: at H* it does not exclude eps"))
         if h > 1:
-            below = lower_bound(d, r, h - 1).enclosure[0]
+            below = harmonic_bound(d, r, h - 1).enclosure[0]
             out.append(Evidence(below, math.nextafter(e, math.inf), ">=", "interval",
-                                {**p, "H": h - 1}, note="certified bound at H* - 1 exceeds eps"))
+                                {**p, "H": h - 1},
+                                note=f"{HARMONIC_ONLY}: at H* - 1 it exceeds eps"))
     return out
 
 
@@ -106,14 +109,14 @@ def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
     "thm2.regime_high_dimensional",
     "Theorem 2, high-dimensional regime: log H* grows like (1/eps) log(d/r)",
     "theorem",
-    depends_on=("thm2.certified_bound",),
-    statement="certified H*(d, r, eps) = heads_needed: log H* = a + c (1/eps) log(d/r) fits "
-    f"(R^2 >= {R2_MIN}) with c > 0, and log H* grows at least linearly in 1/eps",
+    depends_on=("thm2.harmonic_bound",),
+    statement="harmonic-count H*(d, r, eps) = heads_needed: log H* = a + c (1/eps) log(d/r) "
+    f"fits (R^2 >= {R2_MIN}) with c > 0, and log H* grows at least linearly in 1/eps",
     source="docs/paper.md §3 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
 )
 def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> list[Evidence]:
-    """``heads_fn``: default the certified ``heads_needed``, looked up at call time (the tests
-    pass a faulty one)."""
+    """``heads_fn``: default the harmonic count's ``heads_needed``, looked up at call time (the
+    tests pass a faulty one)."""
     heads_fn = heads_fn or heads_needed
     quick = ctx.scale == "quick"
     ds, rs = ((64,), (1, 2, 4, 8)) if quick else ((32, 48, 64), (1, 2, 3, 4, 6, 8))
@@ -134,7 +137,8 @@ def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn | None = None) 
     how = f"pairs bootstrap over the {n} grid points, {RESAMPLES} resamples"
     return [
         Evidence(c, _TINY, ">=", "interval", params, ci=ci_c, ci_level=LEVEL, interval="bootstrap",
-                 note=f"fitted slope c of log H* on (1/eps) log(d/r) is > 0 ({how})"),
+                 note=f"fitted slope c of log H* on (1/eps) log(d/r) is > 0 ({how}; "
+                 f"{HARMONIC_ONLY})"),
         Evidence(r2, R2_MIN, ">=", "exact", params,
                  note="R^2 of the law's one-regressor fit of log H*"),
         Evidence(p_hat, 1.0, ">=", "interval", params, ci=ci_p, ci_level=LEVEL,
@@ -148,14 +152,15 @@ def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn | None = None) 
     "thm2.regime_high_accuracy",
     "Theorem 2, high-accuracy regime: log H* grows like d - r log(d/r)",
     "theorem",
-    depends_on=("thm2.certified_bound",),
-    statement="certified H*(d, r, eps) at fixed small eps: log H* = a_r + c_r (d - r log(d/r)) "
+    depends_on=("thm2.harmonic_bound",),
+    statement="harmonic-count H*(d, r, eps) at fixed small eps: log H* = a_r + c_r "
+    "(d - r log(d/r)) "
     f"with c_r > 0, R^2 >= {R2_MIN}, and c_r equal across r within {RESOLUTION:.0%}",
     source="docs/paper.md §3 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
 )
 def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> list[Evidence]:
-    """``heads_fn``: default the certified ``heads_needed``, looked up at call time (the tests
-    pass a faulty one)."""
+    """``heads_fn``: default the harmonic count's ``heads_needed``, looked up at call time (the
+    tests pass a faulty one)."""
     heads_fn = heads_fn or heads_needed
     quick = ctx.scale == "quick"
     ds = (6, 7, 8, 9, 10, 11, 12, 14) if quick else (6, 7, 8, 9, 10, 11, 12, 14, 16, 20)
@@ -178,7 +183,7 @@ def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> 
         out.append(Evidence(c, _TINY, ">=", "interval", params, ci=ci, ci_level=LEVEL,
                             interval="bootstrap",
                             note="fitted slope c_r of log H* on d - r log(d/r) is > 0 (pairs "
-                            f"bootstrap over d, {RESAMPLES} resamples)"))
+                            f"bootstrap over d, {RESAMPLES} resamples; {HARMONIC_ONLY})"))
         out.append(Evidence(r2, R2_MIN, ">=", "exact", params, note="R^2 of the law's fit"))
         out += minimality(pts)
     base = min(rs)

@@ -1,5 +1,6 @@
 """Theorem 2, both sides: the exact one-head error and the sandwich of the certified bound
-(Eq. 2, ``D'_l``) against explicit saved witnesses (docs/derivations/lower_bound.md)."""
+(Eq. 2: the larger of the ``D'_l`` count and the fiber bound) against explicit saved witnesses
+(docs/derivations/lower_bound.md)."""
 
 from __future__ import annotations
 
@@ -16,8 +17,9 @@ from workbench.constructions.optimized import (
     bernstein_ci,
     one_head_exact_error,
 )
-from workbench.core.fiber_bound import one_head_error
+from workbench.core.bounds.fiber import one_head_error
 from workbench.proofs.claim import CheckContext, Evidence
+from workbench.proofs.paper.thm2._common import CERTIFIED_BOUND_CLAIMS
 from workbench.proofs.registry import claim
 from workbench.verifiers import sandwich as sw
 
@@ -225,7 +227,7 @@ QUICK_POINTS = ((8, 1, 1), (16, 1, 1), (8, 1, 2), (8, 4, 4))
     "thm2.sandwich",
     "No explicit model beats the certified Eq. 2 bound; saved witnesses replay to their errors",
     "experiment",
-    depends_on=("thm2.certified_bound", "thm2.fiber_bound", "thm2.one_head_exact"),
+    depends_on=(*CERTIFIED_BOUND_CLAIMS, "thm2.one_head_exact"),
     statement="err(witness) >= max(harmonic count, fiber bound)(d, r, H) (Eq. 2) beyond the "
     "witness's CI",
     source="docs/derivations/lower_bound.md ('The sandwich'); docs/derivations/fiber_bound.md; "

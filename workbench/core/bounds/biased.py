@@ -30,13 +30,14 @@ from scipy.special import beta as beta_fn
 from scipy.special import betainc
 from scipy.stats import chi
 
+from workbench.core.bounds import QUERY_VALUES
+from workbench.core.bounds.harmonic import degree_dimension_bound
 from workbench.core.harmonics import dim_harmonics, legendre_d
-from workbench.core.lower_bound import degree_dimension_bound
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
-# The count d(d+1)/2 D'_l of docs/derivations/biased_lower_bound.md (every quadratic form): the
-# derivation there does not use the tighter one-form count D'_l, so neither does the code.
-QUERY_VALUES = "query-dependent-values"
+# The count d(d+1)/2 D'_l (QUERY_VALUES) of docs/derivations/biased_lower_bound.md (every
+# quadratic form): the derivation there does not use the tighter one-form count D'_l, so neither
+# does the code.
 
 __all__ = [
     "BiasedBound", "DegreeEnergies", "biased_lower_bound", "degree_energies", "step_coefficients",

@@ -1,6 +1,7 @@
-"""Theorem 2, Lemma 6: the certified lower bound, re-evaluated independently in interval
-arithmetic (docs/derivations/lower_bound.md), for both model classes: Eq. 2 (``D'_l``) and
-query-dependent value maps (``d(d+1)/2 D'_l``)."""
+"""Theorem 2, Lemma 6: the harmonic count (a certified lower bound; models are confronted with
+the larger of it and the fiber bound), re-evaluated independently in interval arithmetic
+(docs/derivations/lower_bound.md), for both model classes: Eq. 2 (``D'_l``) and query-dependent
+value maps (``d(d+1)/2 D'_l``)."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ import math
 import numpy as np
 from mpmath import iv
 
-from workbench.core.lower_bound import TAIL_TOL, degree_dimension_bound, lower_bound
+from workbench.core.bounds.harmonic import TAIL_TOL, degree_dimension_bound, harmonic_bound
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.harmonics import (
     eta_squared_interval,
@@ -43,8 +44,9 @@ def independent_bound(
 
 
 @claim(
-    "thm2.certified_bound",
-    "Certified lower bound for N = 2 on D_2: err >= 1/2 sum_l eta_l^2 (1 - min(1, H D_l/N))",
+    "thm2.harmonic_bound",
+    "Harmonic count, a certified lower bound for N = 2 on D_2: "
+    "err >= 1/2 sum_l eta_l^2 (1 - min(1, H D_l/N))",
     "theorem",
     depends_on=(
         "thm2.projection_reduction",
@@ -60,7 +62,7 @@ def independent_bound(
     "D_l = D'_l (Eq. 2) or d(d+1)/2 D'_l (query-dependent value maps)",
     source="docs/derivations/lower_bound.md (Lemma 6); docs/paper.md §4 step 6",
 )
-def certified_bound(ctx: CheckContext) -> list[Evidence]:
+def harmonic_bound_claim(ctx: CheckContext) -> list[Evidence]:
     quick = ctx.scale == "quick"
     out: list[Evidence] = []
     # (1) the library's enclosure contains an independent interval evaluation
@@ -80,7 +82,7 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
     )
     classes = ("eq2", "query-dependent-values")
     for (d, r, H, L), vc in ((c, v) for c in cases for v in classes):
-        lb = lower_bound(d, r, H, max_degree=L, value_class=vc)
+        lb = harmonic_bound(d, r, H, max_degree=L, value_class=vc)
         lo, hi = independent_bound(d, r, H, lb.degrees_summed, vc)
         out.append(
             Evidence(
@@ -103,11 +105,11 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
         )
     # the Eq. 2 bound is never below the query-dependent one (D'_l <= d(d+1)/2 D'_l)
     for d, r, H in ((6, 2, 3), (16, 1, 16)) if quick else ((6, 2, 3), (16, 1, 16), (32, 30, 1)):
-        wide = lower_bound(d, r, H, value_class="query-dependent-values").enclosure[1]
+        wide = harmonic_bound(d, r, H, value_class="query-dependent-values").enclosure[1]
         out.append(
             Evidence(
                 wide,
-                lower_bound(d, r, H).enclosure[0],
+                harmonic_bound(d, r, H).enclosure[0],
                 "<=",
                 "interval",
                 {"d": d, "r": r, "H": H},
@@ -117,7 +119,7 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
     # (2) monotone: non-increasing in H and in r
     for d in (6,) if quick else (6, 8, 12, 16):
         Hs = [1, 3, 64, 10**5] if quick else [1, 2, 3, 8, 64, 1000, 10**5, 10**9]
-        vals = [[lower_bound(d, r, H).enclosure[0] for H in Hs] for r in range(1, d + 1)]
+        vals = [[harmonic_bound(d, r, H).enclosure[0] for H in Hs] for r in range(1, d + 1)]
         v = np.array(vals)
         rise_H = float(np.max(np.diff(v, axis=1)))
         rise_r = float(np.max(np.diff(v, axis=0)))
@@ -135,7 +137,7 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
     # D'_l - N(d,l) = C(l+d-4, d-2) + C(l+d, d-2) - C(l+d-3, d-2) >= 0 (Lemma 6); the check
     # recomputes that difference from the independent homogeneous-polynomial count of N(d,l).
     for d in (5, 8, 16, 64) if quick else (3, 5, 8, 16, 32, 64, 128):
-        zeros = max(lower_bound(d, r, 1).enclosure[1] for r in (d - 1, d))
+        zeros = max(harmonic_bound(d, r, 1).enclosure[1] for r in (d - 1, d))
         out.append(Evidence(zeros, 0.0, "==", "exact", {"d": d, "r": [d - 1, d]}))
         slack = min(
             degree_dimension_bound(d, d - 1, l) - harmonic_count(d, l) for l in range(1, 402, 2)
@@ -154,7 +156,7 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
     for d in (32, 64) if quick else (32, 48, 64, 128):
         out.append(
             Evidence(
-                lower_bound(d, d - 2, 1).enclosure[0],
+                harmonic_bound(d, d - 2, 1).enclosure[0],
                 _TINY,
                 ">=",
                 "interval",
@@ -164,7 +166,7 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
         )
     # (4) positive for r <= d-2 at H = 1
     for d in (5, 6, 8) if quick else (5, 6, 8, 10, 16):
-        low = min(lower_bound(d, r, 1).enclosure[0] for r in range(1, d - 1))
+        low = min(harmonic_bound(d, r, 1).enclosure[0] for r in range(1, d - 1))
         out.append(
             Evidence(
                 low,
@@ -172,15 +174,15 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
                 ">=",
                 "interval",
                 {"d": d, "r": f"1..{d - 2}", "H": 1},
-                note="smallest certified bound over r <= d-2 is > 0",
+                note="smallest harmonic count over r <= d-2 is > 0",
             )
         )
     # (5) conservative truncation: LB_L grows with L, by at most the reported tail
     for d, r, H in ((8, 1, 4),) if quick else ((8, 1, 4), (16, 2, 16), (64, 1, 1)):
-        full = lower_bound(d, r, H)
+        full = harmonic_bound(d, r, H)
         prev = 0.0
         for L in (1, 41, 201):
-            part = lower_bound(d, r, H, max_degree=L)
+            part = harmonic_bound(d, r, H, max_degree=L)
             p = {"d": d, "r": r, "H": H, "L": L, "L_full": full.degrees_summed}
             out.append(
                 Evidence(
@@ -228,7 +230,7 @@ def certified_bound(ctx: CheckContext) -> list[Evidence]:
         (16384, 0.124, "eq2"),
     )
     for H, quoted, vc in quotes:
-        lb = lower_bound(64, 1, H, value_class=vc)
+        lb = harmonic_bound(64, 1, H, value_class=vc)
         out.append(
             Evidence(
                 lb.value,

@@ -1,4 +1,5 @@
-"""The certified N = 2 lower bound and its lemmas (docs/paper.md §4, derivations)."""
+"""The harmonic count (Theorem 2's D'_l count, one part of the certified N = 2 lower bound) and its
+lemmas (docs/paper.md §4, derivations)."""
 
 from __future__ import annotations
 
@@ -10,10 +11,10 @@ import pytest
 import sympy as sp
 import torch
 
+from workbench.core.bounds.harmonic import degree_dimension_bound, harmonic_bound, heads_needed
 from workbench.core.harmonics import dim_harmonics, legendre_d, sign_coefficient_exact
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
 from workbench.core.invariant_harmonics import invariant_harmonic_rank
-from workbench.core.lower_bound import degree_dimension_bound, heads_needed, lower_bound
 from workbench.core.sphere import sample_instances, uniform_sphere
 
 Z = 5.0
@@ -80,7 +81,7 @@ def test_lemmas_1_2_projection_and_odd_reduction() -> None:
 
 
 def test_chain_bound_is_close_below_the_one_head_bayes_model() -> None:
-    """The certified bound lies below the error of the best known model, and within 10% of it at
+    """The harmonic count lies below the error of the best known model, and within 10% of it at
     d = 16, r = 1, H = 1 (the exact one-head witness, Monte Carlo): a bound that was 10x too small
     or 10% too large would fail."""
     from workbench.constructions.optimized import _losses, bernstein_ci
@@ -88,7 +89,7 @@ def test_chain_bound_is_close_below_the_one_head_bayes_model() -> None:
     d = 16
     loss = _losses({"B": np.eye(d)[:1][None], "a": np.ones(1)}, d, 60_000, 11)
     lo, hi = bernstein_ci(loss, 2.0)
-    lb = lower_bound(d, 1, 1).enclosure[0]
+    lb = harmonic_bound(d, 1, 1).enclosure[0]
     assert lb <= hi and lo <= 1.10 * lb
 
 
@@ -210,7 +211,7 @@ def test_enclosure_contains_exact_sympy_value() -> None:
         m = min(Fraction(1), Fraction(H * Dl, N))
         exact += sp.expand(sign_coefficient_exact(d, l) ** 2) * sp.Rational(1 - m)
     exact = float(sp.N(exact / 2, 30))
-    lb = lower_bound(d, r, H, max_degree=L)
+    lb = harmonic_bound(d, r, H, max_degree=L)
     lo, hi = lb.enclosure
     assert lo <= exact <= hi and lo <= lb.value <= hi
     assert hi - lo < 1e-14 and lb.degrees_summed == L
@@ -218,36 +219,36 @@ def test_enclosure_contains_exact_sympy_value() -> None:
 
 def test_paper_sanity_values_d64_r1() -> None:
     q = "query-dependent-values"
-    assert lower_bound(64, 1, 1, value_class=q).value == pytest.approx(0.17, abs=0.01)
-    assert lower_bound(64, 1, 16384, value_class=q).value == pytest.approx(0.09, abs=0.012)
-    assert lower_bound(64, 1, 1).value == pytest.approx(0.489, abs=0.002)
-    assert lower_bound(64, 1, 16).value == pytest.approx(0.339, abs=0.002)
-    assert lower_bound(64, 1, 16384).value == pytest.approx(0.124, abs=0.002)
-    assert lower_bound(64, 64, 1).value == 0.0
+    assert harmonic_bound(64, 1, 1, value_class=q).value == pytest.approx(0.17, abs=0.01)
+    assert harmonic_bound(64, 1, 16384, value_class=q).value == pytest.approx(0.09, abs=0.012)
+    assert harmonic_bound(64, 1, 1).value == pytest.approx(0.489, abs=0.002)
+    assert harmonic_bound(64, 1, 16).value == pytest.approx(0.339, abs=0.002)
+    assert harmonic_bound(64, 1, 16384).value == pytest.approx(0.124, abs=0.002)
+    assert harmonic_bound(64, 64, 1).value == 0.0
 
 
 def test_truncation_keeps_r_near_d_positive_for_large_d() -> None:
     for d in (32, 64):
-        assert lower_bound(d, d - 2, 1).enclosure[0] > 1e-3
-    assert lower_bound(32, 30, 1, value_class="query-dependent-values").enclosure[0] > 0
+        assert harmonic_bound(d, d - 2, 1).enclosure[0] > 1e-3
+    assert harmonic_bound(32, 30, 1, value_class="query-dependent-values").enclosure[0] > 0
 
 
 def test_value_class_is_validated_and_ordered() -> None:
     with pytest.raises(ValueError, match="value_class"):
-        lower_bound(8, 1, 1, value_class="eq3")
+        harmonic_bound(8, 1, 1, value_class="eq3")
     for d, r, H in ((8, 2, 3), (16, 1, 16)):
-        wide = lower_bound(d, r, H, value_class="query-dependent-values").enclosure[1]
-        assert wide < lower_bound(d, r, H).enclosure[0]
+        wide = harmonic_bound(d, r, H, value_class="query-dependent-values").enclosure[1]
+        assert wide < harmonic_bound(d, r, H).enclosure[0]
 
 
 @pytest.mark.parametrize("d", [6, 12])
 def test_monotone_in_heads_and_rank(d: int) -> None:
     Hs = [1, 2, 3, 8, 64, 1000, 10**5, 10**9]
     for r in range(1, d + 1):
-        vals = [lower_bound(d, r, H).enclosure[0] for H in Hs]
+        vals = [harmonic_bound(d, r, H).enclosure[0] for H in Hs]
         assert all(a >= b for a, b in zip(vals, vals[1:]))
     for H in [1, 50]:
-        vals = [lower_bound(d, r, H).enclosure[0] for r in range(1, d + 1)]
+        vals = [harmonic_bound(d, r, H).enclosure[0] for r in range(1, d + 1)]
         assert all(a >= b for a, b in zip(vals, vals[1:]))
         assert vals[-1] == 0.0 and vals[-2] == 0.0  # r = d and r = d-1
 
@@ -255,7 +256,7 @@ def test_monotone_in_heads_and_rank(d: int) -> None:
 @pytest.mark.parametrize("d", [5, 6, 8, 16])
 def test_positive_for_rank_at_most_d_minus_2(d: int) -> None:
     for r in range(1, d - 1):
-        assert lower_bound(d, r, 1).enclosure[0] > 0
+        assert harmonic_bound(d, r, 1).enclosure[0] > 0
 
 
 @pytest.mark.parametrize("H", [1, 3, 16, 128])
@@ -268,34 +269,34 @@ def test_never_exceeds_best_rank1_random_features(H: int) -> None:
     b = head_target_agreement(d, (Q * K).sum(-1))
     a = torch.linalg.lstsq(C, b.unsqueeze(1), rcond=1e-12).solution.squeeze(1)
     err = kernel_error(a, b, C)
-    assert lower_bound(d, 1, H).enclosure[1] <= err + 1e-9
+    assert harmonic_bound(d, 1, H).enclosure[1] <= err + 1e-9
 
 
 def test_heads_needed_is_the_first_h_the_bound_allows() -> None:
     d, r, eps = 16, 1, 0.12
     H = heads_needed(d, r, eps)
     assert H > 1
-    assert lower_bound(d, r, H).enclosure[0] <= eps < lower_bound(d, r, H - 1).enclosure[0]
+    assert harmonic_bound(d, r, H).enclosure[0] <= eps < harmonic_bound(d, r, H - 1).enclosure[0]
     assert heads_needed(d, r, 0.49) == 1 and heads_needed(d, d - 1, 0.01) == 1
     assert heads_needed(d, r, eps / 2) >= H
 
 
 def test_validation() -> None:
     with pytest.raises(ValueError, match="r must"):
-        lower_bound(8, 9, 1)
+        harmonic_bound(8, 9, 1)
     with pytest.raises(ValueError, match="H must"):
-        lower_bound(8, 1, 0)
+        harmonic_bound(8, 1, 0)
     with pytest.raises(ValueError, match="eps must"):
         heads_needed(8, 1, 0.0)
     with pytest.raises(ValueError, match="d must"):
-        lower_bound(1, 1, 1)
+        harmonic_bound(1, 1, 1)
 
 
 def test_cli_lower_class_flag(capsys: pytest.CaptureFixture[str]) -> None:
     import json
 
     from workbench.cli import main
-    from workbench.core.fiber_bound import certified_lower_bound
+    from workbench.core.bounds.certified import certified_lower_bound
 
     for vc in ("eq2", "query-dependent-values"):
         code = main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", vc,
@@ -304,7 +305,7 @@ def test_cli_lower_class_flag(capsys: pytest.CaptureFixture[str]) -> None:
         assert code == 0 and p["class"] == vc
         assert ("Eq. 2" if vc == "eq2" else "depend on the query") in p["covers"]
         # the larger of the harmonic count and the fiber bound of the same class
-        harmonic = lower_bound(12, 2, 4, value_class=vc).enclosure[0]
+        harmonic = harmonic_bound(12, 2, 4, value_class=vc).enclosure[0]
         assert p["harmonic_count"]["lower_bound"] == harmonic
         assert p["lower_bound"] == certified_lower_bound(12, 2, 4, vc).value
     assert main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", "x"]) == 2

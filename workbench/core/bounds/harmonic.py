@@ -1,5 +1,7 @@
-"""Certified lower bound for N = 2 on D_2 against generalized attention (docs/paper.md §4;
-docs/derivations/lower_bound.md, Lemmas 1-6).
+"""The harmonic count: a certified lower bound for N = 2 on D_2 against generalized attention
+(Theorem 2's ``D'_l`` count; docs/paper.md §4; docs/derivations/lower_bound.md, Lemmas 1-6).
+The bound models are confronted with is the larger of this and the fiber bound
+(:mod:`workbench.core.bounds.certified`).
 
 For H heads of key-rank r in dimension d, every generalized-attention model has error
 
@@ -31,16 +33,16 @@ import mpmath
 import numpy as np
 from mpmath import iv
 
+from workbench.core.bounds import VALUE_CLASSES
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
 __all__ = [
-    "LowerBound",
-    "lower_bound",
+    "HarmonicBound",
+    "harmonic_bound",
     "heads_needed",
     "degree_dimension_bound",
     "TAIL_TOL",
-    "VALUE_CLASSES",
 ]
 
 TAIL_TOL = 1e-3  # default: sum degrees until the uncounted tail can add at most this much
@@ -48,13 +50,12 @@ MAX_DEGREE_CAP = 20001
 # Highest degree the automatic truncation may reach to find the first contributing degree of
 # r = d-2 (query-dependent values need ~0.75 d^3; above this cap r near d can still give 0).
 AUTO_DEGREE_CAP = 60001
-VALUE_CLASSES = ("eq2", "query-dependent-values")
 _IV_PREC = 96
 
 
 @dataclass(frozen=True)
-class LowerBound:
-    """Result of :func:`lower_bound`: use ``enclosure[0]`` as the certified number."""
+class HarmonicBound:
+    """Result of :func:`harmonic_bound`: use ``enclosure[0]`` as the certified number."""
 
     d: int
     r: int
@@ -237,7 +238,7 @@ def _resolve_degree(d: int, max_degree: int | None, tol: float, value_class: str
     return L if L % 2 == 1 else L - 1
 
 
-def lower_bound(
+def harmonic_bound(
     d: int,
     r: int,
     H: int,
@@ -245,8 +246,8 @@ def lower_bound(
     max_degree: int | None = None,
     tol: float = TAIL_TOL,
     value_class: str = "eq2",
-) -> LowerBound:
-    """Certified lower bound on the D_2 error of H rank-r attention heads (N = 2).
+) -> HarmonicBound:
+    """The harmonic count: certified lower bound on the D_2 error of H rank-r heads (N = 2).
 
     ``value_class="eq2"`` (default) covers Eq. 2 (one fixed value map per head, ``D'_l``);
     ``"query-dependent-values"`` covers value maps ``M_h(y)`` (``d(d+1)/2 D'_l``).
@@ -262,7 +263,7 @@ def lower_bound(
     L = _resolve_degree(d, max_degree, tol, value_class)
     tail = _tail_bound(d, L)
     if r >= d - 1:
-        return LowerBound(
+        return HarmonicBound(
             d, r, H, 0.0, (0.0, 0.0), L, tail, "arithmetic: r >= d-1 gives 0", value_class
         )
     lo, hi = _bound_interval(d, r, H, L, value_class)
@@ -273,7 +274,7 @@ def lower_bound(
     value = float((lo + hi) / 2) if hi > 0 else 0.0
     value = min(max(value, lo_f), hi_f)
     method = f"interval(prec={_IV_PREC} bits), exact binomials, odd degrees 1..{L}"
-    return LowerBound(d, r, H, value, (lo_f, hi_f), L, tail, method, value_class)
+    return HarmonicBound(d, r, H, value, (lo_f, hi_f), L, tail, method, value_class)
 
 
 def heads_needed(
@@ -285,14 +286,14 @@ def heads_needed(
     tol: float = TAIL_TOL,
     value_class: str = "eq2",
 ) -> int:
-    """Least H whose certified bound does not exclude error <= eps: every H below it is
+    """Least H whose harmonic count does not exclude error <= eps: every H below it is
     certified to have error > eps on D_2 (N = 2), for every generalized-attention model of
-    key-rank r (Theorem 2's bound, degrees up to ``max_degree``).
+    key-rank r (Theorem 2's ``D'_l`` count alone, degrees up to ``max_degree``).
 
     Fast and exact for huge H: the bound is ``(S0 - H S1) / 2`` over the degrees still active
     at H (``N_l > H D_l``), so after one sort, each H costs a bisection in the sorted thresholds;
     the sums are interval enclosures at ``log2(H_max) + 128`` bits, enough to resolve H from
-    H + 1 (at 96 bits, ``lower_bound`` resolves H only to about 27 significant digits).
+    H + 1 (at 96 bits, ``harmonic_bound`` resolves H only to about 27 significant digits).
     """
     d = check_dim(d)
     r = check_rank(r, d)

@@ -1,5 +1,7 @@
 """The fiber bound: a certified lower bound for N = 2 on D_2 from the exact energy a head can
-capture, not a dimension count (docs/derivations/fiber_bound.md, Lemmas F1-F4).
+capture, not a dimension count (docs/derivations/fiber_bound.md, Lemmas F1-F4). The bound models
+are confronted with is the larger of this and the harmonic count
+(:mod:`workbench.core.bounds.certified`).
 
 Let ``S`` be the span of the heads' key row spaces, ``r* = dim S <= H r``, ``m = d - r*``, and
 ``c = |P_S w|^2 ~ Beta(r*/2, m/2)``. On the fiber ``{w : P_S w = z}`` (a sphere of radius
@@ -17,8 +19,8 @@ M = I for d >= 12 and r <= d - 2.
 
 Evaluation (not interval arithmetic): Gauss-Legendre in the fiber's half-angle, where the kernel
 is smooth, and in phi with c = sin^2 phi, split at the kinks of the Ky Fan sum; the enclosure is
-the gap between two orders padded x10. tests/test_fiber_bound.py checks it against mpmath, sympy,
-brute-force eigenvalues, Monte Carlo and the closed-form series of ``E_c lambda_0``.
+the gap between two orders padded x10. tests/core/test_fiber_bound.py checks it against mpmath,
+sympy, brute-force eigenvalues, Monte Carlo and the closed-form series of ``E_c lambda_0``.
 """
 
 from __future__ import annotations
@@ -31,7 +33,7 @@ import numpy as np
 from scipy.special import beta as beta_fn
 from scipy.special import roots_legendre
 
-from workbench.core.lower_bound import VALUE_CLASSES, LowerBound, lower_bound
+from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.validation import (
     check_choice,
     check_dim,
@@ -42,12 +44,10 @@ from workbench.core.validation import (
 )
 
 __all__ = [
-    "CertifiedBound",
     "FiberBound",
-    "certified_lower_bound",
+    "fiber_bound",
     "fiber_eigenvalues",
     "fiber_spectrum",
-    "fiber_lower_bound",
     "one_head_captured",
     "one_head_error",
 ]
@@ -59,7 +59,7 @@ _PAD = 10.0  # the enclosure pads the two-order quadrature difference by this fa
 
 @dataclass(frozen=True)
 class FiberBound:
-    """Result of :func:`fiber_lower_bound`: ``enclosure[0]`` is the number to use."""
+    """Result of :func:`fiber_bound`: ``enclosure[0]`` is the number to use."""
 
     d: int
     r: int
@@ -214,7 +214,7 @@ def one_head_error(d: int, r: int) -> tuple[float, tuple[float, float]]:
     return err, (err - pad, err + pad)
 
 
-def fiber_lower_bound(d: int, r: int, H: int, value_class: str = "eq2") -> FiberBound:
+def fiber_bound(d: int, r: int, H: int, value_class: str = EQ2) -> FiberBound:
     """Fiber bound on the D_2 error (N = 2) of every model with H heads of key-rank r.
 
     ``value_class="eq2"``: fixed value maps, the H largest fiber values (Ky Fan, Lemma F4).
@@ -229,7 +229,7 @@ def fiber_lower_bound(d: int, r: int, H: int, value_class: str = "eq2") -> Fiber
     if r_star >= d:
         return FiberBound(d, r, H, r_star, 0.0, (0.0, 0.0), "arithmetic: H r >= d gives 0")
     m = d - r_star
-    count = H if value_class == "eq2" else 1 + m + m * (m + 1) // 2  # the trace: every value
+    count = H if value_class == EQ2 else 1 + m + m * (m + 1) // 2  # the trace: every value
     cap, err = _captured(d, r_star, count)
     value = float(max(0.0, 0.5 * (1 - cap)))
     lo = float(max(0.0, 0.5 * (1 - cap - err)))
@@ -239,34 +239,3 @@ def fiber_lower_bound(d: int, r: int, H: int, value_class: str = "eq2") -> Fiber
         f"m = {d - r_star}"
     )
     return FiberBound(d, r, H, r_star, value, (lo, hi), method)
-
-
-@dataclass(frozen=True)
-class CertifiedBound:
-    """The larger of the two certified bounds for a model class (``value`` is the number)."""
-
-    harmonic: LowerBound
-    fiber: FiberBound
-
-    @property
-    def chosen(self) -> LowerBound | FiberBound:
-        """The bound that gives ``value`` (the harmonic count on ties)."""
-        return self.fiber if self.fiber.enclosure[0] > self.harmonic.enclosure[0] else self.harmonic
-
-    @property
-    def value(self) -> float:
-        return self.chosen.enclosure[0]
-
-    @property
-    def source(self) -> str:
-        return "fiber" if self.chosen is self.fiber else "harmonic count"
-
-
-def certified_lower_bound(
-    d: int, r: int, H: int, value_class: str = "eq2", *, max_degree: int | None = None
-) -> CertifiedBound:
-    """``max(harmonic count, fiber bound)`` for the class (docs/derivations/fiber_bound.md,
-    Lemma F4 and its remark on query-dependent value maps); ``max_degree`` truncates the
-    harmonic count."""
-    harmonic = lower_bound(d, r, H, max_degree=max_degree, value_class=value_class)
-    return CertifiedBound(harmonic, fiber_lower_bound(d, r, H, value_class))

@@ -1,0 +1,51 @@
+"""The certified lower bound for N = 2 on D_2: the larger of the harmonic count
+(:mod:`.harmonic`) and the fiber bound (:mod:`.fiber`) for a value class
+(docs/derivations/fiber_bound.md, Lemma F4 and its remark on query-dependent value maps;
+docs/derivations/lower_bound.md, Lemma 6). Models are confronted with this one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from workbench.core.bounds import EQ2
+from workbench.core.bounds.fiber import FiberBound, fiber_bound
+from workbench.core.bounds.harmonic import HarmonicBound, harmonic_bound
+
+__all__ = ["CertifiedBound", "certified_lower_bound"]
+
+
+@dataclass(frozen=True)
+class CertifiedBound:
+    """The larger of the two certified bounds for a model class (``value`` is the number)."""
+
+    harmonic: HarmonicBound
+    fiber: FiberBound
+
+    @property
+    def chosen(self) -> HarmonicBound | FiberBound:
+        """The bound that gives ``value`` (the harmonic count on ties)."""
+        return self.fiber if self.fiber.enclosure[0] > self.harmonic.enclosure[0] else self.harmonic
+
+    @property
+    def value(self) -> float:
+        return self.chosen.enclosure[0]
+
+    @property
+    def enclosure(self) -> tuple[float, float]:
+        """Enclosure of ``max(harmonic, fiber)``: the larger lower end (``value``) and the larger
+        upper end."""
+        return self.value, max(self.harmonic.enclosure[1], self.fiber.enclosure[1])
+
+    @property
+    def source(self) -> str:
+        return "fiber" if self.chosen is self.fiber else "harmonic count"
+
+
+def certified_lower_bound(
+    d: int, r: int, H: int, value_class: str = EQ2, *, max_degree: int | None = None
+) -> CertifiedBound:
+    """``max(harmonic count, fiber bound)`` for the class; ``max_degree`` truncates the
+    harmonic count."""
+    harmonic = harmonic_bound(d, r, H, max_degree=max_degree, value_class=value_class)
+    return CertifiedBound(harmonic, fiber_bound(d, r, H, value_class))
