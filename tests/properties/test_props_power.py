@@ -36,11 +36,11 @@ from workbench.core import fiber_bound as fbm
 from workbench.core import harmonics as hm
 from workbench.core import head_kernels as hk
 from workbench.core import lower_bound as lbm
+from workbench.core import montecarlo as est
 from workbench.core import targets
 from workbench.core.symbolic import bounds as sb
 from workbench.models import attention as att
 from workbench.models import scores as sc
-from workbench.verifiers import estimate as est
 
 # the package exports a function `train`
 vtrain = importlib.import_module("workbench.verifiers.train")

@@ -13,7 +13,9 @@ import pytest
 import torch
 from scipy.stats import binomtest
 
-from workbench.verifiers.estimate import estimate_error, estimate_mean, z_value
+from workbench.core.intervals import z_value
+from workbench.core.montecarlo import estimate_mean
+from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 
 
