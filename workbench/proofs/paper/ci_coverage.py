@@ -1,5 +1,5 @@
 """The Monte Carlo intervals behind every ``monte_carlo``/``trained`` verdict reach their nominal
-coverage (docs/architecture.md, verdicts; issue 10 §3).
+coverage (docs/architecture.md, Claims and verdicts).
 
 A CI that is too narrow makes ``holds``/``violated`` too easy and shows only over repetitions, so
 each estimator is run ``REPS`` times on a quantity whose mean is known exactly, and the fraction of
