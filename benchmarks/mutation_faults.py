@@ -341,13 +341,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("claims.bonferroni_none", "workbench.proofs.paper.fact1:bonferroni_level", "claims",
           "constant", "no Bonferroni correction (level = family level)",
           lambda f: (lambda m, family=0.999: family)),
-    Fault("claims.thm3_reading_spacing", "workbench.proofs.paper.thm3:reading", "claims",
+    Fault("claims.thm3_reading_spacing", "workbench.proofs.support.theorem3:reading", "claims",
           "constant", "reference thresholds at half the spacing", _reading_spacing),
     Fault("claims.mean_ci_narrow", "workbench.proofs.paper._mc:mean_ci", "claims", "constant",
           "CLT interval with z/4", _mean_ci_narrow),
     Fault("claims.thm2_decompose_sign", "workbench.proofs.paper.thm2._common:_decompose",
           "claims", "sign", "s = sign<y,w> with the wrong sign", _decompose_sign),
-    Fault("claims.harmonic_count_off", "workbench.proofs.paper.harmonics:harmonic_count",
+    Fault("claims.harmonic_count_off", "workbench.proofs.support.exact_harmonics:harmonic_count",
           "claims", "degree", "independent N(d,l) at degree l + 1", _harmonic_count_off),
 )
 BY_ID: dict[str, Fault] = {f.id: f for f in FAULTS}
