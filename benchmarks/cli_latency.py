@@ -1,4 +1,4 @@
-"""Benchmark: how fast the CLI answers (issue 12, fast and safe answers).
+"""Benchmark: how fast the CLI answers (fast and safe answers to bad input).
 
 Times ``python -m workbench.cli ARGS`` in a fresh process (wall clock, imports included) for
 ``--help``, bad inputs (which must be answered before torch is imported) and valid ``bounds``

@@ -1,4 +1,4 @@
-"""Benchmark: closed-form eta_l(d) vs per-coefficient adaptive quadrature (issue 3).
+"""Benchmark: closed-form eta_l(d) vs per-coefficient adaptive quadrature.
 
 Quadrature is scipy.integrate.quad with the algebraic weight (1-t)^((d-3)/2) on [0, 1] (the usual
 approach). Reference: the closed form in mpmath at 50 digits, itself confirmed by 30-digit mpmath

@@ -1,4 +1,4 @@
-"""Mutation harness: the power of ``workbench check --scale quick`` (issue 10).
+"""Mutation harness: the power of ``workbench check --scale quick``.
 
 Runs the check once unmutated, then once per planted fault (``benchmarks/mutation_faults.py``),
 each in a fresh subprocess that applies the fault at run time and calls
@@ -39,7 +39,7 @@ PYTEST_CODES = {0: "survived", 1: "killed", 5: "no tests collected"}
 
 # Why a fault survives: filled in from a run's results, never in advance. ``equivalent``: the
 # check's outcome cannot change; ``scope``: outside what the quick check measures;
-# ``owned``: a claim another helper is strengthening in parallel (issue 10) should kill it.
+# ``owned``: a claim being strengthened in parallel should kill it.
 SURVIVORS: dict[str, dict[str, str]] = {
     "constructions.pointwise_bound_half": {
         "class": "scope",

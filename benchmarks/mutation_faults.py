@@ -1,23 +1,22 @@
-"""Planted faults for the mutation harness (issue 10: measure the power of ``workbench check``).
+"""Planted faults for the mutation harness (``benchmarks/mutation.py``: the power of
+``workbench check``).
 
 Each fault is a small semantic change a real bug or a slip in a derivation could make. It wraps
-or replaces one public name (``module:attr`` or ``module:Class.attr``) at run time: the name is
-replaced in its module and in every loaded module that imported the same object, so
-``from x import f`` call sites see the fault too. Nothing is edited on disk.
+or replaces one public name (``module:attr`` or ``module:Class.attr``) at run time through
+``workbench.testing`` (the one fault mechanism): the name is replaced in its module and in every
+loaded module that imported the same object. Nothing is edited on disk.
 
 Use :func:`apply` in a fresh process, before running the check or the tests.
 """
 
 from __future__ import annotations
 
-import importlib
 import math
-import sys
 from collections.abc import Callable
 from dataclasses import dataclass, replace
 from typing import Any
 
-Wrap = Callable[[Any], Any]  # original object -> faulty object
+from workbench.testing import Wrap, arg_scaled, plant_for_process, scaled
 
 
 @dataclass(frozen=True)
@@ -28,32 +27,6 @@ class Fault:
     kind: str  # constant | sign | degree | normalisation | argument | dropped term | ...
     description: str
     wrap: Wrap
-
-
-def _scaled(factor: float) -> Wrap:
-    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
-        def g(*a: Any, **k: Any) -> Any:
-            return f(*a, **k) * factor
-
-        return g
-
-    return wrap
-
-
-def _arg_scaled(index: int, name: str, factor: float) -> Wrap:
-    """Scale positional argument ``index`` (or keyword ``name``) by ``factor``."""
-
-    def wrap(f: Callable[..., Any]) -> Callable[..., Any]:
-        def g(*a: Any, **k: Any) -> Any:
-            if name in k:
-                k[name] = k[name] * factor
-            elif len(a) > index:
-                a = (*a[:index], a[index] * factor, *a[index + 1 :])
-            return f(*a, **k)
-
-        return g
-
-    return wrap
 
 
 # ------------------------------------------------------------------------------ core
@@ -181,10 +154,10 @@ def _solve_ridge(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
-def _mc_mean_narrow(f: Callable[..., Any]) -> Callable[..., Any]:
-    def g(draw: Any, samples: int, generator: Any = None, batch: int = 8192,
-          z: float = 2.5758293035489004) -> Any:
-        return f(draw, samples, generator, batch, z / 4)  # the default z is narrowed too
+def _mc_interval_quarter(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(*a: Any, **k: Any) -> Any:  # every streamed interval a quarter of its width
+        return [replace(e, lo=e.mean - (e.mean - e.lo) / 4, hi=e.mean + (e.hi - e.mean) / 4)
+                for e in f(*a, **k)]
 
     return g
 
@@ -290,14 +263,14 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.legendre_dim_off", "workbench.core.harmonics:legendre_d", "core", "degree",
           "Gegenbauer recurrence of dimension d + 1", _legendre_dim_off),
     Fault("core.density_at_zero_10pct", "workbench.core.harmonics:density_at_zero", "core",
-          "constant", "density of <y,w> at 0 10% too large", _scaled(1.1)),
+          "constant", "density of <y,w> at 0 10% too large", scaled(1.1)),
     Fault("core.uniform_sphere_unnormalised", "workbench.core.sphere:uniform_sphere", "core",
           "normalisation", "Gaussian / sqrt(d) instead of projecting onto the sphere",
           _uniform_sphere_unnormalised),
     Fault("core.orthonormal_iid", "workbench.core.sphere:orthonormal_points", "core",
           "dropped term", "D_N keys not orthogonalised (i.i.d. uniform)", _orthonormal_iid),
     Fault("core.soft_nn_half_beta", "workbench.core.targets:soft_nearest_neighbour", "core",
-          "constant", "soft target at beta/2 (temperature 2x off)", _arg_scaled(2, "beta", 0.5)),
+          "constant", "soft target at beta/2 (temperature 2x off)", arg_scaled(2, "beta", 0.5)),
     Fault("core.biased_nn_bias_sign", "workbench.core.targets:biased_nearest_neighbour", "core",
           "sign", "bias added with the wrong sign", _biased_sign),
     Fault("core.degree_dimension_off_by_one",
@@ -308,7 +281,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.heads_needed_minus_one", "workbench.core.bounds.harmonic:heads_needed", "core",
           "off-by-one", "heads_needed one too small", _heads_minus_one),
     Fault("core.fiber_kernel_5pct", "workbench.core.bounds.fiber:_eigen", "core", "constant",
-          "fiber eigenvalues of the arcsine kernel 5 % low", _scaled(0.95)),
+          "fiber eigenvalues of the arcsine kernel 5 % low", scaled(0.95)),
     Fault("core.fiber_vector_factor_dropped", "workbench.core.bounds.fiber:_spectrum", "core",
           "dropped term", "vector fiber value lambda_1 without (c + (1-c)/m)",
           _fiber_vector_factor_dropped),
@@ -328,24 +301,24 @@ FAULTS: tuple[Fault, ...] = (
           "numerical rank of invariant harmonics one too large", _invariant_rank_off),
     # constructions
     Fault("constructions.beta_for_quarter", "workbench.constructions.full_rank:beta_for",
-          "constructions", "temperature", "sufficient temperature 4x too small", _scaled(0.25)),
+          "constructions", "temperature", "sufficient temperature 4x too small", scaled(0.25)),
     Fault("constructions.error_upper_bound_half",
           "workbench.constructions.full_rank:error_upper_bound",
-          "constructions", "bound", "Fact 1's error upper bound 2x too small", _scaled(0.5)),
+          "constructions", "bound", "Fact 1's error upper bound 2x too small", scaled(0.5)),
     Fault("constructions.pointwise_bound_half", "workbench.constructions.full_rank:pointwise_bound",
-          "constructions", "constant", "pointwise bound 2(1-p) written as (1-p)", _scaled(0.5)),
+          "constructions", "constant", "pointwise bound 2(1-p) written as (1-p)", scaled(0.5)),
     Fault("constructions.biased_spacing_half", "workbench.constructions.biased:theorem3_family",
           "constructions", "constant", "threshold spacing 2/d^2 instead of 4/d^2",
           _family_spacing),
     Fault("constructions.soft_bound_quarter", "workbench.constructions.biased:soft_bound_values",
           "constructions", "dropped term", "soft bound without the factor 2 (squared: 1/4)",
-          _scaled(0.25)),
+          scaled(0.25)),
     Fault("constructions.ensemble_ties", "workbench.constructions.majority_vote:ensemble_error",
           "constructions", "off-by-one", "even H evaluated as H + 1 (tie rule lost)",
           _ensemble_ties),
     Fault("constructions.hoeffding_half", "workbench.constructions.majority_vote:hoeffding_bound",
           "constructions", "constant", "Hoeffding bound 2x too small (exp(-2H..) as exp(-4H..))",
-          _scaled(0.5)),
+          scaled(0.5)),
     Fault("constructions.target_agreement_shrunk",
           "workbench.constructions.random_features:target_agreement",
           "constructions", "constant", "b_h 2% towards 1/2 (random features)",
@@ -353,47 +326,39 @@ FAULTS: tuple[Fault, ...] = (
     Fault("constructions.solver_error_10pct",
           "workbench.constructions._kernel_solve:solve_value_weights",
           "constructions", "bound", "solver reports an error 10% too small", _solve_ridge),
-    Fault("constructions.mc_mean_narrow_ci", "workbench.constructions._montecarlo:mc_mean",
-          "constructions", "constant", "claimed-error CI with z/4", _mc_mean_narrow),
+    Fault("core.mc_interval_quarter", "workbench.core.montecarlo:estimate_mean", "core",
+          "constant", "streamed Monte Carlo intervals a quarter of their width",
+          _mc_interval_quarter),
     # verifiers
     Fault("verifiers.task_error_mean", "workbench.verifiers.tasks:Task.error", "verifiers",
           "normalisation", "nearest-neighbour error averaged over coordinates (divided by d)",
           _task_error_mean),
     Fault("verifiers.estimate_10pct_low", "workbench.verifiers.estimate:estimate_error",
           "verifiers", "normalisation", "estimated error and CI 10% too small", _estimate_scaled),
-    Fault("verifiers.z_value_half", "workbench.verifiers.estimate:z_value", "verifiers", "constant",
-          "normal quantile halved (CIs 2x too narrow)", _scaled(0.5)),
+    Fault("core.z_value_half", "workbench.core.intervals:z_value", "core", "constant",
+          "normal quantile halved (CIs 2x too narrow)", scaled(0.5)),
     Fault("verifiers.lr_tenth", "workbench.verifiers.train:lr_factor", "verifiers", "constant",
           "learning-rate schedule 10x too small", _lr_no_warmup),
     # claims
     Fault("claims.bonferroni_none", "workbench.proofs.paper.fact1:bonferroni_level", "claims",
           "constant", "no Bonferroni correction (level = family level)",
           lambda f: (lambda m, family=0.999: family)),
-    Fault("claims.thm3_reading_spacing", "workbench.proofs.paper.thm3:reading", "claims",
+    Fault("claims.thm3_reading_spacing", "workbench.proofs.support.theorem3:reading", "claims",
           "constant", "reference thresholds at half the spacing", _reading_spacing),
     Fault("claims.mean_ci_narrow", "workbench.proofs.paper._mc:mean_ci", "claims", "constant",
           "CLT interval with z/4", _mean_ci_narrow),
     Fault("claims.thm2_decompose_sign", "workbench.proofs.paper.thm2._common:_decompose",
           "claims", "sign", "s = sign<y,w> with the wrong sign", _decompose_sign),
-    Fault("claims.harmonic_count_off", "workbench.proofs.paper.harmonics:harmonic_count",
+    Fault("claims.harmonic_count_off", "workbench.proofs.support.exact_harmonics:harmonic_count",
           "claims", "degree", "independent N(d,l) at degree l + 1", _harmonic_count_off),
 )
 BY_ID: dict[str, Fault] = {f.id: f for f in FAULTS}
 
 
-def _resolve(target: str) -> tuple[Any, str, Any]:
-    """``(owner, attribute, original)`` of ``module:attr`` or ``module:Class.attr``."""
-    mod_name, _, path = target.partition(":")
-    owner: Any = importlib.import_module(mod_name)
-    parts = path.split(".")
-    for p in parts[:-1]:
-        owner = getattr(owner, p)
-    return owner, parts[-1], getattr(owner, parts[-1])
-
-
 def apply(fault_id: str, preload: bool = True) -> Fault:
-    """Apply one fault in this process. With ``preload``, import every claim module first so
-    that names bound by ``from ... import`` are replaced too."""
+    """Apply one fault in this process, for good (``workbench.testing.plant_for_process``).
+    With ``preload``, import every claim module first so that names bound by
+    ``from ... import`` are replaced too."""
     if fault_id not in BY_ID:
         raise ValueError(f"fault must be one of {sorted(BY_ID)} (got {fault_id!r})")
     fault = BY_ID[fault_id]
@@ -401,16 +366,5 @@ def apply(fault_id: str, preload: bool = True) -> Fault:
         from workbench.proofs.registry import load_claims
 
         load_claims()
-    owner, attr, orig = _resolve(fault.target)
-    new = fault.wrap(orig)
-    setattr(owner, attr, new)
-    if isinstance(owner, type):
-        return fault
-    for mod in list(sys.modules.values()):
-        d = getattr(mod, "__dict__", None)
-        if not d:
-            continue
-        for k, v in list(d.items()):
-            if v is orig:
-                d[k] = new
+    plant_for_process(fault.target, fault.wrap)
     return fault

@@ -3,7 +3,7 @@
 For H in {256, ..., 16384} (float64, CPU): Cholesky up to ``--dense-limit`` heads, matrix-free CG
 (blocked ``C v``, optional float32 tile cache) beyond, and CG at every H for comparison up to
 ``--cg-compare``. With CUDA available, also H up to 65536 on the GPU. Writes
-``benchmarks/results/random_features.json``. Goal (issue 4): H = 4096 under 5 s on two cores;
+``benchmarks/results/random_features.json``. Goal: H = 4096 under 5 s on two cores;
 H = 16384 without running out of memory via the matrix-free path.
 
     python benchmarks/random_features.py [--d 64] [--max-heads 16384] [--threads 2]

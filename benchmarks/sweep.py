@@ -1,5 +1,5 @@
 """Benchmark: the quick ``fig2`` grid through the local backend (grouped, batched) against one
-model at a time (issue 14). Writes ``benchmarks/results/sweep.json``.
+model at a time. Writes ``benchmarks/results/sweep.json``.
 
 - grouped: ``workbench sweep fig2 --scale quick`` into a fresh store (every run of the grid);
   wall time, groups, model-steps per second. Goal: the whole grid in <= 10 minutes on 2 cores.

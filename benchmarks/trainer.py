@@ -1,4 +1,4 @@
-"""Throughput of the batched trainer against research-style code (issue 5).
+"""Throughput of the batched trainer against research-style code.
 
 Both sides train the same one-layer post-norm encoder (docs/paper.md §6: attention of rank r with H
 heads and biases, ReLU FFN, LayerNorm, linear readout) on the farthest-point sequence task with

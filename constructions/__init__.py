@@ -13,6 +13,6 @@ The functions are not re-exported here, so that ``constructions.<name>`` stays t
 Layering: imports ``workbench.core`` only.
 """
 
-from workbench.constructions._montecarlo import ClaimedError, Estimate
+from workbench.constructions._montecarlo import ClaimedError
 
-__all__ = ["ClaimedError", "Estimate"]
+__all__ = ["ClaimedError"]

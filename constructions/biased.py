@@ -25,7 +25,8 @@ from typing import cast
 
 import torch
 
-from workbench.constructions._montecarlo import ClaimedError, mc_mean
+from workbench.constructions._montecarlo import ClaimedError
+from workbench.core.montecarlo import estimate_mean
 from workbench.core.sphere import POINT_LAWS, Generator, PointLaw, as_generator, sample_instances
 from workbench.core.targets import biased_nearest_neighbour, check_keys_query
 from workbench.core.validation import (
@@ -169,7 +170,8 @@ def biased(
         X, y = sample_instances(m, N, d, points=law, queries="gaussian", generator=g)
         return soft_bound_values(family, X, y, beta)
 
-    est = mc_mean(draw, check_int("claim_samples", claim_samples, lo=2), generator, batch=2048)
+    est = estimate_mean(draw, samples=check_int("claim_samples", claim_samples, lo=2),
+                        batch=2048, level=0.99, generator=generator)[0]
     return (
         model,
         ClaimedError.from_estimate(est, "<=", STATEMENT_SOFT, heads=family.terms, beta=beta),

@@ -18,7 +18,8 @@ import numpy as np
 import torch
 from scipy import integrate, special
 
-from workbench.constructions._montecarlo import ClaimedError, mc_mean
+from workbench.constructions._montecarlo import ClaimedError
+from workbench.core.montecarlo import estimate_mean
 from workbench.core.sphere import POINT_LAWS, Generator, PointLaw, sample_instances
 from workbench.core.validation import (
     check_choice,
@@ -120,7 +121,8 @@ def claimed_bound_mc(
         X, y = sample_instances(m, N, d, points=cast(PointLaw, points), generator=gen)
         return pointwise_bound(X, y, beta)
 
-    est = mc_mean(draw, samples, generator, bounds=(0.0, 4.0))
+    est = estimate_mean(draw, samples=samples, batch=8192, level=0.99, generator=generator,
+                        bounds=(0.0, 4.0))[0]
     return ClaimedError.from_estimate(est, "<=", STATEMENT, beta=beta)
 
 

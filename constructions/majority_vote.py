@@ -37,7 +37,8 @@ import torch
 from scipy import integrate, special
 from torch import nn
 
-from workbench.constructions._montecarlo import ClaimedError, mc_mean
+from workbench.constructions._montecarlo import ClaimedError
+from workbench.core.montecarlo import estimate_mean
 from workbench.core.sphere import (
     POINT_LAWS,
     Generator,
@@ -385,7 +386,8 @@ def majority_vote(
         X, y = sample_instances(m, N, d, points=cast(PointLaw, points), generator=g)
         return tournament_bound_values(X, y, H)
 
-    est = mc_mean(draw, check_int("claim_samples", claim_samples, lo=2), gen, bounds=(0.0, 4.0))
+    est = estimate_mean(draw, samples=check_int("claim_samples", claim_samples, lo=2),
+                        batch=8192, level=0.99, generator=gen, bounds=(0.0, 4.0))[0]
     return model, ClaimedError.from_estimate(est, "<=", STATEMENT_N)
 
 
@@ -448,7 +450,8 @@ def votes_needed(
             X, y = sample_instances(m, N, d, points=cast(PointLaw, points), generator=g)
             return tournament_bound_values(X, y, H)
 
-        est = mc_mean(draw, samples, generator, bounds=(0.0, 4.0))
+        est = estimate_mean(draw, samples=samples, batch=8192, level=0.99, generator=generator,
+                            bounds=(0.0, 4.0))[0]
         if est.hi <= eps:
             return H
         H *= 2

@@ -13,12 +13,12 @@ from __future__ import annotations
 
 import torch
 
+from workbench.core.montecarlo import estimate_mean
 from workbench.core.sphere import sample_instances
 from workbench.core.targets import check_keys_query, nearest_neighbour
 from workbench.models.attention import MultiHeadAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim, run_claims
-from workbench.verifiers.estimate import estimate_mean
 
 
 def farthest_point(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:

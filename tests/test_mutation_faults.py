@@ -13,7 +13,8 @@ import pytest
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from benchmarks.mutation_faults import BY_ID, FAULTS, _resolve  # noqa: E402
+from benchmarks.mutation_faults import BY_ID, FAULTS  # noqa: E402
+from workbench.testing import resolve  # noqa: E402
 
 
 def test_at_least_25_faults_over_every_layer() -> None:
@@ -27,7 +28,7 @@ def test_every_target_exists_and_wraps(fault) -> None:
     from workbench.proofs.registry import load_claims
 
     load_claims()
-    _, _, orig = _resolve(fault.target)
+    _, _, orig = resolve(fault.target)
     assert callable(fault.wrap(orig))
 
 

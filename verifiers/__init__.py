@@ -3,7 +3,9 @@
 Imports ``workbench.core`` and ``constructions`` only, never ``workbench.commands``/``proofs``.
 """
 
-from workbench.verifiers.estimate import Estimate, estimate_error, estimate_mean
+from workbench.core.intervals import Estimate
+from workbench.core.montecarlo import estimate_mean
+from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.falsify import Attempt, Domain, FalsifyReport, falsify, replay
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import ModelResult, ModelSpec, TrainConfig, TrainRun, train

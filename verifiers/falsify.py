@@ -21,8 +21,9 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import seed as hypothesis_seed
 from hypothesis import strategies as st
 
+from workbench.core.intervals import Estimate
 from workbench.core.validation import check_choice, check_float, check_int
-from workbench.verifiers.estimate import Estimate, estimate_error
+from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import ModelSpec, TrainConfig, derive_seed, train
 

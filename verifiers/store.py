@@ -35,10 +35,11 @@ _SCHEMA = (
     "heldout REAL, heldout_lo REAL, heldout_hi REAL, heldout_n INTEGER, extra TEXT, "
     "seconds REAL, backend TEXT, code_version TEXT, created REAL)"
 )
-# the sources whose change changes a run's numbers (relative to the repository root)
+# the sources whose change changes a run's numbers (relative to the package ``workbench``)
 _CODE = ("verifiers/train.py", "verifiers/models.py", "verifiers/tasks.py",
          "verifiers/estimate.py", "verifiers/chunked_ffn.py", "verifiers/sweep.py",
-         "constructions/random_features.py", "constructions/_kernel_solve.py")
+         "constructions/random_features.py", "constructions/_kernel_solve.py",
+         "core/montecarlo.py", "core/intervals.py")
 
 
 def default_path() -> Path:
@@ -58,13 +59,13 @@ def code_version() -> str:
         version = metadata.version(APP)
     except metadata.PackageNotFoundError:
         version = "unknown"
-    root = Path(__file__).resolve().parents[1]
+    root = Path(__file__).parents[1]  # the package workbench (verifiers/ is linked into it)
     h = hashlib.sha256()
     for rel in _CODE:
         p = root / rel
         h.update(rel.encode())
         h.update(p.read_bytes() if p.exists() else b"")
-    for p in sorted((root / "workbench" / "models").glob("*.py")):
+    for p in sorted((root / "models").glob("*.py")):
         h.update(p.name.encode() + p.read_bytes())
     return f"{version}+{h.hexdigest()[:12]}"
 

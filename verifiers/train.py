@@ -30,12 +30,13 @@ from typing import Any, cast
 import torch
 from torch import nn
 
+from workbench.core.intervals import Estimate
 from workbench.core.sphere import make_generator
 from workbench.core.validation import check_choice, check_float, check_int
 from workbench.models.attention import GeneralizedAttention, StackedAttention
 from workbench.models.mixed_attention import MixedAttention
 from workbench.verifiers.allocator import keep_freed_memory
-from workbench.verifiers.estimate import Estimate, estimate_error
+from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
 from workbench.verifiers.tasks import Task, sample_stacked
 

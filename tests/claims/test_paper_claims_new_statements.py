@@ -19,11 +19,11 @@ from workbench.core.bounds.biased import (
     step_coefficients,
 )
 from workbench.core.bounds.harmonic import heads_needed
+from workbench.core.intervals import Estimate
 from workbench.core.symbolic.regimes import regressor_values
 from workbench.proofs.claim import CheckContext, combine
 from workbench.proofs.paper import remark4, thm3_lower
 from workbench.proofs.paper.thm2 import regimes
-from workbench.verifiers.estimate import Estimate
 from workbench.verifiers.train import ModelResult, ModelSpec
 
 QUICK = CheckContext(scale="quick", seed=0)
@@ -172,7 +172,8 @@ def test_ci_coverage_holds_and_catches_narrow_intervals(monkeypatch: pytest.Monk
     from workbench.proofs.paper import ci_coverage as cc
 
     assert combine(cc.ci_coverage(QUICK), "lemma") == "holds"
-    orig = cc.mc_mean
-    monkeypatch.setattr(cc, "mc_mean", lambda draw, n, generator=None, batch=8192:
-                        orig(draw, n, generator, batch, z=1.3))  # a 99% interval built at ~80%
+    orig = cc.estimate_mean
+    monkeypatch.setattr(cc, "estimate_mean",  # a 99% interval built at ~80%
+                        lambda draw, **k: orig(draw, **{**k, "level": 0.8 if k["level"] == 0.99
+                                                        else k["level"]}))
     assert combine(cc.ci_coverage(QUICK), "lemma") == "violated"

@@ -23,6 +23,7 @@ from workbench.proofs.paper import harmonics as hm
 from workbench.proofs.paper import thm2
 from workbench.proofs.paper.thm2 import reductions  # noqa: F401  (thm2.reductions)
 from workbench.proofs.registry import load_claims, run_claims
+from workbench.proofs.support import exact_harmonics
 
 IDS = [
     "harmonics.dimension",
@@ -194,12 +195,12 @@ def test_wrong_dimension_count_is_violated(monkeypatch) -> None:
 
 @pytest.mark.parametrize("d,l", [(2, 1), (2, 7), (5, 1), (6, 9), (64, 3)])
 def test_exact_eta_squared(d: int, l: int) -> None:
-    q, p = hm.eta_squared_exact(d, l)
+    q, p = exact_harmonics.eta_squared_exact(d, l)
     assert p == (-2 if d % 2 == 0 else 0)
     assert float(q) * math.pi**p == pytest.approx(
         float(hm.sign_coefficient_mp(d, l)) ** 2, rel=1e-14
     )
-    assert hm.eta_squared_exact(d, l + 1) == (0, 0)
+    assert exact_harmonics.eta_squared_exact(d, l + 1) == (0, 0)
 
 
 def test_head_degree_dimension_known_values() -> None:

@@ -1,4 +1,4 @@
-"""Section 7 ordering claims (issue 14): they hold on small grids and fail on planted faults."""
+"""Section 7 ordering claims: they hold on small grids and fail on planted faults."""
 
 from __future__ import annotations
 

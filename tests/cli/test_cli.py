@@ -83,7 +83,7 @@ def _leaves(cmd, path):
 
 def test_every_contract_command_exists_and_takes_json_and_seed(capsys):
     ctx = click.Context(app)
-    assert app.list_commands(ctx) == [name for name, _, _ in CONTRACT]
+    assert app.list_commands(ctx) == [name for name, _ in CONTRACT]
     leaves = [
         leaf for n in app.list_commands(ctx) for leaf in _leaves(app.get_command(ctx, n), [n])
     ]

@@ -1,4 +1,4 @@
-"""``workbench check`` shows its evidence (issue 12): key evidence, --verbose, --list, violated
+"""``workbench check`` shows its evidence: key evidence, --verbose, --list, violated
 messages with a replay command, the conjecture's reason, broken third-party dependencies."""
 
 from __future__ import annotations

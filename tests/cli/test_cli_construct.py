@@ -34,9 +34,42 @@ def test_json_output(capsys, args):
     assert p["construction"] == args[0]
     assert {"mean", "lo", "hi"} <= set(p["measured_error"])
     assert {"value", "relation", "method"} <= set(p["claimed_error"])
-    assert p["params"]["seed"] == 3 and p["verdict"] == "holds"
+    m, c = p["measured_error"], p["claimed_error"]
+    resolved = c["relation"] == "<=" or (m["hi"] - m["lo"]) / 2 <= p["resolution"]
+    assert p["params"]["seed"] == 3 and p["verdict"] == ("holds" if resolved else "inconclusive")
     assert len(p["runs"]) == p["params"]["seeds"]
     assert p["measured_error"]["level"] == 0.95 and "nan" not in out.lower()
+
+
+@pytest.mark.parametrize("args", [
+    ["random-features", "--d", "8", "--heads", "64", "--eval-samples", "10"],
+    ["random-features", "--d", "3", "--heads", "8", "--eval-samples", "4000"],
+    ["random-features", "--d", "3", "--heads", "8", "--eval-samples", "2000",
+     "--resolution", "0.5"],
+    ["full-rank", "--d", "4", "--eps", "0.05", "--eval-samples", "500"],
+])
+def test_construct_and_check_give_the_same_verdict_on_the_same_intervals(capsys, args):
+    """The verdict ``construct`` prints is the one ``Evidence`` (and so ``check``) gives on the
+    same measured and claimed intervals: one rule, ``workbench.core.verdict.decide``."""
+    from workbench.proofs.claim import Evidence
+
+    rc, out, err = _run(capsys, *args, "--json")
+    assert rc in (0, 1), err
+    p = json.loads(out)
+    m, c = p["measured_error"], p["claimed_error"]
+    ev = Evidence(m["mean"], c["value"], c["relation"], "monte_carlo", ci=(m["lo"], m["hi"]),
+                  ci_level=m["level"], resolution=p["resolution"],
+                  bound_ci=(c["lo"], c["hi"]) if c.get("method") == "monte_carlo" else None)
+    assert p["verdict"] == ev.verdict
+
+
+def test_a_wide_interval_does_not_confirm_an_equality(capsys):
+    """Ten samples give an interval about 0.26 wide: it cannot confirm the claimed error."""
+    rc, out, _ = _run(capsys, "random-features", "--d", "8", "--heads", "64", "--eval-samples",
+                      "10", "--json")
+    p = json.loads(out)
+    assert rc == 0 and p["measured_error"]["hi"] - p["measured_error"]["lo"] > 0.1
+    assert p["verdict"] == "inconclusive"
 
 
 def test_human_output(capsys):

@@ -1,4 +1,4 @@
-"""``workbench falsify`` (issue 12): finds a planted wrong bound, prints a replay command that
+"""``workbench falsify``: finds a planted wrong bound, prints a replay command that
 reproduces the counterexample, finds none against the certified bound, validates its input."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Fast, safe answers (issue 12): bad input is answered before torch is imported, JSON holds
+"""Fast, safe answers: bad input is answered before torch is imported, JSON holds
 ``null`` with a reason instead of ``"nan"``, ``--help`` imports no command module."""
 
 from __future__ import annotations

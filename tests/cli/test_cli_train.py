@@ -1,4 +1,4 @@
-"""``workbench train`` (issue 5): JSON contract, one-line bad-input errors, resumable runs."""
+"""``workbench train``: JSON contract, one-line bad-input errors, resumable runs."""
 
 from __future__ import annotations
 

@@ -11,7 +11,7 @@ import pytest
 import torch
 
 from tests.constructions.construction_cases import CASES, many_cases, random_rotation
-from workbench.constructions._montecarlo import model_error, pooled
+from workbench.constructions._montecarlo import model_error
 from workbench.constructions.majority_vote import (
     ensemble_error,
     fit_exponents,
@@ -19,6 +19,7 @@ from workbench.constructions.majority_vote import (
     majority_vote,
     tournament_size,
 )
+from workbench.core.intervals import student_t
 from workbench.core.targets import nearest_neighbour
 from workbench.models.attention import MultiHeadAttention
 
@@ -95,7 +96,7 @@ def test_ensemble_error_matches_pooled_monte_carlo(points):
         errs.append(
             model_error(model, nearest_neighbour, d, 2, 1000, points, generator=1000 + s).mean
         )
-    est = pooled(errs)
+    est = student_t(errs)
     assert est.lo <= claim.value <= est.hi, (claim.value, est)
 
 
@@ -173,7 +174,7 @@ def test_tournament_matches_reference_and_claim(N, d, H):
             for s in range(8)
         )
     ]
-    assert pooled(errs).lo <= claim.hi
+    assert student_t(errs).lo <= claim.hi
 
 
 def test_tournament_grows_with_N():

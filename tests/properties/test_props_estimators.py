@@ -20,7 +20,9 @@ from scipy.stats import binomtest
 from tests.properties.property_helpers import F64, RF_DIMS, fewer
 from workbench import strategies as S
 from workbench.constructions import random_features as rf
-from workbench.verifiers import estimate as est
+from workbench.core import intervals
+from workbench.core import montecarlo as est
+from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 
 pytestmark = pytest.mark.properties
@@ -51,7 +53,7 @@ def test_ci_contains_the_exact_error_at_the_nominal_rate(d, level, method, kind,
     model, task, truth = _known_model(kind, d, seed)
     runs, n = 60, 300
     hits = sum(
-        est.estimate_error(model, task, samples=n, batch=n, level=level, method=method,
+        estimate_error(model, task, samples=n, batch=n, level=level, method=method,
                            resamples=300, generator=seed % 100_000 * 100 + i)[0].covers(truth)
         for i in range(runs)
     )
@@ -90,7 +92,7 @@ def test_normal_intervals_are_centred_and_nest_across_levels(n, level, more, see
     big = est.estimate_mean(draw, samples=n, batch=n, level=level + more)[0]
     assert big.lo <= small.lo <= small.mean <= small.hi <= big.hi
     assert small.half_width == pytest.approx(
-        est.z_value(level) * small.std / math.sqrt(n), rel=1e-9)
+        intervals.z_value(level) * small.std / math.sqrt(n), rel=1e-9)
 
 
 @given(st.floats(0.01, 0.5), st.integers(100, 3000), st.integers(1, 500), S.seeds())

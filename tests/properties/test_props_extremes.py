@@ -1,4 +1,4 @@
-"""Numerical extremes (issue 13, section 4): beta = 1e6 on exact ties and near-ties, d = 4096 with
+"""Numerical extremes: beta = 1e6 on exact ties and near-ties, d = 4096 with
 degree 401, H = 1 and H = 16384, N = 1 and N = d. Each stays finite and accurate."""
 
 from __future__ import annotations

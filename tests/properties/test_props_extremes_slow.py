@@ -1,4 +1,4 @@
-"""The one numerical extreme too slow for the default run (issue 13, section 4: H = 16384
+"""The one numerical extreme too slow for the default run (H = 16384
 random features). Marked ``slow`` only, so ``pytest -m properties`` stays fast;
 ``pytest -m slow`` runs it."""
 

@@ -1,4 +1,4 @@
-"""Power of the property suite (issue 13, section 5): each planted fault below is realistic (a
+"""Power of the property suite: each planted fault below is realistic (a
 constant, sign, degree, normalisation or tie rule a few percent or a few times off, or a lost
 seed), and the named properties must find a counterexample to it. A property that never fails
 on a broken implementation would prove nothing.
@@ -34,13 +34,13 @@ from workbench.constructions import majority_vote as mv
 from workbench.constructions import random_features as rf
 from workbench.core import harmonics as hm
 from workbench.core import head_kernels as hk
+from workbench.core import montecarlo as est
 from workbench.core import targets
 from workbench.core.bounds import fiber as fbm
 from workbench.core.bounds import harmonic as lbm
 from workbench.core.symbolic import bounds as sb
 from workbench.models import attention as att
 from workbench.models import scores as sc
-from workbench.verifiers import estimate as est
 
 # the package exports a function `train`
 vtrain = importlib.import_module("workbench.verifiers.train")
@@ -125,7 +125,7 @@ def _frames_off(mp: pytest.MonkeyPatch) -> None:  # normalisation 1 % off
     mp.setattr(S, "orthonormal_points", lambda *a, **k: 1.01 * orig(*a, **k))
 
 
-def _instances_float64(mp: pytest.MonkeyPatch) -> None:  # issue 12's dtype mismatch
+def _instances_float64(mp: pytest.MonkeyPatch) -> None:  # models vs inputs dtype
     orig = S.sample_instances
     mp.setattr(S, "sample_instances", lambda *a, **k: orig(*a, **{**k, "dtype": torch.float64}))
 
@@ -327,7 +327,7 @@ def _fact1_model_ignores_beta(mp: pytest.MonkeyPatch) -> None:  # Wq = I instead
         d, min(beta, 1.0), dtype))
 
 
-def _votes_of_one_over_H(mp: pytest.MonkeyPatch) -> None:  # the tie bug fixed in this issue
+def _votes_of_one_over_H(mp: pytest.MonkeyPatch) -> None:  # a tie bug once fixed in the tournament
     orig = mv._two_key_model
 
     def two(d: int, H: int, gen, style: str):
@@ -532,7 +532,7 @@ CASES = [(f.name, target) for f in FAULTS for target in f.caught_by]
 
 def _property(target: str) -> Callable[[], None]:
     module, name = target.split("::")
-    return getattr(importlib.import_module(module), name)
+    return getattr(importlib.import_module(f"tests.properties.{module}"), name)
 
 
 @pytest.mark.parametrize("fault,target", CASES, ids=[f"{f}->{t.split('::')[1]}" for f, t in CASES])
@@ -556,7 +556,7 @@ def test_every_property_has_a_planted_fault() -> None:
     for path in sorted(Path(__file__).parent.glob("test_props_*.py")):
         if path.stem in ("test_props_power", "test_props_extremes_slow"):
             continue
-        module = importlib.import_module(path.stem)
+        module = importlib.import_module(f"tests.properties.{path.stem}")
         for name, fn in vars(module).items():
             if name.startswith("test_") and hasattr(fn, "hypothesis"):
                 if f"{path.stem}::{name}" not in listed:
@@ -573,7 +573,8 @@ def test_every_property_module_has_a_planted_fault() -> None:
 
 def test_the_old_gegenbauer_overflows_where_the_extremes_test_looks(
         monkeypatch: pytest.MonkeyPatch) -> None:
-    """The plain extremes test catches the implementation this issue replaced."""
+    """The plain extremes test catches the overflowing normalised Gegenbauer evaluation that the
+    stable one replaced."""
     def old(d: int, L: int, t: object) -> np.ndarray:
         P = hm.legendre_d(d, L, t)
         scale = np.array([hm._sqrt_int_float(hm.dim_harmonics(d, l)) for l in range(L + 1)])
@@ -581,6 +582,6 @@ def test_the_old_gegenbauer_overflows_where_the_extremes_test_looks(
             return P * scale.reshape((-1,) + (1,) * (P.ndim - 1))
 
     monkeypatch.setattr(hm, "normalized_gegenbauer", old)
-    extremes = importlib.import_module("test_props_extremes")
+    extremes = importlib.import_module("tests.properties.test_props_extremes")
     with pytest.raises(AssertionError):
         extremes.test_d4096_degree401_gegenbauer_is_finite_and_accurate()

@@ -55,7 +55,7 @@ def test_tie_instances_tie_exactly(data, d: int, N: int, dtype: torch.dtype) -> 
     st.sampled_from(["generalized", "standard"]),
 )
 def test_drawn_instances_feed_drawn_models(data, cfg: S.AttentionConfig, kind: str) -> None:
-    """Issue 12: a first property test must not hit a dtype error (the models' dtype)."""
+    """A first property test must not hit a dtype error (the models' dtype)."""
     X, y = data.draw(S.instances(cfg, batch=3))
     model = data.draw(S.attention_models(cfg, kind=kind))
     assert X.dtype == y.dtype == S.MODEL_DTYPE

@@ -1,4 +1,4 @@
-"""Monte Carlo error with CIs (issue 5): calibration of the nominal level, streaming, early stop.
+"""Monte Carlo error with CIs: calibration of the nominal level, streaming, early stop.
 
 Truths used (no numbers from our own runs): a model that always answers ``x_1`` has error
 exactly 1 on i.i.d. uniform N = 2 (reflecting y across the bisector of x_1, x_2 swaps the
@@ -13,7 +13,9 @@ import pytest
 import torch
 from scipy.stats import binomtest
 
-from workbench.verifiers.estimate import estimate_error, estimate_mean, z_value
+from workbench.core.intervals import z_value
+from workbench.core.montecarlo import estimate_mean
+from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 
 

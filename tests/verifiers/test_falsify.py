@@ -1,4 +1,4 @@
-"""The falsifier (issue 5): finds a planted violation with a replayable counterexample, and
+"""The falsifier: finds a planted violation with a replayable counterexample, and
 never reports one against Theorem 2's certified lower bound."""
 
 from __future__ import annotations

@@ -1,5 +1,5 @@
 """Sweeps, the results store, resume after SIGKILL, the Ray backend and the sweep CLI's bad input
-(issue 14). Everything runs the seconds-long ``tiny`` preset on one torch thread."""
+Everything runs the seconds-long ``tiny`` preset on one torch thread."""
 
 from __future__ import annotations
 

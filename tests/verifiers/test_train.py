@@ -1,4 +1,4 @@
-"""The batched trainer (issue 5): batched == separate, resume == uninterrupted, the rank
+"""The batched trainer: batched == separate, resume == uninterrupted, the rank
 separation of Theorem 2 at small scale, and the schedule of docs/paper.md §6."""
 
 from __future__ import annotations

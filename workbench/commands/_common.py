@@ -207,23 +207,6 @@ def emit(payload: dict[str, Any], as_json: bool, human: Callable[[dict[str, Any]
         click.echo(human(payload))
 
 
-def not_built(name: str, issue: str) -> click.Command:
-    """A placeholder command for a part of the contract that is not built yet (exit 2)."""
-
-    @click.command(
-        name=name,
-        context_settings={"ignore_unknown_options": True, "allow_extra_args": True},
-        help=f"Not built yet ({issue}).",
-    )
-    @common_options
-    def _cmd(as_json: bool, seed: int) -> None:
-        msg = f"error: `workbench {name}` is not built yet ({issue})"
-        click.echo(msg, err=True)
-        sys.exit(EXIT_BAD_INPUT)
-
-    return _cmd
-
-
 MAX_EXACT_DIGITS = 100_000  # decimal strings longer than this are not printed
 
 

@@ -127,7 +127,8 @@ def _list(
             "kind": claims[c].kind,
             "title": claims[c].title,
             "depends_on": list(claims[c].depends_on),
-            "source": claims[c].source,
+            "ref": claims[c].ref,
+            "mark": claims[c].mark,
             "error": broken.get(c),
         }
         for c in order

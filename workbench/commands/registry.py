@@ -10,20 +10,18 @@ import importlib
 
 import click
 
-from workbench.commands._common import not_built
-
-# (command name, module under workbench.commands, issue that builds it)
-CONTRACT: list[tuple[str, str, str]] = [
-    ("check", "check", "issue 2"),
-    ("graph", "graph", "the proof-graph issue"),
-    ("bounds", "bounds", "issue 3"),
-    ("falsify", "falsify", "issue 12"),
-    ("harmonics", "harmonics", "issue 3"),
-    ("kernel", "kernel", "issue 3"),
-    ("construct", "construct", "issue 4"),
-    ("train", "train", "issue 5"),
-    ("sweep", "sweep", "the reproduction-sweeps issue"),
-    ("report", "report", "the reproduction-sweeps issue"),
+# (command name, module under workbench.commands)
+CONTRACT: list[tuple[str, str]] = [
+    ("check", "check"),
+    ("graph", "graph"),
+    ("bounds", "bounds"),
+    ("falsify", "falsify"),
+    ("harmonics", "harmonics"),
+    ("kernel", "kernel"),
+    ("construct", "construct"),
+    ("train", "train"),
+    ("sweep", "sweep"),
+    ("report", "report"),
 ]
 
 
@@ -43,19 +41,12 @@ SUMMARY: dict[str, str] = {
 
 
 def load(name: str) -> click.Command | None:
-    """The command ``name`` of the contract: real where built, a placeholder otherwise."""
-    for cname, module, issue in CONTRACT:
-        if cname != name:
-            continue
-        try:
-            mod = importlib.import_module(f"workbench.commands.{module}")
-        except ModuleNotFoundError as e:
-            if e.name != f"workbench.commands.{module}":
-                raise
-            return not_built(name, issue)
-        cmd: click.Command = mod.cli
-        cmd.name = name
-        return cmd
+    """The command ``name`` of the contract (its module is imported only now)."""
+    for cname, module in CONTRACT:
+        if cname == name:
+            cmd: click.Command = importlib.import_module(f"workbench.commands.{module}").cli
+            cmd.name = name
+            return cmd
     return None
 
 
@@ -64,7 +55,7 @@ class LazyGroup(click.Group):
     or one subcommand does not pay for torch, scipy and every other command's imports."""
 
     def list_commands(self, ctx: click.Context) -> list[str]:
-        return [name for name, _, _ in CONTRACT]
+        return [name for name, _ in CONTRACT]
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         return load(cmd_name)

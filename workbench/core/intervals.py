@@ -1,10 +1,14 @@
-"""Confidence intervals for Monte Carlo means (docs/derivations/intervals.md).
+"""Confidence intervals and multiplicity corrections: the one home of the workbench's statistics
+(docs/derivations/intervals.md).
 
-Every statistical verdict of the workbench is decided beyond one of these intervals, so each is
-named (``Interval.method``) and carried into the evidence:
+Every statistical verdict of the workbench is decided beyond an :class:`Estimate` from here
+(``workbench.core.verdict.decide``), so each interval is named (``Estimate.method``) and carried
+into the evidence:
 
 - ``normal``: the CLT interval ``mean +- z s / sqrt(n)``. Asymptotic only; kept where the values
   have no a-priori range (trained models) and the mean is not a rare event.
+- ``student_t``: the t interval over ``k`` independent replicates (e.g. per-seed errors):
+  :func:`student_t`.
 - ``bernstein``: the empirical Bernstein bound of Maurer and Pontil (2009, Thm 4) for values in a
   known range ``[a, b]``; valid for every ``n``.
 - ``chernoff``: the Chernoff-Hoeffding KL bound ``n kl(m, mu) <= log(2/delta)`` for values in
@@ -14,35 +18,103 @@ named (``Interval.method``) and carried into the evidence:
 - ``bounded``: the intersection of ``bernstein`` and ``chernoff`` at ``delta/2`` each (a union
   bound), the default for bounded values.
 - ``clopper_pearson``: the exact binomial interval for 0/1 values.
+
+Levels, not quantiles, are the currency: :func:`z_value` turns a two-sided level into the normal
+quantile, :func:`level_of` goes back, and :func:`bonferroni_level` gives the per-interval level
+that makes ``m`` intervals hold jointly.
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
+from collections.abc import Sequence
+from dataclasses import asdict, dataclass
+from typing import Any
 
 from scipy import optimize
 from scipy.stats import beta as beta_dist
 from scipy.stats import norm
+from scipy.stats import t as t_dist
 
 from workbench.core.validation import check_choice, check_float, check_int
 
-INTERVALS: tuple[str, ...] = ("normal", "bernstein", "chernoff", "bounded", "clopper_pearson")
+INTERVALS: tuple[str, ...] = (
+    "normal", "student_t", "bernstein", "chernoff", "bounded", "clopper_pearson", "bootstrap"
+)
+MEAN_INTERVALS: tuple[str, ...] = ("normal", "bernstein", "chernoff", "bounded", "clopper_pearson")
+BOUNDED_INTERVALS: tuple[str, ...] = ("bernstein", "chernoff", "bounded", "clopper_pearson")
 
 
 @dataclass(frozen=True)
-class Interval:
-    """A two-sided interval ``[lo, hi]`` for a mean, at ``level``, by ``method``."""
+class Estimate:
+    """A mean with a two-sided interval ``[lo, hi]`` at ``level``, from ``n`` values whose
+    sample standard deviation is ``std``; ``method`` names the interval (``INTERVALS``)."""
 
     mean: float
     lo: float
     hi: float
     level: float
+    n: int
+    std: float
     method: str
 
     @property
     def half_width(self) -> float:
         return (self.hi - self.lo) / 2
+
+    @property
+    def stderr(self) -> float:
+        """``std / sqrt(n)``: the standard error of the mean."""
+        return self.std / math.sqrt(self.n) if self.n > 0 else math.inf
+
+    def covers(self, value: float) -> bool:
+        """Whether ``value`` lies in the interval."""
+        return self.lo <= value <= self.hi
+
+    def below(self, bound: float) -> bool:
+        """Whether the whole interval lies strictly below ``bound`` (a lower bound is
+        contradicted)."""
+        return self.hi < bound
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def z_value(level: float) -> float:
+    """Two-sided normal quantile of an interval at ``level`` (``z_value(0.95) = 1.96``)."""
+    level = check_float("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
+    return float(norm.ppf(0.5 + level / 2))
+
+
+def level_of(z: float) -> float:
+    """The two-sided level of a normal interval ``mean +- z se`` (the inverse of ``z_value``)."""
+    z = check_float("z", z, lo=0.0, lo_open=True)
+    return 2 * float(norm.cdf(z)) - 1
+
+
+def bonferroni_level(m: int, family: float = 0.999) -> float:
+    """Per-interval level so that ``m`` intervals hold jointly with probability >= ``family``."""
+    m = check_int("m", m, lo=1)
+    family = check_float("family", family, 0.0, 1.0, lo_open=True, hi_open=True)
+    return 1.0 - (1.0 - family) / m
+
+
+def student_t(values: Sequence[float], level: float = 0.99) -> Estimate:
+    """Student-t interval for the mean of ``k`` independent replicates (e.g. per-seed errors).
+
+    One replicate gives no interval: ``lo``, ``hi`` and ``std`` are NaN (never ``holds``).
+    """
+    k = len(values)
+    if k < 1:
+        raise ValueError("values must hold at least one value")
+    level = check_float("level", level, lo=0.0, hi=1.0, lo_open=True, hi_open=True)
+    mean = sum(values) / k
+    if k == 1:
+        nan = float("nan")
+        return Estimate(mean, nan, nan, level, 1, nan, "student_t")
+    std = math.sqrt(sum((v - mean) ** 2 for v in values) / (k - 1))
+    half = float(t_dist.ppf(0.5 + level / 2, k - 1)) * std / math.sqrt(k)
+    return Estimate(mean, mean - half, mean + half, level, k, std, "student_t")
 
 
 def _kl(p: float, q: float) -> float:
@@ -83,7 +155,7 @@ def mean_interval(
     level: float,
     method: str = "bounded",
     bounds: tuple[float, float] | None = None,
-) -> Interval:
+) -> Estimate:
     """Interval for a mean from its sample ``mean``, unbiased ``var`` and ``n``.
 
     ``bounds = (a, b)`` is the a-priori range of every value, required by every method except
@@ -91,12 +163,13 @@ def mean_interval(
     """
     n = check_int("n", n, lo=1)
     level = check_float("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
-    method = check_choice("method", method, INTERVALS)
+    method = check_choice("method", method, MEAN_INTERVALS)
     delta = 1 - level
+    std = math.sqrt(max(var, 0.0))
     if method == "normal":
         z = float(norm.ppf(0.5 + level / 2))
         half = z * math.sqrt(max(var, 0.0) / n) if n > 1 else math.inf
-        return Interval(mean, mean - half, mean + half, level, method)
+        return Estimate(mean, mean - half, mean + half, level, n, std, method)
     if bounds is None:
         raise ValueError(f"bounds must be given (a, b) for the {method!r} interval (got None)")
     a, b = float(bounds[0]), float(bounds[1])
@@ -120,4 +193,4 @@ def mean_interval(
             c_lo, c_hi = chernoff_interval(m01, n, delta / split)
             lo01, hi01 = max(lo01, c_lo), min(hi01, c_hi)
     lo01, hi01 = min(lo01, m01), max(hi01, m01)  # the interval always contains the mean
-    return Interval(mean, a + R * lo01, a + R * hi01, level, method)
+    return Estimate(mean, a + R * lo01, a + R * hi01, level, n, std, method)

@@ -1,14 +1,14 @@
 """``Claim`` and ``Evidence``: the unit of the workbench (docs/architecture.md, Claims).
 
-A piece of evidence compares a measured ``value`` with a ``bound`` through a ``relation``. Its
-verdict is decided beyond the confidence interval: ``holds`` when the whole CI (widened by the
-stated tolerance) satisfies the relation, ``violated`` when the whole CI contradicts it, and
-``inconclusive`` when the CI straddles the bound.
+A piece of evidence compares a measured ``value`` (with its interval ``ci``) with a ``bound``
+(a number, or an interval ``bound_ci`` when the bound was estimated too) through a
+``relation``. Its verdict is ``workbench.core.verdict.decide``, the one verdict rule: beyond both
+intervals, widened by the stated tolerance, else ``inconclusive``. An equality with a
+statistical interval must state the ``resolution`` it is meant to resolve.
 
-An equality (``==``) with a statistical CI (``ci_level < 1``) must state its ``resolution``: the
-smallest departure from ``bound`` it is meant to detect. When the CI's half-width exceeds the
-resolution (or none is stated) the verdict is ``inconclusive``: a wide interval cannot confirm an
-equality. Rigorous enclosures (``ci_level == 1``) and exact values need none.
+The common shapes have constructors: :meth:`Evidence.identity` (a residual that must vanish up
+to a tolerance) and :meth:`Evidence.estimate` (an ``Estimate`` against a bound, or against
+another ``Estimate``).
 """
 
 from __future__ import annotations
@@ -16,25 +16,24 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 
-RELATIONS: tuple[str, ...] = ("<=", ">=", "==")
+from workbench.core.intervals import INTERVALS as STATISTICAL_INTERVALS
+from workbench.core.intervals import Estimate
+from workbench.core.verdict import RELATIONS, decide
+
 METHODS: tuple[str, ...] = ("exact", "interval", "identity", "monte_carlo", "trained", "solved")
 KINDS: tuple[str, ...] = ("fact", "lemma", "theorem", "remark", "conjecture", "experiment")
 VERDICTS: tuple[str, ...] = ("holds", "violated", "inconclusive", "unsupported", "skipped")
+MARKS: tuple[str, ...] = ("paper", "ours", "reading")  # docs/paper.md: how sure we are
 INTERVALS: tuple[str, ...] = (
-    "normal",  # CLT, asymptotic
-    "student_t",  # t interval over independent replicates
-    "bernstein",  # empirical Bernstein, values in a known range
+    *STATISTICAL_INTERVALS,  # workbench.core.intervals
     "hoeffding",  # Hoeffding, values in a known range
-    "chernoff",  # Chernoff-Hoeffding KL bound, values in a known range
-    "bounded",  # bernstein and chernoff intersected (workbench.core.intervals)
-    "clopper_pearson",  # exact binomial, 0/1 values
-    "bootstrap",  # percentile bootstrap
     "enclosure",  # rigorous interval arithmetic
     "quadrature",  # deterministic quadrature: the gap between two orders, padded (not rigorous)
     "ols",  # least-squares misfit interval of a deterministic fit
 )
+T = TypeVar("T")
 
 
 @dataclass
@@ -43,9 +42,10 @@ class Evidence:
 
     ``relation`` states what the claim asserts: ``value <= bound``, ``value >= bound`` or
     ``value == bound``. ``ci`` is the confidence interval of ``value`` (``None`` for exact
-    values); ``tolerance`` absorbs floating-point error of deterministic computations.
-    ``interval`` names how ``ci`` was obtained (one of ``INTERVALS``); ``resolution`` is what an
-    ``==`` claim with a statistical CI must resolve (see the module note).
+    values) at ``ci_level`` (1 for a rigorous enclosure); ``bound_ci`` and ``bound_ci_level`` the
+    same for the bound, when it was estimated. ``tolerance`` absorbs floating-point error of
+    deterministic computations. ``interval`` names how ``ci`` was obtained (one of
+    ``INTERVALS``); ``resolution`` is what an ``==`` claim with a statistical CI must resolve.
     """
 
     value: float
@@ -60,17 +60,21 @@ class Evidence:
     note: str = ""
     interval: str | None = None
     resolution: float | None = None
+    bound_ci: tuple[float, float] | None = None
+    bound_ci_level: float | None = None
 
     def __post_init__(self) -> None:
         if self.relation not in RELATIONS:
             raise ValueError(f"relation must be one of {RELATIONS} (got {self.relation!r})")
         if self.method not in METHODS:
             raise ValueError(f"method must be one of {METHODS} (got {self.method!r})")
-        if self.ci is not None:
-            lo, hi = float(self.ci[0]), float(self.ci[1])
-            if not lo <= hi:
-                raise ValueError(f"ci must satisfy lo <= hi (got {self.ci})")
-            self.ci = (lo, hi)
+        for name in ("ci", "bound_ci"):
+            iv = getattr(self, name)
+            if iv is not None:
+                lo, hi = float(iv[0]), float(iv[1])
+                if not lo <= hi:
+                    raise ValueError(f"{name} must satisfy lo <= hi (got {iv})")
+                setattr(self, name, (lo, hi))
         if not self.tolerance >= 0:
             raise ValueError(f"tolerance must be >= 0 (got {self.tolerance})")
         if self.interval is not None and self.interval not in INTERVALS:
@@ -78,23 +82,48 @@ class Evidence:
         if self.resolution is not None and not self.resolution > 0:
             raise ValueError(f"resolution must be > 0 (got {self.resolution})")
 
+    @classmethod
+    def identity(
+        cls, residual: float, params: dict[str, Any] | None = None, tolerance: float = 0.0,
+        note: str = "",
+    ) -> Evidence:
+        """A residual of an identity that must vanish: ``residual <= tolerance``."""
+        return cls(float(residual), 0.0, "<=", "identity", dict(params or {}),
+                   tolerance=tolerance, note=note)
+
+    @classmethod
+    def estimate(
+        cls,
+        est: Estimate,
+        relation: str,
+        bound: float | Estimate,
+        method: str = "monte_carlo",
+        params: dict[str, Any] | None = None,
+        *,
+        resolution: float | None = None,
+        tolerance: float = 0.0,
+        note: str = "",
+    ) -> Evidence:
+        """An estimate against a bound. A bound that is itself an ``Estimate`` keeps its
+        interval, so two uncertain quantities are compared beyond both intervals."""
+        ev = cls(est.mean, 0.0, relation, method, dict(params or {}), ci=(est.lo, est.hi),
+                 ci_level=est.level, tolerance=tolerance, note=note, interval=est.method,
+                 resolution=resolution)
+        if isinstance(bound, Estimate):
+            ev.bound, ev.bound_ci, ev.bound_ci_level = bound.mean, (bound.lo, bound.hi), bound.level
+        else:
+            ev.bound = float(bound)
+        return ev
+
     @property
     def verdict(self) -> str:
-        """``holds``, ``violated`` or ``inconclusive``, decided beyond the CI."""
+        """``holds``, ``violated`` or ``inconclusive``: ``workbench.core.verdict.decide``."""
         lo, hi = self.ci if self.ci is not None else (self.value, self.value)
-        b, tol = float(self.bound), self.tolerance
-        if any(math.isnan(v) for v in (lo, hi, b)):
-            return "inconclusive"
-        if self.relation == "<=":
-            return "holds" if hi <= b + tol else "violated" if lo > b + tol else "inconclusive"
-        if self.relation == ">=":
-            return "holds" if lo >= b - tol else "violated" if hi < b - tol else "inconclusive"
-        if not lo - tol <= b <= hi + tol:
-            return "violated"  # refuted beyond the interval, however wide it is
-        if self.ci is not None and (self.ci_level is None or self.ci_level < 1):
-            if self.resolution is None or (hi - lo) / 2 > self.resolution:
-                return "inconclusive"  # too wide to confirm equality at the stated resolution
-        return "holds"
+        bound = self.bound_ci if self.bound_ci is not None else float(self.bound)
+        statistical = (self.ci is not None and _statistical(self.ci_level)) or (
+            self.bound_ci is not None and _statistical(self.bound_ci_level))
+        return decide(lo, hi, self.relation, bound, self.tolerance, self.resolution,
+                      statistical=statistical)
 
     def to_dict(self) -> dict[str, Any]:
         d = asdict(self)
@@ -104,6 +133,11 @@ class Evidence:
     def describe(self) -> str:
         """One line for people: ``trained 0.224 >= bound 0.102 (x2.2)``, or what was violated."""
         return describe_evidence(self.to_dict())
+
+
+def _statistical(level: float | None) -> bool:
+    """An interval of unstated level, or of level below 1, is statistical (not rigorous)."""
+    return level is None or level < 1
 
 
 _VALUE_LABEL = {"monte_carlo": "measured", "identity": "residual"}
@@ -180,6 +214,14 @@ class CheckContext:
     seed: int = 0
     device: str = "cpu"
 
+    @property
+    def quick(self) -> bool:
+        return self.scale == "quick"
+
+    def pick(self, quick: T, full: T) -> T:
+        """``quick`` at quick scale, ``full`` otherwise: one place for every size a check picks."""
+        return quick if self.quick else full
+
 
 CheckFn = Callable[[CheckContext], list[Evidence]]
 
@@ -194,11 +236,15 @@ class Claim:
     check: CheckFn
     depends_on: tuple[str, ...] = ()
     statement: str = ""
-    source: str = ""
+    ref: str = ""  # an anchor in docs/, "paper.md#theorem-2-rank-separation" (provenance)
+    mark: str = ""  # how sure we are of the statement: one of MARKS
+    module: str = ""  # the module that registered it (built-in: workbench.proofs.paper...)
 
     def __post_init__(self) -> None:
         if self.kind not in KINDS:
             raise ValueError(f"kind must be one of {KINDS} (got {self.kind!r})")
+        if self.mark and self.mark not in MARKS:
+            raise ValueError(f"mark must be one of {MARKS} (got {self.mark!r})")
 
 
 def combine(evidence: list[Evidence], kind: str) -> str:

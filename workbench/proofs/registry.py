@@ -10,6 +10,8 @@ import (``LOAD_ERRORS``); the other claims still run.
 
 from __future__ import annotations
 
+import contextlib
+import functools
 import importlib
 import time
 import traceback
@@ -47,18 +49,53 @@ def claim(
     kind: str,
     depends_on: Iterable[str] = (),
     statement: str = "",
+    ref: str = "",
+    mark: str = "",
+    *,
+    threads: int | None = None,
+    no_grad: bool = False,
     source: str = "",
 ) -> Callable[[CheckFn], CheckFn]:
-    """Register the decorated check function as the check of a new claim."""
+    """Register the decorated ``check(ctx)`` as the check of a new claim.
+
+    ``ref`` is the statement's anchor in docs/ (``"paper.md#fact-1-one-full-rank-head-suffices"``)
+    and ``mark`` how sure we are of it (``paper``, ``ours`` or ``reading``; docs/paper.md).
+    ``threads=1`` runs the check with one torch thread on the CPU (its kernels are small: with
+    several threads on a shared machine OpenMP waits dominate), ``no_grad=True`` under
+    ``torch.no_grad()``; the function itself is returned unchanged.
+    """
+    if threads is not None and threads < 1:
+        raise ValueError(f"threads must be an integer >= 1 (got {threads})")
 
     def deco(fn: CheckFn) -> CheckFn:
-        c = Claim(id, title, kind, fn, tuple(depends_on), statement, source)
-        if id in _REGISTRY and _REGISTRY[id].check is not fn:
+        check = _with_runtime(fn, threads, no_grad) if threads or no_grad else fn
+        c = Claim(id, title, kind, check, tuple(depends_on), statement, ref, mark, fn.__module__)
+        old = _REGISTRY.get(id)
+        if old is not None and getattr(old.check, "__wrapped__", old.check) is not fn:
             raise ValueError(f"claim id {id!r} is registered twice")
         _REGISTRY[id] = c
         return fn
 
     return deco
+
+
+def _with_runtime(fn: CheckFn, threads: int | None, no_grad: bool) -> CheckFn:
+    """``fn`` run with ``threads`` torch threads on the CPU and, if asked, without autograd."""
+
+    @functools.wraps(fn)
+    def check(ctx: CheckContext) -> list[Evidence]:
+        import torch
+
+        before = torch.get_num_threads()
+        if threads is not None and ctx.device == "cpu":
+            torch.set_num_threads(threads)
+        try:
+            with torch.no_grad() if no_grad else contextlib.nullcontext():
+                return fn(ctx)
+        finally:
+            torch.set_num_threads(before)
+
+    return check
 
 
 def load_claims() -> dict[str, Claim]:
@@ -73,6 +110,13 @@ def load_claims() -> dict[str, Claim]:
             why = traceback.format_exception_only(type(e), e)[-1].strip()
             LOAD_ERRORS[ep.name] = f"entry point {ep.name!r} ({ep.value}) failed to load: {why}"
     return dict(_REGISTRY)
+
+
+def builtin_claims() -> dict[str, Claim]:
+    """The workbench's own claims only (``BUILTIN_MODULES``), whatever plug-ins are installed."""
+    for mod in BUILTIN_MODULES:
+        importlib.import_module(mod)
+    return {k: c for k, c in _REGISTRY.items() if c.module.startswith("workbench.proofs.")}
 
 
 def dependency_order(claims: dict[str, Claim]) -> list[str]:
@@ -124,7 +168,8 @@ class ClaimResult:
             "id": self.claim.id,
             "title": self.claim.title,
             "statement": self.claim.statement,
-            "source": self.claim.source,
+            "ref": self.claim.ref,
+            "mark": self.claim.mark,
             "kind": self.claim.kind,
             "depends_on": list(self.claim.depends_on),
             "verdict": self.verdict,

@@ -1,9 +1,10 @@
 """Shared runner of ``workbench construct``: Monte Carlo error against the claimed error.
 
-Verdicts are the documented ones, decided beyond the interval: ``holds`` (the whole CI satisfies
-the claim), ``violated`` (the whole CI contradicts it, exit 1) or ``inconclusive``. Intervals are
-at the one default level (95 %), Bonferroni-corrected over seeds where each seed is judged.
-Torch is imported only after the arguments are validated.
+Verdicts are ``workbench.core.verdict.decide``, the rule ``workbench check`` uses: ``holds``,
+``violated`` (exit 1) or ``inconclusive``, beyond the measured interval and the claim's own; an
+equality claim holds only when the interval resolves it to ``--resolution``. Intervals are at
+the one default level (95 %), Bonferroni-corrected over seeds where each seed is judged. Torch is
+imported only after the arguments are validated.
 """
 
 from __future__ import annotations
@@ -21,12 +22,14 @@ from workbench.commands._common import (
     emit,
     progress_bar,
 )
-from workbench.core.validation import check_dim, check_int, check_points
+from workbench.core.validation import check_dim, check_float, check_int, check_points
+from workbench.core.verdict import decide
 
 if TYPE_CHECKING:
     import torch
 
-    from workbench.constructions._montecarlo import ClaimedError, Estimate
+    from workbench.constructions._montecarlo import ClaimedError
+    from workbench.core.intervals import Estimate
 
     Built = tuple[
         Callable[..., torch.Tensor], Callable[..., torch.Tensor], ClaimedError, dict[str, Any]
@@ -38,7 +41,7 @@ POINTS = ("orthonormal", "iid")  # workbench.core.sphere.POINT_LAWS
 
 
 def check_basic(d: int, N: int, points: str, eval_samples: int, seeds: int, seed: int,
-                min_seeds: int = 1) -> None:
+                min_seeds: int = 1, resolution: float = 0.01) -> None:
     """The checks every construction shares, done before torch is imported."""
     check_dim(d, "--d")
     check_points(N, "--N")
@@ -48,16 +51,13 @@ def check_basic(d: int, N: int, points: str, eval_samples: int, seeds: int, seed
     check_int("--eval-samples", eval_samples, lo=2)
     check_int("--seeds", seeds, lo=min_seeds)
     check_int("--seed", seed, lo=0)
+    check_float("--resolution", resolution, lo=0.0, lo_open=True)
 
 
-def verdict(measured: Estimate, claim: ClaimedError) -> str:
-    """``holds`` / ``violated`` / ``inconclusive`` beyond the CI (claim bounds included)."""
-    if claim.relation == "<=":
-        if measured.hi <= claim.hi:
-            return "holds"
-        return "violated" if measured.lo > claim.hi else "inconclusive"
-    overlap = measured.lo <= claim.hi and claim.lo <= measured.hi
-    return "holds" if overlap else "violated"
+def verdict(measured: Estimate, claim: ClaimedError, resolution: float) -> str:
+    """The measured error against the claimed one: ``decide`` beyond both intervals."""
+    return decide(measured.lo, measured.hi, claim.relation, (claim.lo, claim.hi),
+                  resolution=resolution)
 
 
 def _run(
@@ -73,12 +73,12 @@ def _run(
     seed: int,
     ensemble: bool,
     as_json: bool,
+    resolution: float = 0.01,
 ) -> None:
-    from scipy.stats import norm
+    from workbench.constructions._montecarlo import model_error
+    from workbench.core.intervals import Estimate, bonferroni_level, student_t, z_value
 
-    from workbench.constructions._montecarlo import Estimate, model_error, pooled
-
-    z = float(norm.ppf(1 - (1 - LEVEL) / (2 * seeds)))  # Bonferroni over the seeds
+    level = bonferroni_level(seeds, LEVEL)  # Bonferroni over the seeds
     runs, claims, means = [], [], []
     outcome = "holds"
     with progress_bar(as_json, "samples") as bar:
@@ -92,7 +92,8 @@ def _run(
                 return out
 
             est = model_error(
-                counted, target, d, N, eval_samples, points, queries, generator=s + 10**6, z=z
+                counted, target, d, N, eval_samples, points, queries, generator=s + 10**6,
+                level=level,
             )
             run: dict[str, Any] = {
                 "seed": s,
@@ -101,23 +102,23 @@ def _run(
                 **meta,
             }
             if not ensemble:  # the claim is about this very model
-                run["verdict"] = verdict(est, claim)
+                run["verdict"] = verdict(est, claim, resolution)
                 outcome = _worst(outcome, run["verdict"])
             runs.append(run)
             claims.append(claim)
             means.append(est.mean)
     if ensemble:  # the claim averages over the random draw: pool the per-seed errors
-        pool = pooled(means, level=LEVEL)
-        outcome = verdict(pool, claims[0])
+        pool = student_t(means, level=LEVEL)
+        outcome = verdict(pool, claims[0], resolution)
         how = f"Student-t over {seeds} independent draws"
     else:
-        ses = [r["measured"]["stderr"] for r in runs]
+        ses = [r["measured"]["std"] / math.sqrt(r["measured"]["n"]) for r in runs]
         se = math.sqrt(sum(x * x for x in ses)) / seeds
-        m = sum(means) / seeds
-        zz = float(norm.ppf(0.5 + LEVEL / 2))
-        pool = Estimate(m, se, m - zz * se, m + zz * se, eval_samples * seeds, zz)
-        how = f"normal, {eval_samples * seeds} samples"
-    measured = {**pool.to_dict(), "level": LEVEL, "interval": how}
+        m, n = sum(means) / seeds, eval_samples * seeds
+        zz = z_value(LEVEL)
+        pool = Estimate(m, m - zz * se, m + zz * se, LEVEL, n, se * math.sqrt(n), "normal")
+        how = f"normal, {n} samples"
+    measured = {**pool.to_dict(), "interval": how}
     payload = {
         "construction": name,
         "params": {**params, "eval_samples": eval_samples, "seeds": seeds, "seed": seed},
@@ -132,6 +133,7 @@ def _run(
         },
         "verdict": outcome,
         "level": LEVEL,
+        "resolution": resolution,
         "error_meaning": ERROR_MEANING,
         "runs": runs,
     }
@@ -165,6 +167,9 @@ def _eval_options(
     def deco(f: Callable[..., Any]) -> Callable[..., Any]:
         f = click.option("--seeds", type=int, default=seeds, show_default=True,
                          help="Independent seeds seed..seed+K-1.")(f)
+        f = click.option("--resolution", type=float, default=0.01, show_default=True,
+                         help="Smallest departure from an exact claimed error the verdict must "
+                         "resolve (> 0); a wider interval is inconclusive.")(f)
         return click.option("--eval-samples", type=int, default=eval_samples,
                             show_default=True, help="Fresh Monte Carlo samples per seed.")(f)
 

@@ -35,11 +35,12 @@ def biased_cmd(
     coefficients: str,
     eval_samples: int,
     seeds: int,
+    resolution: float,
     as_json: bool,
     seed: int,
 ) -> None:
     """Theorem 3: 2d^2+1 full-rank biased heads representing f* (Gaussian queries)."""
-    check_basic(d, N, points, eval_samples, seeds, seed)
+    check_basic(d, N, points, eval_samples, seeds, seed, resolution=resolution)
     check_float("--beta", beta, lo=0.0)
     if spacing is not None:
         check_float("--spacing", spacing, lo=0.0, lo_open=True)
@@ -63,4 +64,4 @@ def biased_cmd(
         "queries": "gaussian",
     }
     _run("biased", params, build, d, N, points, "gaussian", eval_samples, seeds, seed, False,
-         as_json)
+         as_json, resolution)

@@ -26,11 +26,12 @@ def full_rank_cmd(
     points: str,
     eval_samples: int,
     seeds: int,
+    resolution: float,
     as_json: bool,
     seed: int,
 ) -> None:
     """Fact 1: one full-rank head X softmax(beta X^T y)."""
-    check_basic(d, N, points, eval_samples, seeds, seed)
+    check_basic(d, N, points, eval_samples, seeds, seed, resolution=resolution)
     check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)  # as in bounds heads-needed
     if beta is not None:
         check_float("--beta", beta, lo=0.0)
@@ -45,4 +46,4 @@ def full_rank_cmd(
 
     params = {"d": d, "N": N, "beta": b, "eps": eps if beta is None else None, "points": points}
     _run("full-rank", params, build, d, N, points, "uniform", eval_samples, seeds, seed, False,
-         as_json)
+         as_json, resolution)

@@ -37,12 +37,13 @@ def majority_vote_cmd(
     copy_style: str,
     eval_samples: int,
     seeds: int,
+    resolution: float,
     as_json: bool,
     seed: int,
 ) -> None:
     """Theorem 5: two layers of rank-1 majority voting (tournament for N >= 3)."""
     try:
-        check_basic(d, N, points, eval_samples, seeds, seed, min_seeds=2)
+        check_basic(d, N, points, eval_samples, seeds, seed, min_seeds=2, resolution=resolution)
     except ValueError as e:
         if "--seeds" in str(e):
             raise ValueError(f"{e}: the claim averages over head draws, so a verdict needs "
@@ -60,4 +61,4 @@ def majority_vote_cmd(
 
     params = {"d": d, "heads": heads, "N": N, "points": points, "copy_style": copy_style}
     _run("majority-vote", params, build, d, N, points, "uniform", eval_samples, seeds, seed, True,
-         as_json)
+         as_json, resolution)

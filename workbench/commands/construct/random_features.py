@@ -27,11 +27,12 @@ def random_features_cmd(
     solver: str,
     eval_samples: int,
     seeds: int,
+    resolution: float,
     as_json: bool,
     seed: int,
 ) -> None:
     """Random rank-1 hardmax heads with optimal values (exact kernel error on D_2)."""
-    check_basic(d, 2, "orthonormal", eval_samples, seeds, seed)
+    check_basic(d, 2, "orthonormal", eval_samples, seeds, seed, resolution=resolution)
     check_heads(heads, "--heads")
     from workbench.constructions import random_features as rf_mod
     from workbench.core.targets import nearest_neighbour
@@ -43,4 +44,4 @@ def random_features_cmd(
 
     params = {"d": d, "heads": heads, "law": law, "solver": solver, "N": 2, "points": "orthonormal"}
     _run("random-features", params, build, d, 2, "orthonormal", "uniform", eval_samples, seeds,
-         seed, False, as_json)
+         seed, False, as_json, resolution)

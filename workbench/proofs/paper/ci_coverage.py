@@ -1,5 +1,5 @@
 """The Monte Carlo intervals behind every ``monte_carlo``/``trained`` verdict reach their nominal
-coverage (docs/architecture.md, verdicts; issue 10 §3).
+coverage (docs/architecture.md, Claims and verdicts).
 
 A CI that is too narrow makes ``holds``/``violated`` too easy and shows only over repetitions, so
 each estimator is run ``REPS`` times on a quantity whose mean is known exactly, and the fraction of
@@ -8,7 +8,7 @@ count; resolution ``TOL`` for the CLT's approximation at ``n = SAMPLES``):
 
 - ``verifiers.estimate_error`` on D_2 (d = 4) for the model that always answers ``x_1``: the
   per-sample error is 0 or 2 with probability 1/2 each (by the symmetry of D_2), mean exactly 1;
-- ``workbench.constructions._montecarlo.mc_mean`` on ``2 Bernoulli(1/2)``, mean exactly 1.
+- ``workbench.core.montecarlo.estimate_mean`` on ``2 Bernoulli(1/2)``, mean exactly 1.
 """
 
 from __future__ import annotations
@@ -16,7 +16,7 @@ from __future__ import annotations
 import torch
 from scipy.stats import beta
 
-from workbench.constructions._montecarlo import mc_mean
+from workbench.core.montecarlo import estimate_mean
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.fact1 import one_thread
 from workbench.proofs.registry import claim
@@ -52,7 +52,8 @@ def _evidence(k: int, nominal: float, what: str) -> Evidence:
     "verifiers.ci_coverage",
     "Monte Carlo intervals reach their nominal coverage on quantities with known means",
     "lemma",
-    statement=f"coverage of estimate_error (level 0.9) and mc_mean (z = 2.576) == nominal within "
+    statement=f"coverage of estimate_error (level 0.9) and estimate_mean (level 0.99) == nominal "
+    f"within "
     f"{TOL}",
     source="docs/architecture.md (verdicts: decided beyond the confidence interval)",
 )
@@ -75,7 +76,8 @@ def ci_coverage(ctx: CheckContext) -> list[Evidence]:
 
     k = 0
     for i in range(REPS):
-        e = mc_mean(draw, SAMPLES, generator=ctx.seed * 100_003 + REPS + i, batch=SAMPLES)
+        e = estimate_mean(draw, samples=SAMPLES, batch=SAMPLES, level=0.99,
+                          generator=ctx.seed * 100_003 + REPS + i)[0]
         k += e.lo <= 1.0 <= e.hi
-    out.append(_evidence(k, 0.99, "workbench.constructions._montecarlo.mc_mean (z = 2.576, 99%)"))
+    out.append(_evidence(k, 0.99, "workbench.core.montecarlo.estimate_mean (normal, level 0.99)"))
     return out

@@ -18,12 +18,14 @@ import torch
 from workbench.constructions.full_rank import beta_for as construction_beta_for
 from workbench.constructions.full_rank import error_upper_bound, full_rank, full_rank_model
 from workbench.constructions.full_rank import pointwise_bound as construction_pointwise_bound
+from workbench.core.intervals import Estimate
+from workbench.core.montecarlo import estimate_mean
 from workbench.core.sphere import PointLaw, sample_instances
 from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import bounded_mean_ci
 from workbench.proofs.registry import claim
-from workbench.verifiers.estimate import Estimate, estimate_error, estimate_mean
+from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 
 

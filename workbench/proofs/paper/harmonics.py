@@ -15,17 +15,11 @@ Every check compares the library (``core.harmonics``, ``core.head_kernels``) wit
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
-from fractions import Fraction
-from functools import lru_cache
-from statistics import NormalDist
 
 import mpmath
 import numpy as np
 import sympy as sp
 import torch
-from mpmath import iv
 from scipy.special import roots_jacobi
 
 from workbench.core.harmonics import (
@@ -43,91 +37,21 @@ from workbench.core.head_kernels import (
     head_target_agreement_series,
     kernel_error,
 )
+from workbench.core.intervals import bonferroni_level, z_value
 from workbench.core.sphere import make_generator, sample_instances, uniform_sphere
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import bounded_mean_ci, mean_ci
 from workbench.proofs.registry import claim
+from workbench.proofs.support.exact_harmonics import (
+    eta_squared_exact,
+    eta_squared_interval,
+    float_enclosure,
+    harmonic_count,
+    iv_precision,
+    partial_sum_interval,
+)
 
-FAMILY_LEVEL = 0.999  # each Monte Carlo claim: all its intervals hold together with this level
-_IV_PREC = 160
 AGREEMENT_RESOLUTION = 0.03  # kernel entries: departures of 0.03 (3 % of errors above 1)
-
-
-# --------------------------------------------------------------------------- shared helpers
-def family_z(m: int, level: float = FAMILY_LEVEL) -> tuple[float, float]:
-    """Two-sided normal quantile and per-interval level for ``m`` intervals (Bonferroni)."""
-    per = 1.0 - (1.0 - level) / max(1, m)
-    return NormalDist().inv_cdf(1.0 - (1.0 - per) / 2.0), per
-
-
-def hom_dim(d: int, l: int) -> int:
-    """Dimension of the homogeneous polynomials of degree l in d variables (0 for l < 0)."""
-    return math.comb(l + d - 1, d - 1) if l >= 0 else 0
-
-
-def harmonic_count(d: int, l: int) -> int:
-    """``dim Hom_l - dim Hom_{l-2}``: the independent count of ``N(d,l)`` (Laplacian is onto)."""
-    return hom_dim(d, l) - hom_dim(d, l - 2)
-
-
-def _gamma_exact(two_x: int) -> tuple[Fraction, int]:
-    """``Gamma(two_x / 2) = q * sqrt(pi)^k`` exactly, for integers and half-integers > 0."""
-    if two_x % 2 == 0:
-        return Fraction(math.factorial(two_x // 2 - 1)), 0
-    n = (two_x - 1) // 2  # Gamma(n + 1/2) = (2n)! sqrt(pi) / (4^n n!)
-    return Fraction(math.factorial(2 * n), 4**n * math.factorial(n)), 1
-
-
-@lru_cache(maxsize=16384)
-def eta_squared_exact(d: int, l: int) -> tuple[Fraction, int]:
-    """``eta_l(d)^2 = q * pi^p`` exactly, from the Gamma closed form of Lemma H1 written with
-    exact factorials and the independent count :func:`harmonic_count` (not the library's ratio
-    recurrence). ``p`` is 0 for odd d and -2 for even d; even l give ``(0, 0)``."""
-    if l % 2 == 0:
-        return Fraction(0), 0
-    m = (l - 1) // 2
-    g1, k1 = _gamma_exact(2 * (d - 1))  # Gamma(d-1)
-    g2, k2 = _gamma_exact(2 * m + d)  # Gamma(m + d/2)
-    g3, k3 = _gamma_exact(d - 1)  # Gamma((d-1)/2)
-    g4, k4 = _gamma_exact(2 * (2 * m + d))  # Gamma(2m + d)
-    a = 2 * g1 * math.factorial(2 * m) * g2 / (g3 * g4 * math.factorial(m))
-    k = k1 + k2 - 1 - k3 - k4  # power of sqrt(pi) in a_m
-    assert k % 2 == 0
-    return harmonic_count(d, l) * a * a, k
-
-
-@contextmanager
-def iv_precision(bits: int = _IV_PREC) -> Iterator[None]:
-    """Set mpmath's interval precision for a block (restored afterwards)."""
-    old = iv.prec
-    iv.prec = bits
-    try:
-        yield
-    finally:
-        iv.prec = old
-
-
-def eta_squared_interval(d: int, l: int) -> mpmath.ctx_iv.ivmpf:
-    """``eta_l(d)^2`` as an mpmath interval (call inside :func:`iv_precision`)."""
-    q, p = eta_squared_exact(d, l)
-    val = iv.mpf(q.numerator) / iv.mpf(q.denominator)
-    return val * iv.pi**p if p else val
-
-
-def partial_sum_interval(d: int, L: int, rest: bool = False) -> tuple[float, float]:
-    """Rigorous float enclosure of ``S_L = sum_{l odd <= L} eta_l(d)^2`` (of ``1 - S_L`` when
-    ``rest``; computed in interval arithmetic, not by subtracting floats)."""
-    with iv_precision():
-        s = iv.mpf(0)
-        for l in range(1, L + 1, 2):
-            s += eta_squared_interval(d, l)
-        return float_enclosure(1 - s if rest else s)
-
-
-def float_enclosure(x: mpmath.ctx_iv.ivmpf) -> tuple[float, float]:
-    """Floats ``lo <= x <= hi`` around an mpmath interval (one ulp outward of the nearest)."""
-    lo, hi = float(mpmath.mpf(x.a)), float(mpmath.mpf(x.b))
-    return math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
 
 
 # --------------------------------------------------------------------------- N(d, l)
@@ -370,7 +294,8 @@ def kernels_agreement(ctx: CheckContext) -> list[Evidence]:
     H = 4
     cosines = torch.tensor([-1.0, -0.5, 0.0, 0.3, 0.9, 1.0], dtype=torch.float64)
     per_d = H * (H - 1) // 2 + H + len(cosines) + 1
-    z, level = family_z(per_d * len(dims))
+    level = bonferroni_level(per_d * len(dims))  # the claim's intervals hold jointly at 99.9%
+    z = z_value(level)
     out: list[Evidence] = []
     g = make_generator(ctx.seed + 4242)
     for d in dims:

@@ -23,10 +23,10 @@ import torch
 
 from workbench.core.symbolic.bounds import c_3, get_bound
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.biased_training import D_TRAIN, trained_biased
 from workbench.proofs.paper.fact1 import one_thread
 from workbench.proofs.paper.thm3_lower import C_HYP, _bound, target_energies
 from workbench.proofs.registry import claim
+from workbench.proofs.support.biased_training import D_TRAIN, trained_biased
 from workbench.verifiers.train import ModelResult
 
 

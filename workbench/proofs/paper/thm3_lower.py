@@ -42,8 +42,8 @@ from workbench.models.attention import GeneralizedAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import mean_ci
 from workbench.proofs.paper.fact1 import one_thread
-from workbench.proofs.paper.thm3 import reading, reference_target
 from workbench.proofs.registry import claim
+from workbench.proofs.support.theorem3 import reading, reference_target
 
 C_CONST = 0.25  # "constant error": half of what the uniform-attention model reaches (1/2)
 C_HYP = 1.0  # the unknown c of exp(c (d - r)), read as 1 (a parameter of the checks)

@@ -11,14 +11,12 @@ from workbench.constructions.full_rank import full_rank_model
 from workbench.constructions.random_features import random_features, sample_heads
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
+from workbench.core.intervals import bonferroni_level, z_value
 from workbench.core.sphere import make_generator, sample_instances
 from workbench.core.targets import nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import bounded_mean_ci, mean_ci
 from workbench.proofs.paper.fact1 import one_thread
-from workbench.proofs.paper.harmonics import (
-    family_z,
-)
 from workbench.proofs.paper.thm2._common import (
     _MODEL_CASES,
     CERTIFIED_BOUND_CLAIMS,
@@ -49,7 +47,8 @@ def fitted_models_respect_bound(ctx: CheckContext) -> list[Evidence]:
         else _MODEL_CASES + ((16, 1, 8, "mlp", "softmax"), (16, 4, 4, "alibi", "softmax"))
     )
     K = 2
-    z, level = family_z(K * len(cases))
+    level = bonferroni_level(K * len(cases))  # jointly at 99.9%
+    z = z_value(level)
     g = make_generator(ctx.seed + 1006)
     out: list[Evidence] = []
     for d, r, H, score, norm in cases:
@@ -148,7 +147,7 @@ def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
     if not quick:
         measured += [(16, 256, "tied"), (32, 1024, "cosine_uniform")]
     n = 40_000 if quick else 400_000
-    z, level = family_z(2 * len(measured))
+    level = bonferroni_level(2 * len(measured))  # jointly at 99.9%
     for k, (d, H, law) in enumerate(measured):
         model, claimed = random_features(d, H, law, generator=ctx.seed + 31 + k)
         assert model is not None
@@ -208,7 +207,8 @@ def full_rank_reaches_zero(ctx: CheckContext) -> list[Evidence]:
     n = 20_000 if quick else 400_000
     dims = (5, 8, 64) if quick else (5, 8, 16, 32, 64, 128)
     beta = 1000.0
-    z, level = family_z(len(dims))
+    level = bonferroni_level(len(dims))  # jointly at 99.9%
+    z = z_value(level)
     g = make_generator(ctx.seed + 1008)
     out: list[Evidence] = []
     for d in dims:

@@ -12,17 +12,17 @@ from mpmath import iv
 
 from workbench.core.bounds.harmonic import TAIL_TOL, degree_dimension_bound, harmonic_bound
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.harmonics import (
+from workbench.proofs.paper.thm2._common import (
+    _TINY,
+)
+from workbench.proofs.registry import claim
+from workbench.proofs.support.exact_harmonics import (
     eta_squared_interval,
     float_enclosure,
     harmonic_count,
     iv_precision,
     partial_sum_interval,
 )
-from workbench.proofs.paper.thm2._common import (
-    _TINY,
-)
-from workbench.proofs.registry import claim
 
 
 # --------------------------------------------------------------------------- Lemma 6

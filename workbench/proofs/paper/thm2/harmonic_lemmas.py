@@ -10,6 +10,7 @@ import torch
 
 from workbench.core.bounds.harmonic import degree_dimension_bound
 from workbench.core.harmonics import dim_harmonics, legendre_d
+from workbench.core.intervals import bonferroni_level, z_value
 from workbench.core.invariant_harmonics import (
     fixed_form_degree_rank,
     head_degree_dimension,
@@ -18,9 +19,6 @@ from workbench.core.invariant_harmonics import (
 from workbench.core.sphere import make_generator, uniform_sphere
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import mean_ci
-from workbench.proofs.paper.harmonics import (
-    family_z,
-)
 from workbench.proofs.registry import claim
 
 ISOTROPY_RESOLUTION = 0.06  # Lemma 4's Monte Carlo equalities resolve departures of 0.06
@@ -41,7 +39,8 @@ def isotropy(ctx: CheckContext) -> list[Evidence]:
     n = 20_000 if quick else 400_000
     cases = ((4, 3, 5), (5, 2, 3)) if quick else ((4, 3, 5), (5, 2, 3), (3, 5, 6), (6, 3, 20))
     m = sum(k * (k + 1) // 2 + 2 for _, _, k in cases)
-    z, level = family_z(m)
+    level = bonferroni_level(m)  # jointly at 99.9%
+    z = z_value(level)
     g = make_generator(ctx.seed + 1004)
     out: list[Evidence] = []
     for d, l, k in cases:

@@ -8,13 +8,13 @@ from typing import cast
 
 import torch
 
+from workbench.core.intervals import bonferroni_level, z_value
 from workbench.core.sphere import make_generator, sample_instances, uniform_sphere
 from workbench.core.targets import nearest_neighbour
 from workbench.models.attention import GeneralizedAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import mean_ci
 from workbench.proofs.paper.fact1 import one_thread
-from workbench.proofs.paper.harmonics import family_z
 from workbench.proofs.paper.thm2._common import (
     _G,
     _MODEL_CASES,
@@ -118,7 +118,8 @@ def odd_reduction(ctx: CheckContext) -> list[Evidence]:
     n = 30_000 if ctx.scale == "quick" else 400_000
     g = make_generator(ctx.seed + 1002)
     cases = _odd_cases(g)
-    z, level = family_z(2 * 3 * len(cases))
+    level = bonferroni_level(2 * 3 * len(cases))  # jointly at 99.9%
+    z = z_value(level)
     out: list[Evidence] = []
     for p0, model in cases:
         d = int(cast(int, p0["d"]))
@@ -196,7 +197,8 @@ def _uniform_orthogonal(w: torch.Tensor, n: int, g: torch.Generator) -> torch.Te
 def conditional_law(ctx: CheckContext) -> list[Evidence]:
     n = 30_000 if ctx.scale == "quick" else 400_000
     cases = ((7, 2), (5, 1)) if ctx.scale == "quick" else ((7, 2), (5, 1), (9, 4), (6, 5))
-    z, level = family_z(2 * len(cases))
+    level = bonferroni_level(2 * len(cases))  # jointly at 99.9%
+    z = z_value(level)
     g = make_generator(ctx.seed + 1003)
     out: list[Evidence] = []
     for d, r in cases:

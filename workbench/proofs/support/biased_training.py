@@ -1,11 +1,10 @@
 """Trained rank-r biased attention on Theorem 3's biased target (shared by the Theorem 3 lower
 side and Remark 4; docs/paper.md §3).
 
-The task is the documented reading of ``thm3.reference_target`` (Gaussian queries, ``D_2`` keys).
-The models are generalized attention (Eq. 2) with ``score="bias"`` (rank-r keys plus a learned
-bias per key position, the class Theorem 3 speaks of), trained by ``workbench.verifiers.train``
-(batched,
-fresh samples, held-out errors with CIs).
+The task is the documented reading of Theorem 3's target (``support.theorem3.reference_target``:
+Gaussian queries, ``D_2`` keys). The models are generalized attention (Eq. 2) with
+``score="bias"`` (rank-r keys plus a learned bias per key position, the class Theorem 3 speaks
+of), trained by ``workbench.verifiers.train`` (batched, fresh samples, held-out errors with CIs).
 """
 
 from __future__ import annotations
@@ -16,9 +15,9 @@ from typing import Any
 
 import torch
 
+from workbench.core.intervals import bonferroni_level
 from workbench.core.sphere import sample_instances
-from workbench.proofs.paper.fact1 import bonferroni_level
-from workbench.proofs.paper.thm3 import reference_target
+from workbench.proofs.support.theorem3 import reference_target
 from workbench.verifiers.train import ModelResult, ModelSpec, TrainConfig, train
 
 D_TRAIN = 6
