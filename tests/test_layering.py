@@ -117,3 +117,32 @@ def test_sideways_and_downward_imports_are_allowed(tmp_path: Path) -> None:
     models.write_text(models.read_text() + "\nfrom workbench.native import build\n"
                       "from workbench.core import sphere\n")
     assert layer_violations(root) == []
+
+
+def claim_module_imports(root: Path) -> list[str]:
+    """Imports of one claim module by another (``workbench/proofs/paper``): claim modules hold
+    claims, and what they share lives in ``workbench/proofs/support``. A package's
+    ``__init__.py`` may import its own modules (that registers them)."""
+    out = []
+    paper = root / "workbench" / "proofs" / "paper"
+    for path in sorted(paper.rglob("*.py")):
+        module = _module_name(root, path)
+        for line, target in _imports(path, module):
+            if not target.startswith("workbench.proofs.paper."):
+                continue
+            if path.name == "__init__.py" and target.startswith(module + "."):
+                continue
+            out.append(f"{path.relative_to(root)}:{line}: imports {target}")
+    return sorted(set(out))
+
+
+def test_no_claim_module_imports_another() -> None:
+    assert claim_module_imports(ROOT) == []
+
+
+def test_a_planted_import_between_claim_modules_is_caught(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    target = root / "workbench" / "proofs" / "paper" / "thm5.py"
+    target.write_text(target.read_text()
+                      + "\nfrom workbench.proofs.paper.fact1 import ERROR_RANGE\n")
+    assert any("thm5.py" in f and "fact1" in f for f in claim_module_imports(root))

@@ -15,8 +15,8 @@ from dataclasses import asdict
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper.fact1 import bonferroni_level, one_thread, z_of
-from workbench.proofs.paper.thm2._common import CERTIFIED_BOUND_CLAIMS
 from workbench.proofs.registry import claim
+from workbench.proofs.support.eq2_models import CERTIFIED_BOUND_CLAIMS
 from workbench.verifiers.falsify import Attempt, Domain, falsify, replay
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import ModelSpec, TrainConfig, train

@@ -17,13 +17,13 @@ from workbench.core.targets import nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import bounded_mean_ci, mean_ci
 from workbench.proofs.paper.fact1 import one_thread
-from workbench.proofs.paper.thm2._common import (
+from workbench.proofs.registry import claim
+from workbench.proofs.support.eq2_models import (
     _MODEL_CASES,
     CERTIFIED_BOUND_CLAIMS,
     _fit_output_maps,
     _random_model,
 )
-from workbench.proofs.registry import claim
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 

@@ -12,10 +12,10 @@ from mpmath import iv
 
 from workbench.core.bounds.harmonic import TAIL_TOL, degree_dimension_bound, harmonic_bound
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.thm2._common import (
+from workbench.proofs.registry import claim
+from workbench.proofs.support.eq2_models import (
     _TINY,
 )
-from workbench.proofs.registry import claim
 from workbench.proofs.support.exact_harmonics import (
     eta_squared_interval,
     float_enclosure,

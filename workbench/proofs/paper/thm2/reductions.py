@@ -15,7 +15,8 @@ from workbench.models.attention import GeneralizedAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.paper._mc import mean_ci
 from workbench.proofs.paper.fact1 import one_thread
-from workbench.proofs.paper.thm2._common import (
+from workbench.proofs.registry import claim
+from workbench.proofs.support.eq2_models import (
     _G,
     _MODEL_CASES,
     _TINY,
@@ -24,7 +25,6 @@ from workbench.proofs.paper.thm2._common import (
     _decompose,
     _random_model,
 )
-from workbench.proofs.registry import claim
 
 
 # --------------------------------------------------------------------------- Lemma 1

@@ -19,8 +19,8 @@ from workbench.constructions.optimized import (
 )
 from workbench.core.bounds.fiber import one_head_error
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.thm2._common import CERTIFIED_BOUND_CLAIMS
 from workbench.proofs.registry import claim
+from workbench.proofs.support.eq2_models import CERTIFIED_BOUND_CLAIMS
 from workbench.verifiers import sandwich as sw
 
 RESULTS = Path(__file__).resolve().parents[4] / "benchmarks" / "results" / "sandwich.json"

@@ -1,4 +1,5 @@
-"""Helpers shared by the Theorem 2 claim modules."""
+"""Generalized-attention (Eq. 2) models and the instance decomposition of Lemma 1 that the
+Theorem 2 claims share (docs/derivations/lower_bound.md)."""
 
 from __future__ import annotations
 
