@@ -347,7 +347,7 @@ FAULTS: tuple[Fault, ...] = (
           "constant", "reference thresholds at half the spacing", _reading_spacing),
     Fault("claims.mean_ci_narrow", "workbench.proofs.paper._mc:mean_ci", "claims", "constant",
           "CLT interval with z/4", _mean_ci_narrow),
-    Fault("claims.thm2_decompose_sign", "workbench.proofs.support.eq2_models:_decompose",
+    Fault("claims.thm2_decompose_sign", "workbench.proofs.support.eq2_models:decompose",
           "claims", "sign", "s = sign<y,w> with the wrong sign", _decompose_sign),
     Fault("claims.harmonic_count_off", "workbench.proofs.support.exact_harmonics:harmonic_count",
           "claims", "degree", "independent N(d,l) at degree l + 1", _harmonic_count_off),

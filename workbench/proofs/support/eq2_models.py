@@ -1,5 +1,6 @@
 """Generalized-attention (Eq. 2) models and the instance decomposition of Lemma 1 that the
-Theorem 2 claims share (docs/derivations/lower_bound.md)."""
+Theorem 2 claims share (docs/derivations/lower_bound.md, Lemma 1: ``u``, ``w``, ``s`` and the
+scalar ``G`` the error is projected on)."""
 
 from __future__ import annotations
 
@@ -13,31 +14,21 @@ from workbench.models.attention import GeneralizedAttention
 from workbench.models.scores import DotScore
 
 SQRT2 = math.sqrt(2.0)
-_TINY = math.ulp(0.0)  # ">= _TINY" states "> 0"
+TINY = math.ulp(0.0)  # ">= TINY" states "> 0"
 # The claims the certified bound (workbench.core.bounds.certified: the larger of the harmonic
 # count and the fiber bound) rests on: what a claim confronting models with it depends on.
 CERTIFIED_BOUND_CLAIMS = ("thm2.harmonic_bound", "thm2.fiber_bound")
 
 
-# --------------------------------------------------------------------------- helpers
-def _random_model(
+def random_model(
     d: int, r: int, H: int, models: int, score: str, normalizer: str, g: torch.Generator
 ) -> GeneralizedAttention:
     """K random generalized-attention models (Eq. 2) of key-rank r, float64."""
-    return GeneralizedAttention(
-        d,
-        r,
-        H,
-        models=models,
-        score=score,
-        normalizer=normalizer,
-        scale=3.0,
-        generator=g,
-        dtype=torch.float64,
-    )
+    return GeneralizedAttention(d, r, H, models=models, score=score, normalizer=normalizer,
+                                scale=3.0, generator=g, dtype=torch.float64)
 
 
-def _aligned_model(d: int, H: int, models: int, g: torch.Generator) -> GeneralizedAttention:
+def aligned_model(d: int, H: int, models: int, g: torch.Generator) -> GeneralizedAttention:
     """K full-rank dot-score models whose G correlates with s: ``W_h = Q_h = I`` (scores
     ``4 <y, x_i>``, so ``psi_h = tanh(2 <y, x_1 - x_2>)`` is odd in y) and ``M_h = (I + R_h) / H``
     with a random ``R_h`` (whose ``w^T M_h u`` term is even in y)."""
@@ -53,7 +44,7 @@ def _aligned_model(d: int, H: int, models: int, g: torch.Generator) -> Generaliz
     return model
 
 
-def _fit_output_maps(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> None:
+def fit_output_maps(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> None:
     """Least-squares ``M_h`` for fixed scores: ``A = sum_h M_h z_h`` with ``z_h = X phi_h``."""
     p = model.probabilities(X, y)[..., 0, :]  # (K, H, n, 2)
     Z = torch.einsum("khni,nid->knhd", p, X).flatten(2)  # (K, n, H d)
@@ -63,16 +54,16 @@ def _fit_output_maps(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tens
     model.M.copy_(sol.reshape(K, H, d, d).transpose(-1, -2))
 
 
-def _decompose(X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
+def decompose(X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
     """``u = (x1+x2)/sqrt2``, ``w = (x1-x2)/sqrt2``, ``s = sign<y,w>``."""
     u = (X[:, 0] + X[:, 1]) / SQRT2
     w = (X[:, 0] - X[:, 1]) / SQRT2
     return u, w, torch.sign((y * w).sum(-1))
 
 
-def _G(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+def G(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """``G = sum_h (w^T M_h u + psi_h w^T M_h w)`` with ``psi_h = 2 phi_h[1] - 1``: (K, n)."""
-    u, w, _ = _decompose(X, y)
+    u, w, _ = decompose(X, y)
     p = model.probabilities(X, y)[..., 0, :]  # (K, H, n, 2)
     psi = p[..., 0] - p[..., 1]
     wMu = torch.einsum("nd,khde,ne->khn", w, model.M, u)
@@ -80,7 +71,7 @@ def _G(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> torch.T
     return (wMu + psi * wMw).sum(1)
 
 
-_MODEL_CASES = (  # (d, r, H, score, normalizer)
+MODEL_CASES = (  # (d, r, H, score, normalizer)
     (6, 2, 3, "mlp", "softmax"),
     (5, 1, 2, "dot", "hardmax"),
     (8, 3, 4, "rope", "softmax"),

@@ -7,23 +7,17 @@ from __future__ import annotations
 
 import torch
 
-from workbench.constructions.full_rank import full_rank_model
-from workbench.constructions.random_features import random_features, sample_heads
-from workbench.core.bounds.certified import certified_lower_bound
+import workbench.constructions.full_rank as full_rank
+import workbench.constructions.random_features as random_features
+import workbench.core.bounds.certified as certified
+import workbench.proofs.support.eq2_models as eq2
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
-from workbench.core.intervals import bonferroni_level, z_value
+from workbench.core.intervals import bonferroni_level
+from workbench.core.montecarlo import sample_mean
 from workbench.core.sphere import make_generator, sample_instances
 from workbench.core.targets import nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper._mc import bounded_mean_ci, mean_ci
-from workbench.proofs.paper.fact1 import one_thread
 from workbench.proofs.registry import claim
-from workbench.proofs.support.eq2_models import (
-    _MODEL_CASES,
-    CERTIFIED_BOUND_CLAIMS,
-    _fit_output_maps,
-    _random_model,
-)
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 
@@ -33,53 +27,32 @@ from workbench.verifiers.tasks import Task
     "thm2.fitted_models_respect_bound",
     "Generalized-attention models with least-squares output maps stay above the bound",
     "experiment",
-    depends_on=CERTIFIED_BOUND_CLAIMS,
+    depends_on=eq2.CERTIFIED_BOUND_CLAIMS,
     statement="E||f - A||^2 >= certified_lower_bound(d, r, H) for random scores, fitted M_h",
-    source="docs/derivations/lower_bound.md (sanity tests); docs/paper.md §4",
+    ref="derivations/lower_bound.md#lemma-6-result-truncation-evaluation",
+    mark="ours",
+    no_grad=True,
 )
-@torch.no_grad()
 def fitted_models_respect_bound(ctx: CheckContext) -> list[Evidence]:
-    quick = ctx.scale == "quick"
-    n_fit, n_eval = (2000, 8000) if quick else (40_000, 200_000)
-    cases = (
-        _MODEL_CASES
-        if quick
-        else _MODEL_CASES + ((16, 1, 8, "mlp", "softmax"), (16, 4, 4, "alibi", "softmax"))
-    )
+    n_fit, n_eval = ctx.pick((2000, 8000), (40_000, 200_000))
+    cases = ctx.pick(eq2.MODEL_CASES, (*eq2.MODEL_CASES, (16, 1, 8, "mlp", "softmax"),
+                                       (16, 4, 4, "alibi", "softmax")))
     K = 2
     level = bonferroni_level(K * len(cases))  # jointly at 99.9%
-    z = z_value(level)
     g = make_generator(ctx.seed + 1006)
     out: list[Evidence] = []
     for d, r, H, score, norm in cases:
-        model = _random_model(d, r, H, K, score, norm, g)
-        _fit_output_maps(model, *sample_instances(n_fit, 2, d, points="orthonormal", generator=g))
+        model = eq2.random_model(d, r, H, K, score, norm, g)
+        eq2.fit_output_maps(model, *sample_instances(n_fit, 2, d, points="orthonormal",
+                                                     generator=g))
         X, y = sample_instances(n_eval, 2, d, points="orthonormal", generator=g)
         errs = ((nearest_neighbour(X, y) - model(X, y)) ** 2).sum(-1)  # (K, n)
-        lb = certified_lower_bound(d, r, H)
+        lb = certified.certified_lower_bound(d, r, H)
         for k in range(K):
-            m, ci = mean_ci(errs[k], z)  # fitted outputs have no a-priori range: CLT
-            out.append(
-                Evidence(
-                    m,
-                    lb.enclosure[1],
-                    ">=",
-                    "monte_carlo",
-                    {
-                        "d": d,
-                        "r": r,
-                        "H": H,
-                        "score": score,
-                        "normalizer": norm,
-                        "model": k,
-                        "n_fit": n_fit,
-                        "n_eval": n_eval,
-                    },
-                    ci=ci,
-                    ci_level=level,
-                    interval="normal",
-                )
-            )
+            est = sample_mean(errs[k], level, "normal")  # fitted outputs have no a-priori range
+            p = {"d": d, "r": r, "H": H, "score": score, "normalizer": norm, "model": k,
+                 "n_fit": n_fit, "n_eval": n_eval}
+            out.append(Evidence.estimate(est, ">=", lb.enclosure[1], params=p))
     return out
 
 
@@ -88,7 +61,7 @@ def solve_random_features(
 ) -> tuple[float, torch.Tensor]:
     """Exact D_2 error of H random rank-1 hardmax heads with optimal values ``C a = b`` (float64,
     ``C`` and ``b`` from ``workbench.core.head_kernels``). Returns the error and ``a``."""
-    Q, K = sample_heads(H, d, law, g)
+    Q, K = random_features.sample_heads(H, d, law, g)
     C = agreement_kernel(Q, K)
     b = head_target_agreement(d, (Q * K).sum(-1))
     L, info = torch.linalg.cholesky_ex(C)
@@ -107,88 +80,50 @@ RF_RESOLUTION = 0.02  # the re-measurement resolves a change of 0.02 in the clai
     "Random rank-1 hardmax heads with optimal value weights never beat the certified bound, "
     "and their claimed error is what a fresh Monte Carlo measurement finds",
     "experiment",
-    depends_on=(*CERTIFIED_BOUND_CLAIMS, "kernels.agreement"),
+    depends_on=(*eq2.CERTIFIED_BOUND_CLAIMS, "kernels.agreement"),
     statement="min_a (1 - 2 a.b + a.C.a) >= certified_lower_bound(d, 1, H); the construction's "
-    "model has "
-    "error == its claimed kernel error",
-    source="docs/paper.md §4 (random features), §4 (theory figure)",
+    "model has error == its claimed kernel error",
+    ref="paper.md#6-the-experiments-paper-section-7",
+    mark="ours",
+    threads=1,
+    no_grad=True,
 )
-@one_thread
-@torch.no_grad()
 def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
-    """The solved errors against the bound; then ``workbench.constructions.random_features`` models
-    (their
-    own solver) re-measured on fresh D_2 samples (``verifiers.estimate_error``) against the error
-    they claim (``==``, CLT interval: the error range ``(1 + |a|_1)^2`` is too wide for a
-    distribution-free one) and against the bound."""
-    quick = ctx.scale == "quick"
-    dims = (5, 8) if quick else (3, 5, 8, 16, 32, 64)
-    Hs = (1, 8, 64, 256) if quick else (1, 4, 16, 64, 256, 1024, 4096)
+    """The solved errors against the bound; then ``workbench.constructions.random_features``
+    models (their own solver) re-measured on fresh D_2 samples (``verifiers.estimate_error``)
+    against the error they claim (``==``, CLT interval: the error range ``(1 + |a|_1)^2`` is too
+    wide for a distribution-free one) and against the bound."""
+    dims = ctx.pick((5, 8), (3, 5, 8, 16, 32, 64))
+    Hs = ctx.pick((1, 8, 64, 256), (1, 4, 16, 64, 256, 1024, 4096))
     g = make_generator(ctx.seed + 1007)
     out: list[Evidence] = []
     for d in dims:
         for i, H in enumerate(Hs):
             law = ("cosine_uniform", "independent", "tied")[i % 3]
             err, a = solve_random_features(d, H, law, g)
-            lb = certified_lower_bound(d, 1, H)
+            lb = certified.certified_lower_bound(d, 1, H)
             a1 = float(a.abs().sum())
-            out.append(
-                Evidence(
-                    err,
-                    lb.enclosure[1],
-                    ">=",
-                    "solved",
-                    {"d": d, "r": 1, "H": H, "law": law, "|a|_1": a1},
-                    tolerance=1e-10 * (1 + a1 * a1),
-                    note="exact error 1 - 2a.b + a.C.a; tolerance: float64 rounding",
-                )
-            )
+            out.append(Evidence(err, lb.enclosure[1], ">=", "solved",
+                                {"d": d, "r": 1, "H": H, "law": law, "|a|_1": a1},
+                                tolerance=1e-10 * (1 + a1 * a1),
+                                note="exact error 1 - 2a.b + a.C.a; tolerance: float64 rounding"))
     measured: list[tuple[int, int, str]] = [(5, 8, "cosine_uniform"), (8, 64, "independent")]
-    if not quick:
-        measured += [(16, 256, "tied"), (32, 1024, "cosine_uniform")]
-    n = 40_000 if quick else 400_000
+    measured += ctx.pick([], [(16, 256, "tied"), (32, 1024, "cosine_uniform")])
+    n = ctx.pick(40_000, 400_000)
     level = bonferroni_level(2 * len(measured))  # jointly at 99.9%
     for k, (d, H, law) in enumerate(measured):
-        model, claimed = random_features(d, H, law, generator=ctx.seed + 31 + k)
+        model, claimed = random_features.random_features(d, H, law, generator=ctx.seed + 31 + k)
         assert model is not None
-        est = estimate_error(
-            model,
-            Task("nearest", d=d, N=2, points="orthonormal"),
-            samples=n,
-            batch=8192,
-            level=level,
-            method="normal",
-            generator=ctx.seed + 4099 + k,
-        )[0]
+        est = estimate_error(model, Task("nearest", d=d, N=2, points="orthonormal"), samples=n,
+                             batch=8192, level=level, method="normal",
+                             generator=ctx.seed + 4099 + k)[0]
         p = {"d": d, "r": 1, "H": H, "law": law, "n": n, "solver": claimed.extra["solver"]}
-        ci = (est.lo, est.hi)
-        out.append(
-            Evidence(
-                est.mean,
-                claimed.value,
-                "==",
-                "monte_carlo",
-                p,
-                ci=ci,
-                ci_level=level,
-                interval=est.method,
-                resolution=RF_RESOLUTION,
-                note="fresh-sample error of the random-features model vs the error it claims",
-            )
-        )
-        out.append(
-            Evidence(
-                est.mean,
-                certified_lower_bound(d, 1, H).enclosure[1],
-                ">=",
-                "monte_carlo",
-                p,
-                ci=ci,
-                ci_level=level,
-                interval=est.method,
-                note="measured random-features error vs the certified bound",
-            )
-        )
+        out.append(Evidence.estimate(
+            est, "==", claimed.value, params=p, resolution=RF_RESOLUTION,
+            note="fresh-sample error of the random-features model vs the error it claims"))
+        out.append(Evidence.estimate(
+            est, ">=", certified.certified_lower_bound(d, 1, H).enclosure[1], params=p,
+            note="measured random-features error vs the certified bound"))
     return out
 
 
@@ -196,50 +131,33 @@ def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
     "thm2.full_rank_reaches_zero",
     "Separation: the bound is 0 at full rank, and one full-rank head beats every rank-1 layer",
     "theorem",
-    depends_on=(*CERTIFIED_BOUND_CLAIMS, "fact1.hard_limit"),
+    depends_on=(*eq2.CERTIFIED_BOUND_CLAIMS, "fact1.hard_limit"),
     statement="certified_lower_bound(d, d, H) = 0 and err(one full-rank head, large beta) < "
     "certified_lower_bound(d, 1, H)",
-    source="docs/paper.md §3 (Fact 1, Theorem 2), §3 step 6",
+    ref="paper.md#theorem-2-rank-separation",
+    mark="paper",
+    no_grad=True,
 )
-@torch.no_grad()
 def full_rank_reaches_zero(ctx: CheckContext) -> list[Evidence]:
-    quick = ctx.scale == "quick"
-    n = 20_000 if quick else 400_000
-    dims = (5, 8, 64) if quick else (5, 8, 16, 32, 64, 128)
+    n = ctx.pick(20_000, 400_000)
+    dims = ctx.pick((5, 8, 64), (5, 8, 16, 32, 64, 128))
     beta = 1000.0
     level = bonferroni_level(len(dims))  # jointly at 99.9%
-    z = z_value(level)
     g = make_generator(ctx.seed + 1008)
     out: list[Evidence] = []
     for d in dims:
         for H in (1, 10**6):
-            out.append(
-                Evidence(
-                    certified_lower_bound(d, d, H).enclosure[1],
-                    0.0,
-                    "==",
-                    "exact",
-                    {"d": d, "r": d, "H": H},
-                    note="arithmetic: reads the r >= d - 1 branch of the harmonic count and the "
-                    "H r >= d branch of the fiber bound (no derivation)",
-                )
-            )
+            out.append(Evidence(
+                certified.certified_lower_bound(d, d, H).enclosure[1], 0.0, "==", "exact",
+                {"d": d, "r": d, "H": H},
+                note="arithmetic: reads the r >= d - 1 branch of the harmonic count and the "
+                "H r >= d branch of the fiber bound (no derivation)"))
         X, y = sample_instances(n, 2, d, points="orthonormal", generator=g)
-        err = (full_rank_model(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)
-        m, ci = bounded_mean_ci(err, (0.0, 4.0), z)  # outputs in the keys' hull: err <= 4
+        err = (full_rank.full_rank_model(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)
+        est = sample_mean(err, level, "bounded", (0.0, 4.0))  # outputs in the keys' hull: err <= 4
         for H in (1, 4096):
-            lb = certified_lower_bound(d, 1, H)
-            out.append(
-                Evidence(
-                    m,
-                    lb.value,
-                    "<=",
-                    "monte_carlo",
-                    {"d": d, "beta": beta, "n": n, "rank1_heads": H},
-                    ci=ci,
-                    ci_level=level,
-                    interval="bounded",
-                    note="one full-rank head vs the certified rank-1 bound",
-                )
-            )
+            out.append(Evidence.estimate(
+                est, "<=", certified.certified_lower_bound(d, 1, H).value,
+                params={"d": d, "beta": beta, "n": n, "rank1_heads": H},
+                note="one full-rank head vs the certified rank-1 bound"))
     return out

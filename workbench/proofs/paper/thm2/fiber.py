@@ -15,22 +15,18 @@ import math
 import numpy as np
 import torch
 
-from workbench.constructions.optimized import bayes_heads
-from workbench.core.bounds.fiber import (
-    fiber_bound,
-    fiber_eigenvalues,
-    fiber_spectrum,
-    one_head_error,
-)
+import workbench.constructions.optimized as optimized
+import workbench.core.bounds.fiber as fb
+from workbench.core.montecarlo import sample_mean
 from workbench.core.symbolic.bounds import get_bound
 from workbench.core.symbolic.fiber import evaluate_eigenvalue
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper._mc import bounded_mean_ci
 from workbench.proofs.registry import claim
 
 SPECTRUM_TOL = 2e-5  # the discretised fiber's kernel has a kink: trapezoid error ~ (2 pi / n)^2
 EIGEN_RESOLUTION = 0.02  # the Monte Carlo eigenvalue equalities resolve departures of 0.02
 FIBER_ONLY = "fiber bound alone: this claim is Lemma F4"
+FIBER = "derivations/fiber_bound.md"
 
 
 def brute_force_spectrum(d: int, r_star: int, c: float, n: int = 720) -> np.ndarray:
@@ -60,7 +56,7 @@ def brute_force_spectrum(d: int, r_star: int, c: float, n: int = 720) -> np.ndar
 
 
 def _expanded(m: int, c: float) -> np.ndarray:
-    vals = [v for v, k in fiber_spectrum(m, c) for _ in range(k)]
+    vals = [v for v, k in fb.fiber_spectrum(m, c) for _ in range(k)]
     return np.sort(np.array(vals))[::-1]
 
 
@@ -70,29 +66,12 @@ def spectrum_evidence(d: int, r_star: int, c: float) -> list[Evidence]:
     lemma = _expanded(d - r_star, c)
     k = len(lemma)
     p = {"d": d, "r_star": r_star, "m": d - r_star, "c": c}
-    out = [
-        Evidence(
-            float(b),
-            float(v),
-            "==",
-            "identity",
-            {**p, "index": i},
-            tolerance=SPECTRUM_TOL,
-            note="brute-force generalized eigenvalue vs Lemma F3",
-        )
-        for i, (b, v) in enumerate(zip(brute[:k], lemma))
-    ]
-    out.append(
-        Evidence(
-            float(np.abs(brute[k:]).max(initial=0.0)),
-            0.0,
-            "==",
-            "identity",
-            {**p, "index": "rest"},
-            tolerance=SPECTRUM_TOL,
-            note="every other generalized eigenvalue is 0",
-        )
-    )
+    out = [Evidence(float(b), float(v), "==", "identity", {**p, "index": i},
+                    tolerance=SPECTRUM_TOL, note="brute-force generalized eigenvalue vs Lemma F3")
+           for i, (b, v) in enumerate(zip(brute[:k], lemma))]
+    out.append(Evidence(float(np.abs(brute[k:]).max(initial=0.0)), 0.0, "==", "identity",
+                        {**p, "index": "rest"}, tolerance=SPECTRUM_TOL,
+                        note="every other generalized eigenvalue is 0"))
     return out
 
 
@@ -110,42 +89,23 @@ def eigen_mc_evidence(d: int, r_star: int, c: float, n: int, seed: int) -> list[
     s = torch.sign(torch.einsum("nd,njd->nj", y, w))
     t = (v[:, 0] * v[:, 1]).sum(-1)
     legendre = (torch.ones_like(t), t, (m * t * t - 1) / (m - 1) if m > 1 else 0 * t)
-    lam = fiber_eigenvalues(m, c)
+    lam = fb.fiber_eigenvalues(m, c)
     out = []
     for k in range(3 if m > 1 else 2):
-        mean, ci = bounded_mean_ci(s[:, 0] * s[:, 1] * legendre[k], (-1.0, 1.0))
-        out.append(
-            Evidence(
-                mean,
-                lam[k],
-                "==",
-                "monte_carlo",
-                {"m": m, "c": c, "k": k, "n": n},
-                ci=ci,
-                ci_level=0.999,
-                resolution=EIGEN_RESOLUTION,
-                interval="bounded",
-                note="Monte Carlo of the sign kernel",
-            )
-        )
+        est = sample_mean(s[:, 0] * s[:, 1] * legendre[k], 0.999, "bounded", (-1.0, 1.0))
+        out.append(Evidence.estimate(est, "==", lam[k], params={"m": m, "c": c, "k": k, "n": n},
+                                     resolution=EIGEN_RESOLUTION,
+                                     note="Monte Carlo of the sign kernel"))
     return out
 
 
 def sympy_evidence(m: int, c: float) -> list[Evidence]:
     """The sympy integrals of Lemma F2, evaluated by mpmath, against the library's quadrature."""
-    lam = fiber_eigenvalues(m, c)
-    return [
-        Evidence(
-            evaluate_eigenvalue(k, m, c),
-            lam[k],
-            "==",
-            "identity",
-            {"m": m, "c": c, "k": k},
-            tolerance=1e-10,
-            note="sympy integral (mpmath) vs Gauss-Legendre in the half-angle",
-        )
-        for k in range(3)
-    ]
+    lam = fb.fiber_eigenvalues(m, c)
+    return [Evidence(evaluate_eigenvalue(k, m, c), lam[k], "==", "identity",
+                     {"m": m, "c": c, "k": k}, tolerance=1e-10,
+                     note="sympy integral (mpmath) vs Gauss-Legendre in the half-angle")
+            for k in range(3)]
 
 
 @claim(
@@ -156,16 +116,15 @@ def sympy_evidence(m: int, c: float) -> list[Evidence]:
     depends_on=("thm2.conditional_law",),
     statement="gen. eigenvalues of (E k q q', E |M w|^2) over M = {lambda_0, lambda_1 (c+(1-c)/m), "
     "2(1-c)/(m+2) lambda_2, 0}; lambda_k = int k(c+(1-c)t) P_k(t) dmu_m(t)",
-    source="docs/derivations/fiber_bound.md (Lemmas F2, F3)",
+    ref=f"{FIBER}#lemma-f3-the-spectrum-of-one-fiber-by-symmetry",
+    mark="ours",
 )
 def fiber_spectrum_claim(ctx: CheckContext) -> list[Evidence]:
-    quick = ctx.scale == "quick"
     out: list[Evidence] = []
-    for d, r_star, c in ((3, 1, 0.05), (4, 2, 0.6), (3, 2, 0.3)) + (
-        () if quick else ((4, 3, 0.1), (5, 3, 0.02), (4, 2, 0.95))
-    ):
+    spectra = ((3, 1, 0.05), (4, 2, 0.6), (3, 2, 0.3))
+    for d, r_star, c in ctx.pick(spectra, (*spectra, (4, 3, 0.1), (5, 3, 0.02), (4, 2, 0.95))):
         out += spectrum_evidence(d, r_star, c)
-    n = 200_000 if quick else 1_000_000
+    n = ctx.pick(200_000, 1_000_000)
     for i, (d, r_star, c) in enumerate(((6, 1, 0.05), (16, 2, 0.4))):
         out += eigen_mc_evidence(d, r_star, c, n, ctx.seed + 900 + i)
     out += sympy_evidence(5, 0.05)
@@ -173,19 +132,10 @@ def fiber_spectrum_claim(ctx: CheckContext) -> list[Evidence]:
 
 
 def fitted_evidence(d: int, r: int, H: int, n_fit: int, n_eval: int, seed: int) -> Evidence:
-    w = bayes_heads(d, r, H, n_fit=n_fit, n_eval=n_eval, seed=seed)
-    lb = fiber_bound(d, r, H)
-    return Evidence(
-        w.error,
-        lb.enclosure[0],
-        ">=",
-        "solved",
-        {"d": d, "r": r, "H": H},
-        ci=w.ci,
-        ci_level=0.999,
-        interval="bernstein",
-        note=f"{FIBER_ONLY}: Bayes heads with least-squares values >= fiber bound",
-    )
+    w = optimized.bayes_heads(d, r, H, n_fit=n_fit, n_eval=n_eval, seed=seed)
+    return Evidence(w.error, fb.fiber_bound(d, r, H).enclosure[0], ">=", "solved",
+                    {"d": d, "r": r, "H": H}, ci=w.ci, ci_level=0.999, interval="bernstein",
+                    note=f"{FIBER_ONLY}: Bayes heads with least-squares values >= fiber bound")
 
 
 @claim(
@@ -195,33 +145,23 @@ def fitted_evidence(d: int, r: int, H: int, n_fit: int, n_eval: int, seed: int) 
     "theorem",
     depends_on=("thm2.fiber_spectrum", "thm2.projection_reduction", "thm2.one_head_exact"),
     statement="err >= 1/2 (1 - E_{c ~ Beta(Hr/2, (d-Hr)/2)} [sum of the H largest fiber values])",
-    source="docs/derivations/fiber_bound.md (Lemma F4)",
+    ref=f"{FIBER}#lemma-f4-the-result-monotonicity-in-r",
+    mark="ours",
 )
 def fiber_bound_claim(ctx: CheckContext) -> list[Evidence]:
-    quick = ctx.scale == "quick"
     bound = get_bound("n2.fiber_bound")
-    cases = ((3, 1), (4, 2), (6, 4), (8, 1), (8, 6), (16, 14), (32, 16)) + (
-        () if quick else ((3, 2), (12, 1), (12, 10), (16, 8), (32, 30), (64, 1))
-    )
+    cases = ((3, 1), (4, 2), (6, 4), (8, 1), (8, 6), (16, 14), (32, 16))
+    cases = ctx.pick(cases, (*cases, (3, 2), (12, 1), (12, 10), (16, 8), (32, 30), (64, 1)))
     out: list[Evidence] = []
     for d, r in cases:  # the exact one-head witness is never below the bound
-        exact, ci = one_head_error(d, r)
-        out.append(
-            Evidence(
-                exact,
-                bound.evaluate(d=d, r=r, H=1),
-                ">=",
-                "exact",
-                {"d": d, "r": r, "H": 1},
-                ci=ci,
-                ci_level=1.0,
-                interval="quadrature",
-                note=f"{FIBER_ONLY}: exact error of the Bayes head (M = I) >= fiber bound",
-            )
-        )
-    fits = ((6, 1, 2),) if quick else ((6, 1, 2), (8, 1, 4), (12, 2, 4), (16, 1, 8))
-    for i, (d, r, H) in enumerate(fits):
-        n = 20_000 if quick else 100_000
+        exact, ci = fb.one_head_error(d, r)
+        out.append(Evidence(exact, bound.evaluate(d=d, r=r, H=1), ">=", "exact",
+                            {"d": d, "r": r, "H": 1}, ci=ci, ci_level=1.0, interval="quadrature",
+                            note=f"{FIBER_ONLY}: exact error of the Bayes head (M = I) >= fiber "
+                            "bound"))
+    n = ctx.pick(20_000, 100_000)
+    for i, (d, r, H) in enumerate(ctx.pick(((6, 1, 2),),
+                                           ((6, 1, 2), (8, 1, 4), (12, 2, 4), (16, 1, 8)))):
         out.append(fitted_evidence(d, r, H, n, 2 * n, ctx.seed + 950 + i))
     return out
 
@@ -234,28 +174,19 @@ def fiber_bound_claim(ctx: CheckContext) -> list[Evidence]:
     depends_on=("thm2.fiber_spectrum", "thm2.one_head_exact"),
     statement="max_M E_z[N_z(M)/D_z(M)] = E_c lambda_0 (the value at M = I), searched over all "
     "d x d matrices from seeded starts",
-    source="docs/derivations/fiber_bound.md ('Is M = I the exact one-head optimum?')",
+    ref=f"{FIBER}#is-m--i-the-exact-one-head-optimum-evidence-not-proof",
+    mark="ours",
 )
 def one_head_optimum(ctx: CheckContext) -> list[Evidence]:
-    from workbench.verifiers.one_head_optimum import search_value_maps
+    import workbench.verifiers.one_head_optimum as search
 
-    cases = (
-        ((3, 1), (3, 2), (4, 2))
-        if ctx.scale == "quick"
-        else ((3, 1), (3, 2), (4, 1), (4, 2), (6, 2), (6, 3), (8, 4), (8, 6))
-    )
+    cases = ctx.pick(((3, 1), (3, 2), (4, 2)),
+                     ((3, 1), (3, 2), (4, 1), (4, 2), (6, 2), (6, 3), (8, 4), (8, 6)))
     out: list[Evidence] = []
     for d, r in cases:
-        s = search_value_maps(d, r, starts=8, seed=ctx.seed)
-        out.append(
-            Evidence(
-                s.best,
-                s.captured_identity,
-                "<=",
-                "solved",
-                {"d": d, "r": r, "starts": s.starts, "evaluations": s.evaluations},
-                tolerance=1e-9,
-                note="best captured energy found over M vs the value at M = I",
-            )
-        )
+        s = search.search_value_maps(d, r, starts=8, seed=ctx.seed)
+        out.append(Evidence(s.best, s.captured_identity, "<=", "solved",
+                            {"d": d, "r": r, "starts": s.starts, "evaluations": s.evaluations},
+                            tolerance=1e-9,
+                            note="best captured energy found over M vs the value at M = I"))
     return out

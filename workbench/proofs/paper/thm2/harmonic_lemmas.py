@@ -8,20 +8,18 @@ import math
 import numpy as np
 import torch
 
-from workbench.core.bounds.harmonic import degree_dimension_bound
-from workbench.core.harmonics import dim_harmonics, legendre_d
-from workbench.core.intervals import bonferroni_level, z_value
-from workbench.core.invariant_harmonics import (
-    fixed_form_degree_rank,
-    head_degree_dimension,
-    invariant_harmonic_rank,
-)
+import workbench.core.bounds.harmonic as harmonic
+import workbench.core.harmonics as harmonics
+import workbench.core.invariant_harmonics as invariant
+from workbench.core.intervals import bonferroni_level
+from workbench.core.montecarlo import sample_mean
 from workbench.core.sphere import make_generator, uniform_sphere
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper._mc import mean_ci
 from workbench.proofs.registry import claim
 
 ISOTROPY_RESOLUTION = 0.06  # Lemma 4's Monte Carlo equalities resolve departures of 0.06
+LOWER_BOUND = "derivations/lower_bound.md"
+LEMMA_5 = f"{LOWER_BOUND}#lemma-5-dimension-of-the-degree-l-part-of-one-heads-space"
 
 
 # --------------------------------------------------------------------------- Lemma 4
@@ -31,94 +29,54 @@ ISOTROPY_RESOLUTION = 0.06  # Lemma 4's Monte Carlo equalities resolve departure
     "lemma",
     depends_on=("harmonics.dimension", "harmonics.sign_coefficients"),
     statement="E_y <P_S Zbar_{l,y}, Zbar_{l',y}> = delta_{ll'} tr(Pi_l P_S) / N(d,l)",
-    source="docs/derivations/lower_bound.md (Lemma 4); docs/paper.md §4 step 4",
+    ref=f"{LOWER_BOUND}#lemma-4-isotropy-energy-per-degree",
+    mark="ours",
+    no_grad=True,
 )
-@torch.no_grad()
 def isotropy(ctx: CheckContext) -> list[Evidence]:
-    quick = ctx.scale == "quick"
-    n = 20_000 if quick else 400_000
-    cases = ((4, 3, 5), (5, 2, 3)) if quick else ((4, 3, 5), (5, 2, 3), (3, 5, 6), (6, 3, 20))
+    n = ctx.pick(20_000, 400_000)
+    cases = ctx.pick(((4, 3, 5), (5, 2, 3)), ((4, 3, 5), (5, 2, 3), (3, 5, 6), (6, 3, 20)))
     m = sum(k * (k + 1) // 2 + 2 for _, _, k in cases)
     level = bonferroni_level(m)  # jointly at 99.9%
-    z = z_value(level)
     g = make_generator(ctx.seed + 1004)
     out: list[Evidence] = []
+
+    def mc(values: np.ndarray | torch.Tensor, bound: float, p: dict[str, object],
+           note: str = "") -> None:
+        est = sample_mean(torch.as_tensor(values), level, "normal")
+        out.append(Evidence.estimate(est, "==", bound, params=p, resolution=ISOTROPY_RESOLUTION,
+                                     note=note))
+
     for d, l, k in cases:
-        N = dim_harmonics(d, l)
+        N = harmonics.dim_harmonics(d, l)
         a = uniform_sphere(k, d=d, generator=g)  # S = span of k zonal harmonics
-        gram = legendre_d(d, l, (a @ a.T).numpy())[l]  # addition theorem: <Zbar_a, Zbar_b>
+        legendre = harmonics.legendre_d
+        gram = legendre(d, l, (a @ a.T).numpy())[l]  # addition theorem: <Zbar_a, Zbar_b>
         wpts = uniform_sphere(n, d=d, generator=g)
-        feats = torch.from_numpy(legendre_d(d, l, (wpts @ a.T).numpy())[l] * math.sqrt(N))
+        feats = torch.from_numpy(legendre(d, l, (wpts @ a.T).numpy())[l] * math.sqrt(N))
         p0 = {"d": d, "l": l, "dim_S": k, "N": N, "n": n}
         for i in range(k):
             for j in range(i, k):
-                mm, ci = mean_ci(feats[:, i] * feats[:, j], z)
-                out.append(
-                    Evidence(
-                        mm,
-                        float(gram[i, j]),
-                        "==",
-                        "monte_carlo",
-                        {**p0, "entry": f"gram[{i},{j}]"},
-                        ci=ci,
-                        ci_level=level,
-                        interval="normal",
-                        resolution=ISOTROPY_RESOLUTION,
-                        note="addition theorem E_w[Zbar_a Zbar_b] = P_l(<a,b>)",
-                    )
-                )
+                mc(feats[:, i] * feats[:, j], float(gram[i, j]), {**p0, "entry": f"gram[{i},{j}]"},
+                   "addition theorem E_w[Zbar_a Zbar_b] = P_l(<a,b>)")
         # E_y ||P_S Zbar_{l,y}||^2 = k / N
         y = uniform_sphere(n, d=d, generator=g)
-        gy = legendre_d(d, l, (y @ a.T).numpy())[l]
-        vals = torch.from_numpy(np.einsum("ni,ij,nj->n", gy, np.linalg.inv(gram), gy))
-        mm, ci = mean_ci(vals, z)
-        out.append(
-            Evidence(
-                mm,
-                k / N,
-                "==",
-                "monte_carlo",
-                {**p0, "entry": "E||P_S Z||^2"},
-                ci=ci,
-                ci_level=level,
-                interval="normal",
-                resolution=ISOTROPY_RESOLUTION,
-            )
-        )
+        gy = legendre(d, l, (y @ a.T).numpy())[l]
+        mc(np.einsum("ni,ij,nj->n", gy, np.linalg.inv(gram), gy), k / N,
+           {**p0, "entry": "E||P_S Z||^2"})
         # cross degrees vanish: E_y <P_S Zbar_{l,y}, Zbar_{l+2,y}> = 0 (P_S Zbar_{l,y} in H_l)
-        N2 = dim_harmonics(d, l + 2)
-        gy2 = legendre_d(d, l + 2, (y @ a.T).numpy())[l + 2] * math.sqrt(N2) / math.sqrt(N)
-        cross = torch.from_numpy(np.einsum("ni,ij,nj->n", gy, np.linalg.inv(gram), gy2))
-        mm, ci = mean_ci(cross, z)
-        out.append(
-            Evidence(
-                mm,
-                0.0,
-                "==",
-                "monte_carlo",
-                {**p0, "entry": "E<P_S Z_l, Z_l+2>"},
-                ci=ci,
-                ci_level=level,
-                interval="normal",
-                resolution=ISOTROPY_RESOLUTION,
-            )
-        )
+        N2 = harmonics.dim_harmonics(d, l + 2)
+        gy2 = legendre(d, l + 2, (y @ a.T).numpy())[l + 2] * math.sqrt(N2) / math.sqrt(N)
+        mc(np.einsum("ni,ij,nj->n", gy, np.linalg.inv(gram), gy2), 0.0,
+           {**p0, "entry": "E<P_S Z_l, Z_l+2>"})
         # S = all of H_l: P_S keeps every unit zonal harmonic whole
         full = uniform_sphere(3 * N, d=d, generator=g)
-        G_full = legendre_d(d, l, (full @ full.T).numpy())[l]
-        gf = legendre_d(d, l, (y[:50] @ full.T).numpy())[l]
+        G_full = legendre(d, l, (full @ full.T).numpy())[l]
+        gf = legendre(d, l, (y[:50] @ full.T).numpy())[l]
         proj = np.einsum("ni,ij,nj->n", gf, np.linalg.pinv(G_full, rcond=1e-10), gf)
-        out.append(
-            Evidence(
-                float(np.abs(proj - 1).max()),
-                0.0,
-                "<=",
-                "identity",
-                {**p0, "entry": "S = H_l"},
-                tolerance=1e-8,
-                note="max_y |(||P_{H_l} Zbar_{l,y}||^2) - 1|",
-            )
-        )
+        out.append(Evidence.identity(float(np.abs(proj - 1).max()), {**p0, "entry": "S = H_l"},
+                                     tolerance=1e-8,
+                                     note="max_y |(||P_{H_l} Zbar_{l,y}||^2) - 1|"))
     return out
 
 
@@ -129,39 +87,32 @@ def isotropy(ctx: CheckContext) -> list[Evidence]:
     "lemma",
     depends_on=("harmonics.dimension",),
     statement="dim {Y in H_k : Y(O w) = Y(w), O in O(d-r) on ker W} = C(k+r-1, r-1)",
-    source="docs/derivations/lower_bound.md (Lemma 5); docs/paper.md §4 step 5",
+    ref=LEMMA_5,
+    mark="ours",
 )
 def invariant_dimension(ctx: CheckContext) -> list[Evidence]:
-    cases = (
-        ((5, 2, 3), (6, 3, 4), (7, 1, 5), (5, 4, 3), (8, 3, 2))
-        if ctx.scale == "quick"
-        else (
-            (5, 2, 3),
-            (6, 3, 4),
-            (6, 2, 5),
-            (7, 1, 5),
-            (5, 4, 3),
-            (8, 3, 2),
-            (8, 2, 6),
-            (10, 3, 4),
-            (7, 6, 4),
-            (10, 2, 5),
-        )
-    )
+    quick = ((5, 2, 3), (6, 3, 4), (7, 1, 5), (5, 4, 3), (8, 3, 2))
+    cases = ctx.pick(quick, (*quick[:2], (6, 2, 5), *quick[2:], (8, 2, 6), (10, 3, 4),
+                             (7, 6, 4), (10, 2, 5)))
     out: list[Evidence] = []
     for d, r, k in cases:
-        rank = invariant_harmonic_rank(d, r, k, seed=ctx.seed + d + 10 * r + 100 * k)
-        out.append(
-            Evidence(
-                rank,
-                math.comb(k + r - 1, r - 1),
-                "==",
-                "exact",
-                {"d": d, "r": r, "k": k},
-                note="numerical rank (SVD, rel. 1e-9) of exact orbit averages",
-            )
-        )
+        rank = invariant.invariant_harmonic_rank(d, r, k, seed=ctx.seed + d + 10 * r + 100 * k)
+        out.append(Evidence(rank, math.comb(k + r - 1, r - 1), "==", "exact",
+                            {"d": d, "r": r, "k": k},
+                            note="numerical rank (SVD, rel. 1e-9) of exact orbit averages"))
     return out
+
+
+def _rank_evidence(d: int, r: int, l: int, rank: int, note: str, value_class: str = "eq2",
+                   **extra: int) -> Evidence:
+    """Measured rank against min(D_l, N(d,l)), with the slack and whether it is attained."""
+    D = harmonic.degree_dimension_bound(d, r, l, value_class)
+    N = harmonics.dim_harmonics(d, l)
+    bound = min(D, N)
+    name = "D_prime" if value_class == "eq2" else "D_l"
+    params = {"d": d, "r": r, "l": l, **extra, name: D, "N": N, "slack": bound - rank,
+              "tight": rank == bound}
+    return Evidence(rank, bound, "<=", "exact", params, note=note)
 
 
 @claim(
@@ -172,89 +123,36 @@ def invariant_dimension(ctx: CheckContext) -> list[Evidence]:
     depends_on=("thm2.invariant_dimension",),
     statement="dim Pi_l span{F(P_h w) w_i w_j} <= d(d+1)/2 [C(l+r-3,r-1) + C(l+r-1,r-1) "
     "+ C(l+r+1,r-1)]",
-    source="docs/derivations/lower_bound.md (Lemma 5); docs/paper.md §4 step 5",
+    ref=LEMMA_5,
+    mark="ours",
 )
 def degree_dimension(ctx: CheckContext) -> list[Evidence]:
-    quick = ctx.scale == "quick"
     out: list[Evidence] = []
     # D_l as assembled from the numerically measured invariant dimensions
-    for d, r, l in ((6, 2, 3), (7, 1, 4)) if quick else ((6, 2, 3), (7, 1, 4), (8, 3, 5)):
-        ranks = [
-            invariant_harmonic_rank(d, r, k, seed=ctx.seed + 7 * k + d) if k >= 0 else 0
-            for k in (l - 2, l, l + 2)
-        ]
-        out.append(
-            Evidence(
-                degree_dimension_bound(d, r, l, "query-dependent-values"),
-                d * (d + 1) // 2 * sum(ranks),
-                "==",
-                "exact",
-                {"d": d, "r": r, "l": l, "invariant_ranks": ranks},
-                note="library D_l vs d(d+1)/2 x measured invariant dimensions",
-            )
-        )
+    for d, r, l in ctx.pick(((6, 2, 3), (7, 1, 4)), ((6, 2, 3), (7, 1, 4), (8, 3, 5))):
+        ranks = [invariant.invariant_harmonic_rank(d, r, k, seed=ctx.seed + 7 * k + d)
+                 if k >= 0 else 0 for k in (l - 2, l, l + 2)]
+        out.append(Evidence(
+            harmonic.degree_dimension_bound(d, r, l, "query-dependent-values"),
+            d * (d + 1) // 2 * sum(ranks), "==", "exact",
+            {"d": d, "r": r, "l": l, "invariant_ranks": ranks},
+            note="library D_l vs d(d+1)/2 x measured invariant dimensions"))
     # the lemma itself: the measured dim Pi_l V_h never exceeds D_l (nor N(d,l))
-    cases = (
-        ((3, 1, 9), (4, 1, 5), (4, 2, 5), (4, 1, 2))
-        if quick
-        else (
-            (3, 1, 9),
-            (3, 1, 13),
-            (4, 1, 5),
-            (4, 1, 7),
-            (4, 2, 5),
-            (4, 1, 2),
-            (5, 1, 5),
-            (5, 2, 3),
-        )
-    )
-    for d, r, l in cases:
-        dim = head_degree_dimension(d, r, l, seed=ctx.seed + 31 * l + d)
-        D = degree_dimension_bound(d, r, l, "query-dependent-values")
-        bound = min(D, dim_harmonics(d, l))
-        out.append(
-            Evidence(
-                dim,
-                bound,
-                "<=",
-                "exact",
-                {
-                    "d": d,
-                    "r": r,
-                    "l": l,
-                    "D_l": D,
-                    "N": dim_harmonics(d, l),
-                    "slack": bound - dim,
-                    "tight": dim == bound,
-                },
-                note="numerical rank of exactly integrated projections on H_l; slack = "
-                "min(D_l, N) - rank",
-            )
-        )
+    quick = ((3, 1, 9), (4, 1, 5), (4, 2, 5), (4, 1, 2))
+    full = ((3, 1, 9), (3, 1, 13), (4, 1, 5), (4, 1, 7), (4, 2, 5), (4, 1, 2), (5, 1, 5),
+            (5, 2, 3))
+    for d, r, l in ctx.pick(quick, full):
+        dim = invariant.head_degree_dimension(d, r, l, seed=ctx.seed + 31 * l + d)
+        out.append(_rank_evidence(d, r, l, dim, "numerical rank of exactly integrated "
+                                  "projections on H_l; slack = min(D_l, N) - rank",
+                                  "query-dependent-values"))
     return out
 
 
 # (d, r, l, p): q lives on the first p coordinates; p = d-1 is fully generic up to w_d
 _FIXED_QUICK = ((5, 2, 3, 4), (16, 1, 5, 3), (16, 2, 3, 4), (11, 1, 5, 3))
-_FIXED_FULL = _FIXED_QUICK + (
-    (4, 1, 5, 3),
-    (6, 2, 3, 5),
-    (12, 2, 7, 4),
-    (16, 1, 7, 4),
-    (16, 2, 5, 4),
-    (16, 3, 3, 5),
-    (12, 3, 3, 6),
-)
-
-
-def _rank_evidence(d: int, r: int, l: int, p: int, rank: int, note: str,
-                   **extra: int) -> Evidence:
-    """Measured rank against min(D'_l, N(d,l)), with the slack and whether it is attained."""
-    D = degree_dimension_bound(d, r, l)
-    bound = min(D, dim_harmonics(d, l))
-    params = {"d": d, "r": r, "l": l, "p": p, "D_prime": D, "N": dim_harmonics(d, l), **extra,
-              "slack": bound - rank, "tight": rank == bound}
-    return Evidence(rank, bound, "<=", "exact", params, note=note)
+_FIXED_FULL = _FIXED_QUICK + ((4, 1, 5, 3), (6, 2, 3, 5), (12, 2, 7, 4), (16, 1, 7, 4),
+                              (16, 2, 5, 4), (16, 3, 3, 5), (12, 3, 3, 6))
 
 
 @claim(
@@ -264,22 +162,19 @@ def _rank_evidence(d: int, r: int, l: int, p: int, rank: int, note: str,
     depends_on=("thm2.invariant_dimension",),
     statement="rank(Y -> Pi_l(q Y), Y O(d-r)-invariant) <= D'_l = C(l+r-3,r-1) + "
     "C(l+r-1,r-1) + C(l+r+1,r-1)",
-    source="docs/derivations/lower_bound.md (Lemma 5'); docs/paper.md §4 'Tighter count'",
+    ref=f"{LOWER_BOUND}#lemma-5-eq-2-one-fixed-form-per-head",
+    mark="ours",
 )
 def fixed_form_dimension(ctx: CheckContext) -> list[Evidence]:
     out: list[Evidence] = []
     # full generic q at small d (full-sphere cubature), then q on p < d coordinates up to d = 16
-    for d, r, l in (
-        ((4, 2, 3), (4, 1, 5))
-        if ctx.scale == "quick"
-        else ((4, 2, 3), (4, 1, 5), (5, 2, 3), (5, 3, 3))
-    ):
-        rank = head_degree_dimension(d, r, l, seed=ctx.seed + 17 * l + d, fixed_form=True)
-        out.append(_rank_evidence(d, r, l, d, rank,
-                                  "generic q on all d coordinates; full-sphere exact cubature"))
-    for d, r, l, p in _FIXED_QUICK if ctx.scale == "quick" else _FIXED_FULL:
-        rank, cap = fixed_form_degree_rank(d, r, l, p, seed=ctx.seed + 13 * l + d + p)
-        out.append(_rank_evidence(d, r, l, p, rank,
-                                  "q on the first p coordinates; exact marginal cubature",
-                                  block=cap))
+    for d, r, l in ctx.pick(((4, 2, 3), (4, 1, 5)), ((4, 2, 3), (4, 1, 5), (5, 2, 3), (5, 3, 3))):
+        rank = invariant.head_degree_dimension(d, r, l, seed=ctx.seed + 17 * l + d,
+                                               fixed_form=True)
+        out.append(_rank_evidence(d, r, l, rank, "generic q on all d coordinates; full-sphere "
+                                  "exact cubature", p=d))
+    for d, r, l, p in ctx.pick(_FIXED_QUICK, _FIXED_FULL):
+        rank, cap = invariant.fixed_form_degree_rank(d, r, l, p, seed=ctx.seed + 13 * l + d + p)
+        out.append(_rank_evidence(d, r, l, rank, "q on the first p coordinates; exact marginal "
+                                  "cubature", p=p, block=cap))
     return out

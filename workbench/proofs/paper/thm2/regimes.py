@@ -1,4 +1,4 @@
-"""Theorem 2's two regimes, read off the harmonic count's ``heads_needed`` (docs/paper.md §3
+"""Theorem 2's two regimes, read off the harmonic count's ``heads_needed`` (docs/paper.md,
 Theorem 2; docs/derivations/regimes.md). The harmonic count alone, not the certified bound: the
 regimes are statements about the growth of the ``D'_l`` count's H*.
 
@@ -25,12 +25,11 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-from workbench.core.bounds.harmonic import harmonic_bound, heads_needed
+import workbench.core.bounds.harmonic as harmonic
 from workbench.core.symbolic.regimes import regressor, regressor_values
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 
-HeadsFn = Callable[[int, int, float], int]
 R2_MIN = 0.8  # the law explains at least 80% of the variation of log H* (0.89 at quick scale)
 RESOLUTION = 0.25  # relative: slopes of different ranks agree within 25%
 LEVEL = 0.999
@@ -38,6 +37,8 @@ RESAMPLES = 2000
 _TINY = math.ulp(0.0)
 _P_GRID = np.linspace(0.25, 4.0, 151)
 HARMONIC_ONLY = "harmonic count alone: the regimes are statements about D'_l"
+REGIMES = ("derivations/regimes.md"
+           "#theorem-2s-two-regimes-as-laws-on-the-harmonic-counts-heads_needed")
 
 
 def fit_line(x: np.ndarray, y: np.ndarray) -> tuple[float, float, float]:
@@ -82,9 +83,11 @@ def bootstrap(stat: Callable[[np.ndarray], float], n: int, seed: int) -> tuple[f
 
 
 def _grid(
-    heads_fn: HeadsFn, ds: Sequence[int], rs: Sequence[int], epss: Sequence[float], h_min: int
+    ds: Sequence[int], rs: Sequence[int], epss: Sequence[float], h_min: int
 ) -> list[tuple[int, int, float, int]]:
-    pts = [(d, r, e, int(heads_fn(d, r, e))) for d in ds for r in rs for e in epss]
+    """``(d, r, eps, H*)`` over the grid, ``H*`` the harmonic count's ``heads_needed``, keeping
+    the points with ``H* >= h_min``."""
+    pts = [(d, r, e, int(harmonic.heads_needed(d, r, e))) for d in ds for r in rs for e in epss]
     return [p for p in pts if p[3] >= h_min]
 
 
@@ -94,11 +97,11 @@ def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
     out: list[Evidence] = []
     for d, r, e, h in pts:
         p = {"d": d, "r": r, "eps": e, "H*": h}
-        at = harmonic_bound(d, r, h).enclosure[0]
+        at = harmonic.harmonic_bound(d, r, h).enclosure[0]
         out.append(Evidence(at, e, "<=", "interval", {**p, "H": h},
                             note=f"{HARMONIC_ONLY}: at H* it does not exclude eps"))
         if h > 1:
-            below = harmonic_bound(d, r, h - 1).enclosure[0]
+            below = harmonic.harmonic_bound(d, r, h - 1).enclosure[0]
             out.append(Evidence(below, math.nextafter(e, math.inf), ">=", "interval",
                                 {**p, "H": h - 1},
                                 note=f"{HARMONIC_ONLY}: at H* - 1 it exceeds eps"))
@@ -112,16 +115,13 @@ def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
     depends_on=("thm2.harmonic_bound",),
     statement="harmonic-count H*(d, r, eps) = heads_needed: log H* = a + c (1/eps) log(d/r) "
     f"fits (R^2 >= {R2_MIN}) with c > 0, and log H* grows at least linearly in 1/eps",
-    source="docs/paper.md §3 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
+    ref=REGIMES,
+    mark="paper",  # the paper states the regime; its constants are not in our copy
 )
-def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> list[Evidence]:
-    """``heads_fn``: default the harmonic count's ``heads_needed``, looked up at call time (the
-    tests pass a faulty one)."""
-    heads_fn = heads_fn or heads_needed
-    quick = ctx.scale == "quick"
-    ds, rs = ((64,), (1, 2, 4, 8)) if quick else ((32, 48, 64), (1, 2, 3, 4, 6, 8))
-    epss = (0.05, 0.065, 0.08) if quick else (0.04, 0.05, 0.06, 0.07, 0.08)
-    pts = _grid(heads_fn, ds, rs, epss, h_min=10)  # H* < 10: the floor H >= 1 dominates
+def regime_high_dimensional(ctx: CheckContext) -> list[Evidence]:
+    ds, rs = ctx.pick(((64,), (1, 2, 4, 8)), ((32, 48, 64), (1, 2, 3, 4, 6, 8)))
+    epss = ctx.pick((0.05, 0.065, 0.08), (0.04, 0.05, 0.06, 0.07, 0.08))
+    pts = _grid(ds, rs, epss, h_min=10)  # H* < 10: the floor H >= 1 dominates
     bid = "thm2.high_dimensional"
     d, r, e, h = (np.array(v, dtype=np.float64) for v in zip(*pts))
     x = regressor_values(bid, d.tolist(), r.tolist(), e.tolist())
@@ -156,21 +156,18 @@ def regime_high_dimensional(ctx: CheckContext, heads_fn: HeadsFn | None = None) 
     statement="harmonic-count H*(d, r, eps) at fixed small eps: log H* = a_r + c_r "
     "(d - r log(d/r)) "
     f"with c_r > 0, R^2 >= {R2_MIN}, and c_r equal across r within {RESOLUTION:.0%}",
-    source="docs/paper.md §3 Theorem 2 [stated, constants unknown]; docs/derivations/regimes.md",
+    ref=REGIMES,
+    mark="paper",  # the paper states the regime; its constants are not in our copy
 )
-def regime_high_accuracy(ctx: CheckContext, heads_fn: HeadsFn | None = None) -> list[Evidence]:
-    """``heads_fn``: default the harmonic count's ``heads_needed``, looked up at call time (the
-    tests pass a faulty one)."""
-    heads_fn = heads_fn or heads_needed
-    quick = ctx.scale == "quick"
-    ds = (6, 7, 8, 9, 10, 11, 12, 14) if quick else (6, 7, 8, 9, 10, 11, 12, 14, 16, 20)
-    rs = (1, 2) if quick else (1, 2, 3)
+def regime_high_accuracy(ctx: CheckContext) -> list[Evidence]:
+    ds = ctx.pick((6, 7, 8, 9, 10, 11, 12, 14), (6, 7, 8, 9, 10, 11, 12, 14, 16, 20))
+    rs = ctx.pick((1, 2), (1, 2, 3))
     eps = 0.01
     bid = "thm2.high_accuracy"
     out: list[Evidence] = []
     fits: dict[int, tuple[float, tuple[float, float]]] = {}
     for r in rs:
-        pts = _grid(heads_fn, ds, (r,), (eps,), h_min=2)
+        pts = _grid(ds, (r,), (eps,), h_min=2)
         dd = [p[0] for p in pts]
         x = regressor_values(bid, dd, [r] * len(dd), [eps] * len(dd))
         y = np.log(np.array([p[3] for p in pts], dtype=np.float64))

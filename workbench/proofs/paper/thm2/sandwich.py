@@ -6,18 +6,13 @@ from __future__ import annotations
 
 import json
 import math
+import tempfile
 from pathlib import Path
 
 import numpy as np
 
-from workbench.constructions.optimized import (
-    DELTA,
-    _sample,
-    _scores,
-    bernstein_ci,
-    one_head_exact_error,
-)
-from workbench.core.bounds.fiber import one_head_error
+import workbench.constructions.optimized as optimized
+import workbench.core.bounds.fiber as fb
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.eq2_models import CERTIFIED_BOUND_CLAIMS
@@ -26,6 +21,7 @@ from workbench.verifiers import sandwich as sw
 RESULTS = Path(__file__).resolve().parents[4] / "benchmarks" / "results" / "sandwich.json"
 
 REPLAY_RESOLUTION = 0.01  # a Monte Carlo replay must pin the exact error to +-0.01
+LOWER_BOUND = "derivations/lower_bound.md"
 
 
 def _exact_interval(method: str) -> str:
@@ -44,20 +40,16 @@ def one_head_evidence(d: int, r: int, n: int, seed: int, resolution: float) -> l
     An interval wider than ``2 * resolution`` gives an inconclusive (NaN) evidence. The exact
     error is computed two ways, the harmonic series and the fiber quadrature ``E_c lambda_0``
     (docs/derivations/fiber_bound.md), which must agree within the series' truncation."""
-    s_lo, s_hi = one_head_exact_error(d, r)
-    exact, (lo, hi) = one_head_error(d, r)
-    series = Evidence(
-        exact,
-        (s_lo + s_hi) / 2,
-        "==",
-        "identity",
-        {"d": d, "r": r, "series_enclosure": [s_lo, s_hi]},
-        tolerance=(s_hi - s_lo) / 2 + (hi - lo) / 2,
-        note="fiber quadrature E_c lambda_0 vs the harmonic series (uncounted tail as tolerance)",
-    )
-    X, y = _sample(n, d, seed)
+    s_lo, s_hi = optimized.one_head_exact_error(d, r)
+    exact, (lo, hi) = fb.one_head_error(d, r)
+    series = Evidence(exact, (s_lo + s_hi) / 2, "==", "identity",
+                      {"d": d, "r": r, "series_enclosure": [s_lo, s_hi]},
+                      tolerance=(s_hi - s_lo) / 2 + (hi - lo) / 2,
+                      note="fiber quadrature E_c lambda_0 vs the harmonic series (uncounted tail "
+                      "as tolerance)")
+    X, y = optimized._sample(n, d, seed)
     B = np.eye(d)[:r][None]
-    psi, _ = _scores(B, X, y)
+    psi, _ = optimized._scores(B, X, y)
     loss_model = sw._one_head_losses(
         sw.Witness("one_head_bayes", d, r, 1, 0.0, (0, 0), {"B": B, "a": np.ones(1)}, n, seed)
     )
@@ -66,42 +58,16 @@ def one_head_evidence(d: int, r: int, n: int, seed: int, resolution: float) -> l
         ("model error ||f - A||^2", loss_model, 2.0),
         ("conditional (1 - psi^2)/2", (1 - psi[:, 0] ** 2) / 2, 0.5),
     ):
-        ci = bernstein_ci(x, bound)
-        p = {
-            "d": d,
-            "r": r,
-            "n": n,
-            "resolution": resolution,
-            "estimator": name,
-            "exact": exact,
-        }
+        ci = optimized.bernstein_ci(x, bound)
+        p = {"d": d, "r": r, "n": n, "resolution": resolution, "estimator": name, "exact": exact}
         if (ci[1] - ci[0]) / 2 > resolution:
-            out.append(
-                Evidence(
-                    math.nan,
-                    exact,
-                    "==",
-                    "monte_carlo",
-                    p,
-                    note="CI wider than the resolution: inconclusive",
-                )
-            )
+            out.append(Evidence(math.nan, exact, "==", "monte_carlo", p,
+                                note="CI wider than the resolution: inconclusive"))
             continue
-        out.append(
-            Evidence(
-                float(x.mean()),
-                exact,
-                "==",
-                "monte_carlo",
-                p,
-                ci=ci,
-                ci_level=1 - DELTA,
-                tolerance=(hi - lo) / 2,
-                resolution=resolution,
-                interval="bernstein",
-                note="empirical-Bernstein CI vs 1/2(1 - E_c lambda_0)",
-            )
-        )
+        out.append(Evidence(float(x.mean()), exact, "==", "monte_carlo", p, ci=ci,
+                            ci_level=1 - optimized.DELTA, tolerance=(hi - lo) / 2,
+                            resolution=resolution, interval="bernstein",
+                            note="empirical-Bernstein CI vs 1/2(1 - E_c lambda_0)"))
     return out
 
 
@@ -112,17 +78,13 @@ def one_head_evidence(d: int, r: int, n: int, seed: int, resolution: float) -> l
     depends_on=("thm2.isotropy", "thm2.invariant_dimension"),
     statement="E||f - X phi||^2 = 1/2 (1 - sum_{l odd} eta_l^2 C(l+r-1, r-1)/N(d,l)), "
     "psi = 2 phi_1 - 1 = E[s | P w, y]",
-    source="docs/derivations/lower_bound.md ('The exact one-head error'); docs/paper.md §4",
+    ref=f"{LOWER_BOUND}#the-exact-one-head-error-and-the-sandwich",
+    mark="ours",
 )
 def one_head_exact(ctx: CheckContext) -> list[Evidence]:
-    quick = ctx.scale == "quick"
-    cases = (
-        ((3, 1), (8, 4), (16, 1))
-        if quick
-        else ((3, 1), (4, 2), (8, 1), (8, 4), (8, 6), (16, 1), (16, 8), (32, 30), (64, 1))
-    )
-    n = 60_000 if quick else 400_000
-    res = 0.01 if quick else 0.005
+    cases = ctx.pick(((3, 1), (8, 4), (16, 1)),
+                     ((3, 1), (4, 2), (8, 1), (8, 4), (8, 6), (16, 1), (16, 8), (32, 30), (64, 1)))
+    n, res = ctx.pick(60_000, 400_000), ctx.pick(0.01, 0.005)
     out: list[Evidence] = []
     for i, (d, r) in enumerate(cases):
         out += one_head_evidence(d, r, n, ctx.seed + 500 + i, res)
@@ -134,19 +96,12 @@ def point_evidence(p: sw.SandwichPoint) -> list[Evidence]:
     out = []
     for c in p.candidates:
         exact = c["method"] in ("hardmax_rank1", "one_head_bayes")
-        out.append(
-            Evidence(
-                c["error"],
-                p.certified,
-                ">=",
-                "exact" if exact else "monte_carlo",
-                {"d": p.d, "r": p.r, "H": p.heads, "witness": c["method"]},
-                ci=tuple(c["ci"]),
-                ci_level=1.0 if exact else 0.999,
-                interval=_exact_interval(c["method"]) if exact else _interval_of(c["method"]),
-                note="witness error >= certified Eq. 2 bound",
-            )
-        )
+        out.append(Evidence(
+            c["error"], p.certified, ">=", "exact" if exact else "monte_carlo",
+            {"d": p.d, "r": p.r, "H": p.heads, "witness": c["method"]}, ci=tuple(c["ci"]),
+            ci_level=1.0 if exact else 0.999,
+            interval=_exact_interval(c["method"]) if exact else _interval_of(c["method"]),
+            note="witness error >= certified Eq. 2 bound"))
     return out
 
 
@@ -154,43 +109,17 @@ def replay_evidence(path: str | Path, certified: float | None = None) -> list[Ev
     """A saved witness recomputed from its weights reproduces its recorded error (and, given the
     certified bound, is not below it)."""
     w, err, ci = sw.replay_file(path)
-    p = {
-        "d": w.d,
-        "r": w.r,
-        "H": w.heads,
-        "witness": w.method,
-        "file": Path(path).name,
-        "recorded": w.error,
-    }
+    p = {"d": w.d, "r": w.r, "H": w.heads, "witness": w.method, "file": Path(path).name,
+         "recorded": w.error}
     exact = w.method == "hardmax_rank1"
     if w.method == "one_head_bayes":  # exact recorded value vs a fresh Monte Carlo
-        out = [
-            Evidence(
-                err,
-                w.error,
-                "==",
-                "monte_carlo",
-                p,
-                ci=ci,
-                ci_level=0.999,
-                tolerance=(w.ci[1] - w.ci[0]) / 2,
-                resolution=REPLAY_RESOLUTION,
-                interval="bernstein",
-                note="fresh Monte Carlo of the saved model vs its exact error",
-            )
-        ]
+        out = [Evidence(err, w.error, "==", "monte_carlo", p, ci=ci, ci_level=0.999,
+                        tolerance=(w.ci[1] - w.ci[0]) / 2, resolution=REPLAY_RESOLUTION,
+                        interval="bernstein",
+                        note="fresh Monte Carlo of the saved model vs its exact error")]
     else:  # the evaluation stream is saved with the weights: the replay is deterministic
-        out = [
-            Evidence(
-                err,
-                w.error,
-                "==",
-                "identity",
-                p,
-                tolerance=1e-9 * max(1.0, abs(err)),
-                note="replayed error (same evaluation stream) vs recorded error",
-            )
-        ]
+        out = [Evidence(err, w.error, "==", "identity", p, tolerance=1e-9 * max(1.0, abs(err)),
+                        note="replayed error (same evaluation stream) vs recorded error")]
     if certified is None:
         return out
     if w.method == "one_head_bayes":
@@ -202,19 +131,10 @@ def replay_evidence(path: str | Path, certified: float | None = None) -> list[Ev
         value, vci, method, level, interval = err, ci, "exact", 1.0, "enclosure"
     else:
         value, vci, method, level, interval = err, ci, "monte_carlo", 0.999, _interval_of(w.method)
-    out.append(
-        Evidence(
-            value,
-            certified,
-            ">=",
-            method,
-            p,
-            ci=vci,
-            ci_level=level,
-            interval=interval,
-            note="replayed witness (its exact error where known) >= certified Eq. 2 bound",
-        )
-    )
+    out.append(Evidence(value, certified, ">=", method, p, ci=vci, ci_level=level,
+                        interval=interval,
+                        note="replayed witness (its exact error where known) >= certified Eq. 2 "
+                        "bound"))
     return out
 
 
@@ -230,16 +150,17 @@ QUICK_POINTS = ((8, 1, 1), (16, 1, 1), (8, 1, 2), (8, 4, 4))
     depends_on=(*CERTIFIED_BOUND_CLAIMS, "thm2.one_head_exact"),
     statement="err(witness) >= max(harmonic count, fiber bound)(d, r, H) (Eq. 2) beyond the "
     "witness's CI",
-    source="docs/derivations/lower_bound.md ('The sandwich'); docs/derivations/fiber_bound.md; "
-    "benchmarks/sandwich.py",
+    ref=f"{LOWER_BOUND}#the-sandwich-certified-bound-against-explicit-models",
+    mark="ours",
 )
-def sandwich_claim(ctx: CheckContext, tmp_dir: str | None = None) -> list[Evidence]:
-    import tempfile
-
+def sandwich_claim(ctx: CheckContext) -> list[Evidence]:
+    """The quick points are solved afresh, their witnesses saved to a temporary directory and
+    replayed; at full scale the committed witnesses of ``benchmarks/results/sandwich.json`` are
+    replayed too."""
     out: list[Evidence] = []
     with tempfile.TemporaryDirectory() as tmp:
         for d, r, H in QUICK_POINTS:
-            p = sw.sandwich(d, r, H, budget="quick", witness_dir=tmp_dir or tmp, seed=ctx.seed)
+            p = sw.sandwich(d, r, H, budget="quick", witness_dir=tmp, seed=ctx.seed)
             out += point_evidence(p)
             out += replay_evidence(p.witness_file, p.certified)
     if ctx.scale == "full" and RESULTS.exists():
