@@ -60,7 +60,7 @@ SURVIVORS: dict[str, dict[str, str]] = {
         "reason": "b_h moved 2% towards 1/2 shifts the solved random-features error by less than "
         "the fresh Monte Carlo re-measurement resolves at quick scale (n = 40k, half-width "
         "about 0.008 against a resolution of 0.02); a 3% fault in the other direction is "
-        "killed (tests/test_paper_claims_thm2.py). A larger n would cost seconds per point.",
+        "killed (tests/claims/test_thm2_experiments.py). A larger n would cost seconds per point.",
     },
     "claims.bonferroni_none": {
         "class": "scope",

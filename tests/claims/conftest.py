@@ -1,11 +1,12 @@
 """Shared by the claim tests: the built-in claims run once at quick scale (plug-ins never enter),
-and the assertion that a module's claims reach their verdicts there."""
+the assertion that a module's claims reach their verdicts there, and one claim run alone (for a
+planted fault)."""
 
 from __future__ import annotations
 
 import pytest
 
-from workbench.proofs.claim import CheckContext
+from workbench.proofs.claim import CheckContext, Evidence, combine
 from workbench.proofs.registry import ClaimResult, builtin_claims, run_claims
 
 QUICK = CheckContext(scale="quick", seed=0)
@@ -28,3 +29,11 @@ def assert_module_holds(results: dict[str, ClaimResult], module: str) -> None:
     assert mine, f"{module} registers no claim"
     bad = {k: (r.verdict, r.error) for k, r in mine.items() if r.verdict != expected_verdict(r)}
     assert not bad, bad
+
+
+def run_claim(cid: str) -> tuple[str, list[Evidence]]:
+    """The built-in claim ``cid``'s verdict and evidence at quick scale, seed 0, run alone as
+    ``workbench check`` runs it (its thread and autograd settings included): for planted faults."""
+    c = builtin_claims()[cid]
+    ev = c.check(QUICK)
+    return combine(ev, c.kind), ev

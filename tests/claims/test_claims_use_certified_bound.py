@@ -9,7 +9,7 @@ from typing import Any
 
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper import experiments, thm2
+from workbench.proofs.paper import experiments
 
 QUICK = CheckContext(scale="quick", seed=0)
 
@@ -34,19 +34,19 @@ def _own(p: dict[str, Any]) -> tuple[int, int, int]:
     return p["d"], p["r"], p["H"]
 
 
-def test_fitted_models_use_the_certified_bound() -> None:
-    _uses_certified(thm2.fitted_models_respect_bound(QUICK), _own, 1)
+def test_fitted_models_use_the_certified_bound(quick_results) -> None:
+    _uses_certified(quick_results["thm2.fitted_models_respect_bound"].evidence, _own, 1)
 
 
-def test_random_features_use_the_certified_bound() -> None:
-    ev = thm2.random_features_respect_bound(QUICK)
+def test_random_features_use_the_certified_bound(quick_results) -> None:
+    ev = quick_results["thm2.random_features_respect_bound"].evidence
     rows = [e for e in ev if e.relation == ">="]
     assert len(rows) == len(ev) - 2  # all but the two claimed-error equalities
     _uses_certified(rows, _own, 1)
 
 
-def test_full_rank_separation_uses_the_certified_bound() -> None:
-    ev = thm2.full_rank_reaches_zero(QUICK)
+def test_full_rank_separation_uses_the_certified_bound(quick_results) -> None:
+    ev = quick_results["thm2.full_rank_reaches_zero"].evidence
     rows = [e for e in ev if "rank1_heads" in e.params]
     _uses_certified(rows, lambda p: (p["d"], 1, p["rank1_heads"]), 0)
 

@@ -13,16 +13,22 @@ Chain (``depends_on`` mirrors the derivation)::
     all of the above               -> thm2.harmonic_bound (L6, theorem)
     thm2.isotropy, thm2.invariant_dimension -> thm2.one_head_exact -> thm2.sandwich
     thm2.conditional_law -> thm2.fiber_spectrum (F2, F3) -> thm2.fiber_bound (F4)
+    thm2.projection_reduction, thm2.one_head_exact          -> thm2.fiber_bound
+    thm2.fiber_spectrum, thm2.one_head_exact -> thm2.one_head_optimum (evidence)
     thm2.harmonic_bound, thm2.fiber_bound (the certified bound: their max)
                                    -> thm2.fitted_models_respect_bound,
-                                      thm2.random_features_respect_bound,
-                                      thm2.full_rank_reaches_zero, thm2.sandwich
+                                      thm2.random_features_respect_bound (and kernels.agreement),
+                                      thm2.full_rank_reaches_zero (and fact1.hard_limit),
+                                      thm2.sandwich
+    thm2.harmonic_bound (the count alone) -> thm2.regime_high_dimensional,
+                                             thm2.regime_high_accuracy (``thm2.regimes``)
 
 Every check compares the library with an independent computation: identities on random
-generalized-attention models from ``workbench.models.attention``; Monte Carlo with CLT intervals
-(Bonferroni-corrected: each claim's intervals hold together at 99.9%); numerical ranks of
-exactly integrated Gram matrices; and the bound re-evaluated in interval arithmetic from the
-Gamma closed form with exact factorials (not the library's ratio recurrence).
+generalized-attention models from ``workbench.models.attention``; Monte Carlo with named
+intervals (``workbench.core.montecarlo.sample_mean``; where a claim has several, mostly
+Bonferroni-corrected to hold together at 99.9%); numerical ranks of exactly integrated Gram
+matrices; and the bound re-evaluated in interval arithmetic from the Gamma closed form with
+exact factorials (not the library's ratio recurrence).
 """
 
 from workbench.proofs.paper.thm2.experiments import (
