@@ -11,7 +11,7 @@ applies the fault named by ``WORKBENCH_MUTANT``; pytest exit 5 means no test was
 Writes ``benchmarks/results/mutation.json``: per fault, the killing claims with their verdicts,
 the seconds taken, and for survivors the reason recorded in ``SURVIVORS``; plus the kill rate.
 
-    python benchmarks/mutation.py [--only ID ...] [--jobs N] [--pytest-marker properties] [--out PATH]
+    python benchmarks/mutation.py [--only ID ...] [--jobs N] [--pytest-marker M] [--out PATH]
     python benchmarks/mutation.py --run-one ID --out check.json   # (internal: one mutant)
 """
 
