@@ -49,8 +49,7 @@ def hypothesis_threshold(d: int, r: int, H: int, c: float) -> float:
     statement="trained rank-r biased attention: report d H max||V_h||^2 and exp(c (d-r)); "
     "the held-out error is >= the certified bound B(d, r, H)",
     ref="derivations/biased_lower_bound.md#what-the-claims-assert",
-    mark="reading",
-    threads=1,
+    mark="reading", threads=1,
 )
 def norm_condition(ctx: CheckContext) -> list[Evidence]:
     """Every trained model's held-out error against the certified bound, norms recorded."""

@@ -47,9 +47,7 @@ def _sq_gap(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     statement="hardmax: sum_j c_j I X hardmax(X^T y + b_j) = f*(X, y) (err = 0) with "
     "H = 2d^2+1 <= 3d^2 heads of rank d; softmax at beta: err <= claimed bound",
     ref="derivations/constructions.md#4-theorem-3-the-biased-family-inferred-reading",
-    mark="reading",
-    threads=1,
-    no_grad=True,
+    mark="reading", threads=1, no_grad=True,
 )
 def biased_construction(ctx: CheckContext) -> list[Evidence]:
     n = ctx.pick(4000, 40_000)

@@ -98,8 +98,7 @@ def uniform_model_error(d: int, n: int, seed: int) -> Estimate:
     statement=f"err(H heads of rank r <= d-3) >= B(d, r, H) >= {C_CONST} whenever d H < "
     f"exp(c (d - r)) (c = {C_HYP}, unit norms); B = 0 for r >= d-1",
     ref="derivations/biased_lower_bound.md#what-the-claims-assert",
-    mark="reading",
-    threads=1,
+    mark="reading", threads=1,
 )
 def low_rank_lower(ctx: CheckContext) -> list[Evidence]:
     d = ctx.pick(6, 8)

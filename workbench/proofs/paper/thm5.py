@@ -92,9 +92,7 @@ RELATIVE_RESOLUTION = 0.05  # the Monte Carlo equality resolves 5 % of the claim
     "<= 2 E exp(-2H (arcsin|t|/pi)^2) <= 2 (1 + 4H/(pi^2 d))^(-1/2); ensemble_error <= eps "
     "for H >= pi^2 d / eps^2",
     ref=REF,
-    mark="reading",
-    threads=1,
-    no_grad=True,
+    mark="reading", threads=1, no_grad=True,
 )
 def majority_vote_claim(ctx: CheckContext) -> list[Evidence]:
     """The error is measured by the independent interpreter with fresh heads for every sample (an
