@@ -11,7 +11,7 @@ applies the fault named by ``WORKBENCH_MUTANT``; pytest exit 5 means no test was
 Writes ``benchmarks/results/mutation.json``: per fault, the killing claims with their verdicts,
 the seconds taken, and for survivors the reason recorded in ``SURVIVORS``; plus the kill rate.
 
-    python benchmarks/mutation.py [--only ID ...] [--pytest-marker properties] [--out PATH]
+    python benchmarks/mutation.py [--only ID ...] [--jobs N] [--pytest-marker M] [--out PATH]
     python benchmarks/mutation.py --run-one ID --out check.json   # (internal: one mutant)
 """
 
@@ -26,6 +26,7 @@ import platform
 import subprocess
 import sys
 import time
+from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 from typing import Any
 
@@ -180,6 +181,7 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run-one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--only", nargs="*", default=None, help="fault ids to run (default: all)")
+    ap.add_argument("--jobs", type=int, default=1, help="mutants checked at once (processes)")
     ap.add_argument("--pytest-marker", default=None, help="also run pytest -m MARKER per fault")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mutation.json"))
     ap.add_argument("--annotate", action="store_true",
@@ -208,10 +210,15 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: the unmutated check produced no result: {base_err}", file=sys.stderr)
         return 1
     print(f"baseline: {base.get('summary')} in {base_s:.1f} s", flush=True)
+    if a.jobs < 1:
+        print(f"error: --jobs must be an integer >= 1 (got {a.jobs})", file=sys.stderr)
+        return 2
+    with ThreadPoolExecutor(max_workers=a.jobs) as pool:  # each child is its own process
+        results = list(pool.map(lambda fid: _child(fid, tmp.with_suffix(f".{fid}.json")), ids))
     rows = []
-    for fid in ids:
+    for fid, (data, secs, rc, err) in zip(ids, results):
         f = BY_ID[fid]
-        data, secs, rc, err = _child(fid, tmp)
+        tmp.with_suffix(f".{fid}.json").unlink(missing_ok=True)
         v = _verdicts(data)
         killers = {
             cid: {"verdict": verdict, "error": error}

@@ -320,7 +320,7 @@ FAULTS: tuple[Fault, ...] = (
           "constructions", "constant", "Hoeffding bound 2x too small (exp(-2H..) as exp(-4H..))",
           scaled(0.5)),
     Fault("constructions.target_agreement_shrunk",
-          "workbench.constructions.random_features:target_agreement",
+          "workbench.constructions.rank_one:target_agreement",
           "constructions", "constant", "b_h 2% towards 1/2 (random features)",
           lambda f: (lambda Q, K: f(Q, K) * 0.98 + 0.01)),
     Fault("constructions.solver_error_10pct",

@@ -24,7 +24,8 @@ import torch
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.constructions._kernel_solve import solve_value_weights  # noqa: E402
-from workbench.constructions.random_features import sample_heads, target_agreement  # noqa: E402
+from workbench.constructions.random_features import sample_heads  # noqa: E402
+from workbench.constructions.rank_one import target_agreement  # noqa: E402
 
 
 def _one(d: int, H: int, solver: str, device: str, seed: int, cache_mb: float) -> dict:

@@ -2,9 +2,11 @@
 ``violated`` verdict; Theorem 2's certified bound is the main customer).
 
 hypothesis draws ``(d, r, H, N)`` from a ``Domain`` within a budget of trials. At each point the
-attacks (``train``: gradient search over standard heads; ``generalized``: gradient search over
-Eq. 2 heads with MLP scores; ``random_features``: random rank-1 hardmax heads with optimal values,
-N = 2 and r = 1 only) try to get below the bound. A trial counts as a counterexample only when
+attacks (``generalized``: gradient search over Eq. 2 heads with full value maps and MLP scores,
+the class the bounds are proved against, first by default; ``train``: gradient search over
+standard heads; ``random_features``: random rank-1 hardmax heads with optimal values, N = 2 and
+r = 1 only) try to get below the bound. The bound follows the contract ``f(d, rank, heads, N)``
+(a registered ``workbench.plugins.Bound`` qualifies). A trial counts as a counterexample only when
 its held-out CI lies entirely below the bound; each CI is at level ``1 - alpha / budget``
 (Bonferroni over the trials), so a true bound is reported violated with probability <= alpha.
 Every trial is an ``Attempt``: ``replay(attempt)`` reproduces its estimate exactly.
@@ -12,6 +14,7 @@ Every trial is an ``Attempt``: ``replay(attempt)`` reproduces its estimate exact
 
 from __future__ import annotations
 
+import inspect
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
@@ -28,6 +31,8 @@ from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import ModelSpec, TrainConfig, derive_seed, train
 
 ATTACKS: tuple[str, ...] = ("train", "generalized", "random_features")
+# Eq. 2 models with full value maps and learned (MLP) scores first: the class the bounds cover
+DEFAULT_ATTACKS: tuple[str, ...] = ("generalized", "train")
 BoundLike = Callable[[int, int, int, int], Any]
 
 
@@ -114,11 +119,32 @@ class FalsifyReport:
 
 
 def bound_value(bound: BoundLike, d: int, r: int, H: int, N: int) -> float:
-    """The claimed bound as a float: the lower end of an ``enclosure``, else ``value``, else it."""
+    """The claimed bound as a float: the lower end of a ``Bound``'s interval (what it certifies),
+    else of a returned ``enclosure``, else its ``value``, else the number returned."""
+    if hasattr(bound, "interval"):
+        return float(bound.interval(d, r, H, N)[0])
     b = bound(d, r, H, N)
     if hasattr(b, "enclosure"):
         return float(b.enclosure[0])
     return float(b.value) if hasattr(b, "value") else float(b)
+
+
+def check_bound(bound: Any) -> BoundLike:
+    """``bound`` must follow the contract ``f(d, rank, heads, N)`` (docs/extending.md). The
+    library's bound functions take a value class fourth: use their registered ``Bound``
+    (``workbench.plugins.get_bound("certified")``) instead."""
+    if not callable(bound):
+        raise TypeError(f"bound must be callable as f(d, rank, heads, N) (got {bound!r})")
+    if not hasattr(bound, "interval"):
+        try:
+            params = list(inspect.signature(bound).parameters)
+        except (TypeError, ValueError):
+            params = []
+        if len(params) >= 4 and params[3] == "value_class":
+            name = getattr(bound, "__name__", "bound")
+            raise TypeError(f"bound must be f(d, rank, heads, N), but {name} takes value_class "
+                            "fourth: pass workbench.plugins.get_bound(NAME) (e.g. 'certified')")
+    return bound
 
 
 def replay(a: Attempt) -> Estimate:
@@ -148,7 +174,7 @@ class _Found(BaseException):
 
 
 def falsify(bound: BoundLike, domain: Domain | None = None, *, budget: int = 10,
-            attacks: tuple[str, ...] = ("train",), steps: int = 200, lr: float = 0.03,
+            attacks: tuple[str, ...] = DEFAULT_ATTACKS, steps: int = 200, lr: float = 0.03,
             eval_samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
             stop_on_first: bool = True,
             on_trial: Callable[[Trial], None] | None = None) -> FalsifyReport:
@@ -158,6 +184,7 @@ def falsify(bound: BoundLike, domain: Domain | None = None, *, budget: int = 10,
     ``attacks`` (``random_features`` only where N = 2 and r = 1). ``on_trial`` sees each trial
     as it finishes (progress for a front end such as ``workbench falsify``).
     """
+    bound = check_bound(bound)
     domain = domain or Domain()
     budget = check_int("budget", budget, lo=1)
     for a in attacks:

@@ -44,7 +44,8 @@ def test_certified_bound_survives_a_small_search(capsys) -> None:
                          "--json")
     p = json.loads(out)
     assert code == 0, err
-    assert not p["violated"] and p["replay"] is None and len(p["trials"]) == 2
+    assert p["attacks"] == ["generalized", "train"]  # the class the bound covers comes first
+    assert not p["violated"] and p["replay"] is None and len(p["trials"]) == 2 * 2
     for t in p["trials"]:
         a = t["attempt"]
         assert t["bound"] == certified_lower_bound(a["d"], a["r"], a["H"]).value
@@ -65,3 +66,31 @@ def test_certified_bound_survives_a_small_search(capsys) -> None:
 def test_bad_input(capsys, args: list[str], flag: str) -> None:
     code, out, err = run(capsys, "falsify", *args)
     assert code == 2 and out == "" and err.count("\n") == 1 and flag in err
+
+
+def too_strong(d: int, rank: int, heads: int, N: int) -> float:
+    """A plug-in bound for the test below: 1.5 x the certified bound (false at d = 6, r = 1)."""
+    from workbench.core.bounds.certified import certified_lower_bound
+
+    return 1.5 * certified_lower_bound(d, rank, heads).value
+
+
+def test_a_module_function_bound_is_attacked_named_and_replayed(capsys) -> None:
+    spec = "tests.cli.test_cli_falsify:too_strong"
+    code, out, err = run(capsys, "falsify", "--bound", spec, "--d", "6", "--rank", "1",
+                         "--heads", "1", "--budget", "1", "--steps", "150", "--json")
+    p = json.loads(out)
+    assert code == 1 and p["violated"], err
+    assert p["bound"] == spec and p["bound_info"]["status"] == "conjectured"
+    assert p["replay"].startswith(f"workbench falsify --bound {spec} --replay ")
+    cx = p["counterexample"]
+    fields = p["replay"].split("--replay ", 1)[1]
+    code2, out2, _ = run(capsys, "falsify", "--bound", spec, "--replay", fields, "--json")
+    q = json.loads(out2)
+    assert code2 == 1 and q["bound"] == spec
+    assert q["replayed"]["estimate"] == cx["estimate"] and q["replayed"]["bound"] == cx["bound"]
+
+
+def test_an_unknown_bound_is_refused_naming_the_flag(capsys) -> None:
+    code, _, err = run(capsys, "falsify", "--bound", "no-such-bound")
+    assert code == 2 and err.count("\n") == 1 and "--bound" in err and "certified" in err

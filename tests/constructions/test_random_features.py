@@ -12,11 +12,10 @@ import torch
 from tests.constructions.construction_cases import CASES, many_cases, random_rotation
 from workbench.constructions._kernel_solve import BlockedKernel, dense_kernel, kernel_matvec
 from workbench.constructions._montecarlo import model_error
-from workbench.constructions.random_features import (
+from workbench.constructions.random_features import random_features, sample_heads
+from workbench.constructions.rank_one import (
     exact_error,
-    random_features,
     rank_one_model,
-    sample_heads,
     solve_heads,
     target_agreement,
 )

@@ -15,7 +15,8 @@ from scipy import stats
 from tests.properties.property_helpers import F64, RF_DIMS, fewer
 from workbench import strategies as S
 from workbench.constructions.full_rank import full_rank_model
-from workbench.constructions.random_features import exact_error, sample_heads, solve_heads
+from workbench.constructions.random_features import sample_heads
+from workbench.constructions.rank_one import exact_error, solve_heads
 from workbench.core import targets
 from workbench.core.sphere import sample_instances
 from workbench.models.attention import GeneralizedAttention

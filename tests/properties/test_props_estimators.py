@@ -20,6 +20,7 @@ from scipy.stats import binomtest
 from tests.properties.property_helpers import F64, RF_DIMS, fewer
 from workbench import strategies as S
 from workbench.constructions import random_features as rf
+from workbench.constructions import rank_one
 from workbench.core import intervals
 from workbench.core import montecarlo as est
 from workbench.verifiers.estimate import estimate_error
@@ -40,9 +41,9 @@ def _known_model(kind: str, d: int, seed: int):
     if kind == "first_key":
         return first_key, Task("nearest", d=d, N=2, points="iid"), 1.0
     Q, K = rf.sample_heads(3, d, generator=seed)
-    a = rf.solve_heads(Q, K).a
-    model = rf.rank_one_model(Q, K, a)
-    return model, Task("nearest", d=d, N=2, points="orthonormal"), rf.exact_error(Q, K, a)
+    a = rank_one.solve_heads(Q, K).a
+    model = rank_one.rank_one_model(Q, K, a)
+    return model, Task("nearest", d=d, N=2, points="orthonormal"), rank_one.exact_error(Q, K, a)
 
 
 @fewer(5)

@@ -11,8 +11,9 @@ from hypothesis import strategies as st
 
 from tests.properties.property_helpers import F64, RF_DIMS
 from workbench import strategies as S
-from workbench.constructions import random_features as rf
-from workbench.constructions.random_features import sample_heads, target_agreement
+from workbench.constructions import rank_one
+from workbench.constructions.random_features import sample_heads
+from workbench.constructions.rank_one import target_agreement
 from workbench.core import head_kernels as hk
 
 pytestmark = pytest.mark.properties
@@ -58,7 +59,7 @@ def test_series_for_b_matches_its_closed_form(d: int, cs: list) -> None:
 def test_optimal_values_give_an_error_in_0_1_that_no_other_values_beat(d, H, seed, dz) -> None:
     Q, K = sample_heads(H, d, generator=seed)
     C, b = hk.agreement_kernel(Q, K), target_agreement(Q, K)
-    a = rf.solve_heads(Q, K).a
+    a = rank_one.solve_heads(Q, K).a
     best = hk.kernel_error(a, b, C)
     assert -1e-12 <= best <= 1.0 + 1e-12
     independent = torch.linalg.lstsq(C, b.unsqueeze(1)).solution[:, 0]  # C a = b, own solve

@@ -46,11 +46,13 @@ def test_bootstrap_ci_is_calibrated() -> None:
 
 
 def test_calibrated_on_random_features_kernel_error() -> None:
-    rf = pytest.importorskip("workbench.constructions.random_features")
+    from workbench.constructions import random_features as rf
+    from workbench.constructions import rank_one
+
     Q, K = rf.sample_heads(4, 6, generator=3)
-    a = rf.solve_heads(Q, K).a
-    truth = rf.exact_error(Q, K, a)
-    model = rf.rank_one_model(Q, K, a)
+    a = rank_one.solve_heads(Q, K).a
+    truth = rank_one.exact_error(Q, K, a)
+    model = rank_one.rank_one_model(Q, K, a)
     runs = 120
     hits = coverage(model, Task("nearest", d=6, N=2, points="orthonormal"), truth, runs, 400)
     assert binomtest(hits, runs, 0.95).pvalue > 1e-3, (hits, truth)

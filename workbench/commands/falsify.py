@@ -1,13 +1,16 @@
 """``workbench falsify``: the CLI front of ``workbench.verifiers.falsify`` (search for
 counterexamples to a lower bound on the error; docs/paper.md, Theorem 2's certified bound).
 
-``--bound certified`` attacks the certified N = 2 bound (Eq. 2: the larger of the harmonic count
-and the fiber bound, ``certified_lower_bound(d, rank, heads)``);
-``--bound constant:C`` plants a constant bound C (a wrong one, such as 0.9, shows the search at
-work). hypothesis draws ``(d, rank, heads, N)`` from the given ranges (``8`` or ``4:16``) within
-``--budget`` trials; a trial is a counterexample only when its whole held-out CI (Bonferroni over
-the budget) lies below the bound. A counterexample is printed with the exact command that replays
-it (``--replay``). Exit 1 when one is found. Arguments are validated before torch is imported.
+``--bound NAME`` attacks any registered bound (``workbench bounds list``; default ``certified``,
+the larger of the harmonic count and the fiber bound for Eq. 2 models, N = 2 on D_2) or a
+``module:function`` following ``f(d, rank, heads, N)`` (docs/extending.md); ``--bound constant:C``
+plants a constant bound C (a wrong one, such as 0.9, shows the search at work). The default attacks
+train generalized attention (Eq. 2: full value maps, learned MLP scores), the class the bounds
+cover, then standard attention. hypothesis draws ``(d, rank, heads, N)`` from the given ranges
+(``8`` or ``4:16``) within ``--budget`` trials; a trial is a counterexample only when its whole
+held-out CI (Bonferroni over the budget) lies below the bound. A counterexample is printed with the
+exact command that replays it (``--replay``), which names the same bound, so a plug-in's bound is
+re-imported. Exit 1 when one is found. Arguments are validated before torch is imported.
 """
 
 from __future__ import annotations
@@ -26,6 +29,7 @@ from workbench.commands._common import (
 from workbench.core.validation import check_float, check_int
 
 ATTACKS = ("train", "generalized", "random_features")  # workbench.verifiers.falsify.ATTACKS
+DEFAULT_ATTACKS = ("generalized", "train")  # workbench.verifiers.falsify.DEFAULT_ATTACKS
 REPLAY_FIELDS = ("d", "r", "H", "N", "attack", "seed", "steps", "lr", "batch", "eval_samples",
                  "level", "eval_seed")
 MAX_BUDGET = 1000
@@ -44,19 +48,25 @@ def parse_range(flag: str, text: str, lo: int) -> tuple[int, int]:
     return vals[0], vals[-1]
 
 
-def parse_bound(text: str) -> tuple[str, float | None]:
-    """``certified`` or ``constant:C`` (C in (0, 1])."""
-    if text == "certified":
-        return "certified", None
+def parse_bound(text: str) -> Any:
+    """``constant:C`` (C in (0, 1]), else a registered bound or ``module:function``
+    (``workbench.plugins.get_bound``), as a ``Bound``."""
+    from workbench.plugins import Bound, get_bound
+
     name, _, val = text.partition(":")
+    if name == "constant":
+        try:
+            c = float(val)
+        except ValueError:
+            c = float("nan")
+        if not 0 < c <= 1:
+            raise ValueError(f"--bound constant:C needs C in (0, 1] (got {text!r})")
+        return Bound(f"constant-{c:g}", lambda d, r, H, N: c, status="conjectured", law="any",
+                     value_class="any", N=None, spec=text, description="a planted constant")
     try:
-        c = float(val)
-    except ValueError:
-        c = float("nan")
-    if name != "constant" or not 0 < c <= 1:
-        raise ValueError(f"--bound must be 'certified' or 'constant:C' with C in (0, 1] "
-                         f"(got {text!r})")
-    return "constant", c
+        return get_bound(text)
+    except ValueError as e:
+        raise ValueError(f"--bound: {e}") from None
 
 
 def parse_replay(text: str) -> dict[str, Any]:
@@ -90,7 +100,8 @@ def replay_command(bound: str, attempt: dict[str, Any]) -> str:
 
 @click.command(name="falsify")
 @click.option("--bound", "bound", default="certified", show_default=True,
-              help="'certified' (Theorem 2's certified N = 2 bound) or 'constant:C'.")
+              help="A registered bound (workbench bounds list), module:function, or "
+              "'constant:C'.")
 @click.option("--d", "d", default="4:16", show_default=True, help="Dimension d or range LO:HI.")
 @click.option("--rank", "rank", default="1:4", show_default=True, help="Key rank r or range.")
 @click.option("--heads", "heads", default="1:16", show_default=True, help="Heads H or range.")
@@ -98,7 +109,7 @@ def replay_command(bound: str, attempt: dict[str, Any]) -> str:
 @click.option("--budget", type=int, default=5, show_default=True,
               help=f"Trials drawn by hypothesis (1..{MAX_BUDGET}).")
 @click.option("--attack", "attacks", multiple=True, type=click.Choice(ATTACKS),
-              help="Attacks per trial (repeatable; default: train).")
+              help="Attacks per trial (repeatable; default: generalized, then train).")
 @click.option("--steps", type=int, default=200, show_default=True, help="Training steps.")
 @click.option("--lr", type=float, default=0.03, show_default=True)
 @click.option("--eval-samples", type=int, default=20_000, show_default=True)
@@ -113,7 +124,7 @@ def cli(
     seed: int,
 ) -> None:
     """Search (d, rank, heads, N) for a model whose error CI lies below a lower bound."""
-    kind, const = parse_bound(bound)
+    b = parse_bound(bound)
     dr, rr, hr, nr = (parse_range("--d", d, 2), parse_range("--rank", rank, 1),
                       parse_range("--heads", heads, 1), parse_range("--N", N, 1))
     check_int("--budget", budget, lo=1, hi=MAX_BUDGET)
@@ -124,48 +135,45 @@ def cli(
     check_int("--seed", seed, lo=0)
     if rr[0] > dr[1]:
         raise ValueError(f"--rank must not exceed --d (got --rank {rank}, --d {d})")
-    if kind == "certified" and nr != (2, 2):
-        raise ValueError(f"--N must be 2 for --bound certified (the bound is proved for N = 2; "
+    if b.N is not None and not set(range(nr[0], nr[1] + 1)) <= set(b.N):
+        raise ValueError(f"--N must lie in {list(b.N)} for --bound {bound} (the N it covers; "
                          f"got {N})")
-    if kind == "certified" and dr[1] > 2048:
-        raise ValueError(f"--d must be at most 2048 for --bound certified (got {d})")
+    if b.source == "workbench" and dr[1] > 2048:
+        raise ValueError(f"--d must be at most 2048 for --bound {bound} (got {d})")
     rep = parse_replay(replay) if replay is not None else None
+    spec = b.spec or b.name
 
-    def bound_fn(d_: int, r_: int, H_: int, N_: int) -> float:
-        if const is not None:
-            return const
-        from workbench.core.bounds.certified import certified_lower_bound
-
-        return certified_lower_bound(d_, r_, H_).value
-
-    from workbench.verifiers.falsify import Attempt, Domain, Trial, falsify
+    from workbench.verifiers.falsify import Attempt, Domain, Trial, bound_value, falsify
     from workbench.verifiers.falsify import replay as replay_attempt
 
     if rep is not None:
         att = Attempt(**rep)
         est = replay_attempt(att)
-        trial = Trial(att, est, bound_fn(att.d, att.r, att.H, att.N))
-        payload: dict[str, Any] = {"bound": bound, "replayed": trial.to_dict(),
-                   "replay": replay_command(bound, trial.to_dict()["attempt"]),
-                   "error_meaning": ERROR_MEANING}
+        trial = Trial(att, est, bound_value(b, att.d, att.r, att.H, att.N))
+        payload: dict[str, Any] = {"bound": spec, "bound_info": b.describe(),
+                                   "replayed": trial.to_dict(),
+                                   "replay": replay_command(spec, trial.to_dict()["attempt"]),
+                                   "error_meaning": ERROR_MEANING}
         emit(payload, as_json, _human_replay)
         if trial.violated:
             raise CheckFailed("the replayed attempt lies below the bound beyond its CI")
         return
     domain = Domain(d=dr, r=rr, H=hr, N=nr)
     with progress_bar(as_json, "trials") as bar:
-        job = bar.add_task(f"falsify {bound}", total=budget * max(1, len(attacks)))
-        report = falsify(bound_fn, domain, budget=budget, attacks=attacks or ("train",),
+        attacks = attacks or DEFAULT_ATTACKS
+        job = bar.add_task(f"falsify {spec}", total=budget * len(attacks))
+        report = falsify(b, domain, budget=budget, attacks=attacks,
                          steps=steps, lr=lr, eval_samples=eval_samples, alpha=alpha, seed=seed,
                          on_trial=lambda t: bar.advance(job))
     payload = report.to_dict()
-    payload.update(bound=bound, level=1 - alpha / budget, error_meaning=ERROR_MEANING,
+    payload.update(bound=spec, bound_info=b.describe(), attacks=list(attacks),
+                   level=1 - alpha / budget, error_meaning=ERROR_MEANING,
                    domain={"d": dr, "rank": rr, "heads": hr, "N": nr})
     cx = payload["counterexample"]
-    payload["replay"] = None if cx is None else replay_command(bound, cx["attempt"])
+    payload["replay"] = None if cx is None else replay_command(spec, cx["attempt"])
     emit(payload, as_json, _human)
     if cx is not None:
-        raise CheckFailed(f"counterexample to --bound {bound}: replay with {payload['replay']}")
+        raise CheckFailed(f"counterexample to --bound {spec}: replay with {payload['replay']}")
 
 
 def _trial_line(t: dict[str, Any]) -> str:

@@ -163,23 +163,25 @@ def describe_evidence(e: dict[str, Any]) -> str:
         ci_s += f" ({_percent(float(lvl))} CI)" if float(lvl) < 1 else f" ({kind})"
     v, b, rel = e["value"], e["bound"], e["relation"]
     sym = _SYMBOL[rel]
+    bci = e.get("bound_ci")
+    b_s = _g(b) + (f" [{_g(bci[0])}, {_g(bci[1])}]" if bci else "")  # an estimated bound
     verdict = e.get("verdict", "")
     tol = float(e.get("tolerance") or 0.0)
     tol_s = f", tolerance {tol:.1g}" if tol else ""
     if verdict == "violated":
         if rel == "==":
-            return f"VIOLATED: the claim needs value = {_g(b)}; {label} {_g(v)}{ci_s} excludes it"
+            return f"VIOLATED: the claim needs value = {b_s}; {label} {_g(v)}{ci_s} excludes it"
         side = "above" if rel == "<=" else "below"
-        return (f"VIOLATED: the claim needs value {sym} {_g(b)}; {label} {_g(v)}{ci_s} lies "
+        return (f"VIOLATED: the claim needs value {sym} {b_s}; {label} {_g(v)}{ci_s} lies "
                 f"entirely {side} it{tol_s}")
     if verdict == "inconclusive":
-        return (f"inconclusive: {label} {_g(v)}{ci_s} vs claimed {sym} {_g(b)}: the interval "
+        return (f"inconclusive: {label} {_g(v)}{ci_s} vs claimed {sym} {b_s}: the interval "
                 f"straddles the bound{tol_s}")
     what = "" if e["method"] == "identity" else "bound "
     margin = _margin(v, b, rel)
     if margin == _WITHIN:
         margin, tol_s = f" (within tolerance {tol:.1g})", ""
-    return f"{label} {_g(v)}{ci_s} {sym} {what}{_g(b)}{margin}{tol_s}"
+    return f"{label} {_g(v)}{ci_s} {sym} {what}{b_s}{margin}{tol_s}"
 
 
 _WITHIN = " (within the tolerance)"

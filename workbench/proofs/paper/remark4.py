@@ -1,14 +1,14 @@
 """Remark 4: Theorem 3's lower bound is stated under a norm condition,
-``d H max_h ||V_h||^2 < exp(c (d - r))``; recorded here on trained models (docs/paper.md §3).
+``d H max_h ||V_h||^2 < exp(c (d - r))``; recorded here on trained models (docs/paper.md#remark-4).
 
-Reading (docs/derivations/biased_lower_bound.md, "Remark 4"): ``V_h`` is the value map of head h,
-``M_h`` in Eq. 2, measured in spectral norm; ``c`` is not in our copy of the paper, so it is a
-parameter (default ``thm3_lower.C_HYP``), and each model also reports ``c* = log(d H
+Reading (docs/derivations/biased_lower_bound.md#what-the-claims-assert): ``V_h`` is the value map
+of head h, ``M_h`` in Eq. 2, measured in spectral norm; ``c`` is not in our copy of the paper, so it
+is read as ``support.theorem3.C_HYP``, and each model also reports ``c* = log(d H
 max||V_h||^2) / (d - r)``, the least c for which it satisfies the hypothesis. The sympy encoding is
 ``remark4.norm_needed`` (``workbench.core.symbolic.bounds``).
 
-Evidence per trained model (rank-r biased attention, ``biased_training``): the held-out error
-(CI) against the conclusion, ``err >= B(d, r, H)`` (the certified bound of
+Evidence per trained model (rank-r biased attention, ``support.biased_training``): the held-out
+error (CI) against the conclusion, ``err >= B(d, r, H)`` (the certified bound of
 ``thm3.low_rank_lower``), with the norm quantity and whether the hypothesis holds in the params.
 The derived bound for N = 2 needs no norm condition, so models outside the hypothesis are
 compared too; their evidence says so.
@@ -17,17 +17,16 @@ compared too; their evidence says so.
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
 
 import torch
 
+import workbench.core.bounds.biased as biased_bounds
+import workbench.proofs.support.biased_training as biased_training
+import workbench.proofs.support.theorem3 as theorem3
 from workbench.core.symbolic.bounds import c_3, get_bound
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.fact1 import one_thread
-from workbench.proofs.paper.thm3_lower import C_HYP, _bound, target_energies
 from workbench.proofs.registry import claim
-from workbench.proofs.support.biased_training import D_TRAIN, trained_biased
-from workbench.verifiers.train import ModelResult
+from workbench.proofs.support.theorem3 import C_HYP
 
 
 def norm_quantity(d: int, M: torch.Tensor) -> float:
@@ -42,18 +41,28 @@ def hypothesis_threshold(d: int, r: int, H: int, c: float) -> float:
     return d * H * get_bound("remark4.norm_needed").evaluate(d=d, r=r, H=H, **{c_3.name: c})
 
 
-def record(
-    results: Sequence[ModelResult], d: int, energies_seed: int, quick: bool, c: float, steps: int
-) -> list[Evidence]:
-    """Evidence for trained (or given) models: error vs the certified bound, norms recorded."""
-    E = target_energies(d, quick, energies_seed)
+@claim(
+    "remark4.norm_condition",
+    "Remark 4: the norm condition d H max||V_h||^2 < exp(c (d - r)), recorded on trained models",
+    "remark",
+    depends_on=("thm3.low_rank_lower",),
+    statement="trained rank-r biased attention: report d H max||V_h||^2 and exp(c (d-r)); "
+    "the held-out error is >= the certified bound B(d, r, H)",
+    ref="derivations/biased_lower_bound.md#what-the-claims-assert",
+    mark="reading", threads=1,
+)
+def norm_condition(ctx: CheckContext) -> list[Evidence]:
+    """Every trained model's held-out error against the certified bound, norms recorded."""
+    results, steps, _ = biased_training.trained_biased(ctx)
+    d, c = biased_training.D_TRAIN, C_HYP
+    E = theorem3.target_energies(d, ctx)
     out: list[Evidence] = []
     for res in results:
         r, H = res.spec.rank, res.spec.heads
         q = norm_quantity(d, res.state["M"])
         thr = hypothesis_threshold(d, r, H, c)
         inside = q < thr
-        b = _bound(E, r, H)
+        b = biased_bounds.biased_lower_bound(E, r, H)
         est = res.heldout
         assert est is not None
         p = {"d": d, "r": r, "H": H, "steps": steps, "dH_max_norm_sq": q,
@@ -67,20 +76,3 @@ def record(
                             note="trained held-out error minus certified bound >= 0 (CI beyond "
                             f"both intervals); model {where} the norm hypothesis at c = {c}"))
     return out
-
-
-@claim(
-    "remark4.norm_condition",
-    "Remark 4: the norm condition d H max||V_h||^2 < exp(c (d - r)), recorded on trained models",
-    "remark",
-    depends_on=("thm3.low_rank_lower",),
-    statement="trained rank-r biased attention: report d H max||V_h||^2 and exp(c (d-r)); "
-    "the held-out error is >= the certified bound B(d, r, H)",
-    source="docs/paper.md §3 Remark 4 and Theorem 3 [stated]; "
-    "docs/derivations/biased_lower_bound.md",
-)
-@one_thread
-def norm_condition(ctx: CheckContext, c: float = C_HYP) -> list[Evidence]:
-    quick = ctx.scale == "quick"
-    results, steps, _ = trained_biased(ctx.seed, quick, ctx.device)
-    return record(results, D_TRAIN, ctx.seed, quick, c, steps)

@@ -2,12 +2,12 @@
 
 Certified machinery, not training: the derived bound of ``workbench.core.bounds.biased``
 (docs/derivations/biased_lower_bound.md) for generalized attention (Eq. 2, biases included) of
-key-rank r on the [inferred] target of ``thm3.reference_target``. Trained models are recorded by
-``remark4.norm_condition``. Evidence:
+key-rank r on the target of ``workbench.proofs.support.theorem3.reference_target`` (a reading,
+docs/derivations/constructions.md#4-theorem-3-the-biased-family-inferred-reading). Trained models
+are recorded by ``remark4.norm_condition``. Evidence:
 
 - Step 1's closed form of the target against ``workbench.constructions.biased`` (also for random
-signs,
-  where the thresholds' symmetry cannot hide a sign slip);
+  signs, where the thresholds' symmetry cannot hide a sign slip);
 - the Gegenbauer coefficients of the step target against independent piecewise quadrature;
 - soundness: the bound lies below the error of an explicit rank-1 model (uniform attention,
   ``M = (sum_j c_j) I``, error 1/2), measured by Monte Carlo;
@@ -21,37 +21,24 @@ signs,
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 
 import numpy as np
 import torch
 from scipy.integrate import quad
 
-from workbench.constructions.biased import theorem3_family
-from workbench.core.bounds.biased import (
-    BiasedBound,
-    DegreeEnergies,
-    biased_lower_bound,
-    degree_energies,
-    step_coefficients,
-    step_values,
-)
+import workbench.constructions.biased as biased_lib
+import workbench.core.bounds.biased as biased_bounds
+import workbench.proofs.support.theorem3 as theorem3
 from workbench.core.harmonics import normalized_gegenbauer
+from workbench.core.intervals import Estimate
+from workbench.core.montecarlo import sample_mean
 from workbench.core.sphere import sample_instances
 from workbench.models.attention import GeneralizedAttention
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper._mc import mean_ci
-from workbench.proofs.paper.fact1 import one_thread
 from workbench.proofs.registry import claim
-from workbench.proofs.support.theorem3 import reading, reference_target
+from workbench.proofs.support.theorem3 import C_HYP
 
 C_CONST = 0.25  # "constant error": half of what the uniform-attention model reaches (1/2)
-C_HYP = 1.0  # the unknown c of exp(c (d - r)), read as 1 (a parameter of the checks)
-BoundFn = Callable[[DegreeEnergies, int, int], BiasedBound]
-
-
-def _bound(e: DegreeEnergies, r: int, H: int) -> BiasedBound:
-    return biased_lower_bound(e, r, H)
 
 
 def in_hypothesis(d: int, r: int, H: int, norm_sq: float = 1.0, c: float = C_HYP) -> bool:
@@ -59,20 +46,12 @@ def in_hypothesis(d: int, r: int, H: int, norm_sq: float = 1.0, c: float = C_HYP
     return d * H * norm_sq < math.exp(c * (d - r))
 
 
-def target_energies(d: int, quick: bool, seed: int) -> DegreeEnergies:
-    """Per-degree energies of the documented target (thresholds and coefficients of
-    ``thm3.reading``)."""
-    tau, c = reading(d)
-    L, n = (300, 1000) if quick else (800, 4000)
-    return degree_energies(d, tau.numpy(), c.numpy(), max_degree=L, samples=n, seed=seed)
-
-
 def quadrature_coefficients(
     d: int, rho: float, tau: np.ndarray, c: np.ndarray, L: int
 ) -> np.ndarray:
     """``eta_l(rho)`` by adaptive quadrature on each constant piece (independent of the
     antiderivative used by the library)."""
-    S = step_values(tau, c)
+    S = biased_bounds.step_values(tau, c)
     cuts = np.clip(np.sort(tau) / (math.sqrt(2.0) * rho), -1.0, 1.0)
     edges = np.concatenate([[-1.0], cuts, [1.0]])
     norm = quad(lambda t: (1 - t * t) ** ((d - 3) / 2), -1, 1, epsabs=1e-14)[0]
@@ -89,7 +68,7 @@ def quadrature_coefficients(
 def decomposition_gap(d: int, coefficients: str, n: int, seed: int) -> float:
     """``max ||f* - ((sum c) x2 + (x1 - x2) g(t))||^2`` over samples: the construction's target
     against Step 1's closed form, ``g(t) = sum_j c_j [t > tau_j]``, ``t = <x1 - x2, y>``."""
-    fam = theorem3_family(d, 2, coefficients=coefficients, generator=seed)
+    fam = biased_lib.theorem3_family(d, 2, coefficients=coefficients, generator=seed)
     X, y = sample_instances(n, 2, d, "orthonormal", "gaussian", generator=seed + 1)
     t = torch.einsum("bd,bd->b", X[:, 0] - X[:, 1], y)
     g = ((t[:, None] > fam.biases[None, :, 1]).double() * fam.coeffs[None]).sum(-1)
@@ -97,57 +76,54 @@ def decomposition_gap(d: int, coefficients: str, n: int, seed: int) -> float:
     return float((fam.target(X, y) - closed).square().sum(-1).max())
 
 
-def uniform_model_error(d: int, n: int, seed: int) -> tuple[float, tuple[float, float]]:
-    """Monte Carlo error of one rank-1 head with ``W = 0`` (uniform attention) and
-    ``M = (sum_j c_j) I`` on the biased target."""
-    _, c = reading(d)
+def uniform_model_error(d: int, n: int, seed: int) -> Estimate:
+    """Monte Carlo error (normal interval, 99.9 %) of one rank-1 head with ``W = 0`` (uniform
+    attention) and ``M = (sum_j c_j) I`` on the biased target."""
+    _, c = theorem3.reading(d)
     model = GeneralizedAttention(d, 1, 1, score="bias", score_options={"max_len": 2},
                                  dtype=torch.float64)
     with torch.no_grad():
         model.W.zero_()
         model.M.copy_(float(c.sum()) * torch.eye(d, dtype=torch.float64).expand(1, 1, d, d))
         X, y = sample_instances(n, 2, d, "orthonormal", "gaussian", generator=seed)
-        err = (model(X, y)[0] - reference_target(X, y)).square().sum(-1)
-    return mean_ci(err)
+        err = (model(X, y)[0] - theorem3.reference_target(X, y)).square().sum(-1)
+    return sample_mean(err, 0.999, "normal")
 
 
 @claim(
     "thm3.low_rank_lower",
-    "Theorem 3 (lower side, [inferred] target, N = 2): rank-r attention keeps constant error",
+    "Theorem 3 (lower side, target a reading, N = 2): rank-r attention keeps constant error",
     "theorem",
     depends_on=("thm2.harmonic_bound", "thm3.biased_construction"),
     statement=f"err(H heads of rank r <= d-3) >= B(d, r, H) >= {C_CONST} whenever d H < "
     f"exp(c (d - r)) (c = {C_HYP}, unit norms); B = 0 for r >= d-1",
-    source="docs/paper.md §3 Theorem 3 [stated, definitions inferred]; "
-    "docs/derivations/biased_lower_bound.md",
+    ref="derivations/biased_lower_bound.md#what-the-claims-assert",
+    mark="reading", threads=1,
 )
-@one_thread
-def low_rank_lower(ctx: CheckContext, bound_fn: BoundFn = _bound) -> list[Evidence]:
-    """``bound_fn`` evaluates the derived bound (the tests pass a faulty one)."""
-    quick = ctx.scale == "quick"
-    d = 6 if quick else 8
-    E = target_energies(d, quick, ctx.seed)
-    tau, c = (t.numpy() for t in reading(d))
+def low_rank_lower(ctx: CheckContext) -> list[Evidence]:
+    d = ctx.pick(6, 8)
+    E = theorem3.target_energies(d, ctx)
+    tau, c = (t.numpy() for t in theorem3.reading(d))
     out: list[Evidence] = []
     # (0) Step 1: the target is (sum c) x2 + (x1 - x2) g(t); a non-symmetric law too
     for law in ("alternating", "random_signs"):
         gap = decomposition_gap(d, law, 2000, ctx.seed + 11)
-        out.append(Evidence(gap, 0.0, "<=", "identity", {"d": d, "coefficients": law, "n": 2000},
-                            tolerance=1e-20, note="construction's f* vs (sum c) x2 + (x1-x2) "
-                            "g(<x1-x2, y>)"))
+        out.append(Evidence.identity(gap, {"d": d, "coefficients": law, "n": 2000},
+                                     tolerance=1e-20, note="construction's f* vs (sum c) x2 + "
+                                     "(x1-x2) g(<x1-x2, y>)"))
     # (1) coefficients against independent quadrature, at two radii
     for rho in (math.sqrt(d) * 0.8, math.sqrt(d) * 1.3):
         L = 8
-        lib = step_coefficients(d, np.array([rho]), tau, c, L)[:, 0]
+        lib = biased_bounds.step_coefficients(d, np.array([rho]), tau, c, L)[:, 0]
         ref = quadrature_coefficients(d, rho, tau, c, L)
-        out.append(Evidence(float(np.max(np.abs(lib - ref))), 0.0, "<=", "identity",
-                            {"d": d, "rho": rho, "degrees": f"0..{L}"}, tolerance=1e-9,
-                            note="eta_l(rho): closed-form antiderivative vs quadrature"))
+        out.append(Evidence.identity(float(np.max(np.abs(lib - ref))),
+                                     {"d": d, "rho": rho, "degrees": f"0..{L}"}, tolerance=1e-9,
+                                     note="eta_l(rho): closed-form antiderivative vs quadrature"))
     # (2) soundness: below an explicit rank-1 model's error
-    b1 = bound_fn(E, 1, 1)
-    m, ci = uniform_model_error(d, 4000 if quick else 40_000, ctx.seed + 5)
-    out.append(Evidence(b1.value, m, "<=", "interval", {"d": d, "r": 1, "H": 1,
-                        "model_error": m, "model_ci": ci, "samples": b1.samples},
+    b1 = biased_bounds.biased_lower_bound(E, 1, 1)
+    m = uniform_model_error(d, ctx.pick(4000, 40_000), ctx.seed + 5)
+    out.append(Evidence(b1.value, m.mean, "<=", "interval", {"d": d, "r": 1, "H": 1,
+                        "model_error": m.mean, "model_ci": (m.lo, m.hi), "samples": b1.samples},
                         ci=b1.ci, ci_level=b1.level, interval="hoeffding",
                         note="bound (Hoeffding CI) <= error of uniform attention with "
                         "M = (sum c_j) I (measured)"))
@@ -157,17 +133,16 @@ def low_rank_lower(ctx: CheckContext, bound_fn: BoundFn = _bound) -> list[Eviden
         for H in Hs:
             if not in_hypothesis(d, r, H):
                 continue
-            b = bound_fn(E, r, H)
+            b = biased_bounds.biased_lower_bound(E, r, H)
             out.append(Evidence(b.value, C_CONST, ">=", "interval",
                                 {"d": d, "r": r, "H": H, "c": C_HYP, "L": b.max_degree,
                                  "samples": b.samples, "dH": d * H,
                                  "exp_c_d_minus_r": math.exp(C_HYP * (d - r))},
-                                ci=b.ci, ci_level=b.level,
-                                interval="hoeffding",
+                                ci=b.ci, ci_level=b.level, interval="hoeffding",
                                 note="certified error of every rank-r, H-head model"))
     # (4) full rank: nothing is lost at any degree
     for r in (d - 1, d):
-        b = bound_fn(E, r, 1)
+        b = biased_bounds.biased_lower_bound(E, r, 1)
         out.append(Evidence(b.value, 0.0, "==", "exact", {"d": d, "r": r, "H": 1},
                             note="B = 0 for r >= d-1 (D_l >= N(d,l) at every degree summed)"))
     # (5) the summed degrees carry most of the energy

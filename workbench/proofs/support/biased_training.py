@@ -1,5 +1,5 @@
-"""Trained rank-r biased attention on Theorem 3's biased target (shared by the Theorem 3 lower
-side and Remark 4; docs/paper.md §3).
+"""Trained rank-r biased attention on Theorem 3's biased target, the models Remark 4 records
+(docs/paper.md#remark-4, docs/derivations/biased_lower_bound.md#what-the-claims-assert).
 
 The task is the documented reading of Theorem 3's target (``support.theorem3.reference_target``:
 Gaussian queries, ``D_2`` keys). The models are generalized attention (Eq. 2) with
@@ -17,6 +17,7 @@ import torch
 
 from workbench.core.intervals import bonferroni_level
 from workbench.core.sphere import sample_instances
+from workbench.proofs.claim import CheckContext
 from workbench.proofs.support.theorem3 import reference_target
 from workbench.verifiers.train import ModelResult, ModelSpec, TrainConfig, train
 
@@ -50,11 +51,12 @@ class BiasedTrainTask:
 
 
 @lru_cache(maxsize=4)
-def trained_biased(seed: int, quick: bool, device: str) -> tuple[list[ModelResult], int, float]:
-    """``(results, steps, level)``: one model per (rank, heads) shape, held-out CIs at a level
-    Bonferroni-corrected over the models."""
-    shapes = SHAPES_QUICK if quick else SHAPES_FULL
-    steps, n = (250, 10_000) if quick else (3000, 100_000)
+def trained_biased(ctx: CheckContext) -> tuple[list[ModelResult], int, float]:
+    """``(results, steps, level)``: one model per (rank, heads) shape, seeded by ``ctx.seed`` and
+    trained on ``ctx.device``, held-out CIs at a level Bonferroni-corrected over the models."""
+    seed, device = ctx.seed, ctx.device
+    shapes = ctx.pick(SHAPES_QUICK, SHAPES_FULL)
+    steps, n = ctx.pick((250, 10_000), (3000, 100_000))
     level = bonferroni_level(len(shapes))
     specs = [
         ModelSpec("generalized", rank=r, heads=H, seed=seed, lr=0.02,

@@ -1,6 +1,9 @@
-"""The documented reading of Theorem 3's biased target (docs/paper.md, Theorem 3;
-docs/derivations/constructions.md §4), rebuilt from the formulas independently of
-``workbench.constructions.biased`` so that the claims can check the construction against it.
+"""The documented reading of Theorem 3's biased target
+(docs/paper.md#theorem-3-exponential-separation,
+docs/derivations/constructions.md#4-theorem-3-the-biased-family-inferred-reading), rebuilt from the
+formulas independently of ``workbench.constructions.biased`` so that the claims can check the
+construction against it, and the per-degree energies of that target which Theorem 3's lower side
+and Remark 4 confront models with (docs/derivations/biased_lower_bound.md).
 
 ``f* = sum_j c_j f_{b_j}`` with ``J = 2 d^2 + 1`` biased nearest-neighbour terms
 ``f_b(X, y) = x_{argmax_i (<x_i, y> + b_i)}``, ``b_j = tau_j e_2``, ``tau_j = 4 j / d^2``,
@@ -14,7 +17,13 @@ from typing import Any
 
 import torch
 
+import workbench.core.bounds.biased as biased_bounds
 from workbench.core.sphere import sample_instances
+from workbench.proofs.claim import CheckContext
+
+# The unknown c of Theorem 3's hypothesis d H max||V_h||^2 < exp(c (d - r)), read as 1
+# (docs/derivations/biased_lower_bound.md#what-the-claims-assert).
+C_HYP = 1.0
 
 
 def reading(d: int, coefficients: str = "alternating") -> tuple[torch.Tensor, torch.Tensor]:
@@ -30,12 +39,10 @@ def reading(d: int, coefficients: str = "alternating") -> tuple[torch.Tensor, to
     return tau, c
 
 
-def reference_target(
-    X: torch.Tensor, y: torch.Tensor, coefficients: str = "alternating"
-) -> torch.Tensor:
+def reference_target(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """``f*(X, y) = sum_j c_j x_{argmax_i (<x_i, y> + tau_j [i = 2])}``, all terms at once."""
     d = X.shape[-1]
-    tau, c = reading(d, coefficients)
+    tau, c = reading(d)
     s = torch.einsum("bnd,bd->bn", X, y)  # (B, N)
     scores = s[:, None, :].expand(-1, len(tau), -1).clone()  # (B, J, N)
     scores[:, :, 1] += tau.to(X.dtype)
@@ -50,14 +57,22 @@ class BiasedTask:
 
     d: int
     N: int
-    coefficients: str = "alternating"
 
     def sample(
         self, batch: int, generator: torch.Generator | None, device: Any = None
     ) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
         X, y = sample_instances(batch, self.N, self.d, "orthonormal", "gaussian", generator, device)
-        return (X, y), reference_target(X, y, self.coefficients)
+        return (X, y), reference_target(X, y)
 
     def error(self, pred: torch.Tensor, target: torch.Tensor) -> torch.Tensor:
         err = (pred - target).square().sum(-1)
         return err if err.ndim == 2 else err.unsqueeze(0)
+
+
+def target_energies(d: int, ctx: CheckContext) -> biased_bounds.DegreeEnergies:
+    """Per-degree energies of the documented target (thresholds and coefficients of
+    :func:`reading`): degrees up to 300 over 1000 strata of ``rho`` (quick), 800 over 4000."""
+    tau, c = reading(d)
+    L, n = ctx.pick((300, 1000), (800, 4000))
+    return biased_bounds.degree_energies(d, tau.numpy(), c.numpy(), max_degree=L, samples=n,
+                                         seed=ctx.seed)

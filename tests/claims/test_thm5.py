@@ -1,0 +1,81 @@
+"""Theorem 5 (``workbench/proofs/paper/thm5.py``): the majority vote and its error exponent hold
+at quick scale, and an ensemble error a few percent off, ties counted as errors, a Hoeffding step
+too high or a wrong exponent make them ``violated`` (and a claim's dependents ``unsupported``)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from tests.claims.conftest import QUICK, assert_module_holds
+from workbench.proofs.claim import combine
+from workbench.proofs.registry import builtin_claims, run_claims
+from workbench.testing import plant, replaced, scaled
+
+CLAIMS = builtin_claims()  # each check as the runner calls it (threads, no_grad)
+MAJORITY_VOTE = CLAIMS["thm5.majority_vote"].check
+ERROR_EXPONENT = CLAIMS["thm5.error_exponent"].check
+
+TAIL = "workbench.constructions.majority_vote:_tail_wrong"
+
+
+def test_thm5_claims_hold_at_quick_scale(quick_results) -> None:
+    assert_module_holds(quick_results, "workbench.proofs.paper.thm5")
+    for cid, kind in (("thm5.majority_vote", "theorem"), ("thm5.error_exponent", "lemma")):
+        r = quick_results[cid]
+        assert r.claim.kind == kind and r.evidence, cid
+        # every sampled value carries its interval
+        assert not [e.to_dict() for e in r.evidence
+                    if e.method in ("monte_carlo", "trained", "solved") and e.ci is None], cid
+    assert "thm5.majority_vote" in CLAIMS["thm5.error_exponent"].depends_on
+
+
+@pytest.fixture
+def fresh_ensemble_cache():
+    """The exact ensemble error is cached: clear it around a test that plants its tail."""
+    import workbench.constructions.majority_vote as mv
+
+    mv._ensemble_error.cache_clear()
+    yield
+    mv._ensemble_error.cache_clear()
+
+
+@pytest.mark.parametrize("factor", [1.1, 0.9])
+def test_majority_vote_claim_ten_percent_off_is_violated(fresh_ensemble_cache, factor) -> None:
+    with plant(TAIL, scaled(factor)):
+        ev = MAJORITY_VOTE(QUICK)
+    bad = [e for e in ev if e.verdict == "violated"]
+    assert bad and all(e.method == "monte_carlo" for e in bad)
+
+
+def test_majority_vote_claim_that_counts_ties_as_errors_is_violated(fresh_ensemble_cache) -> None:
+    with plant(TAIL, lambda f: lambda H, p, ties_half: f(H, p, False)):
+        ev = MAJORITY_VOTE(QUICK)
+    bad = {(e.params.get("H"), e.method) for e in ev if e.verdict == "violated"}
+    assert (16, "exact") in bad and (16, "monte_carlo") in bad and (15, "monte_carlo") not in bad
+
+
+def test_hoeffding_bound_three_percent_high_is_violated() -> None:
+    """The Hoeffding step sits within 1-2 % of the Gaussian closed form at d = 64."""
+    with plant("workbench.constructions.majority_vote:hoeffding_bound", scaled(1.03)):
+        ev = MAJORITY_VOTE(QUICK)
+    assert any(e.verdict == "violated" and "Gaussian MGF" in e.note for e in ev)
+
+
+def test_exponent_four_percent_off_is_violated() -> None:
+    with plant("workbench.proofs.paper.thm5:EXPONENT", replaced(-0.48)):
+        ev = ERROR_EXPONENT(QUICK)
+    assert combine(ev, "lemma") == "violated"
+
+
+def _shifted(f: Any) -> Any:
+    """The exact ensemble error claimed 0.15 too high."""
+    return lambda d, H: f(d, H) + 0.15
+
+
+def test_violated_claim_makes_dependents_unsupported() -> None:
+    with plant("workbench.constructions.majority_vote:ensemble_error", _shifted):
+        res = {r.claim.id: r.verdict
+               for r in run_claims(QUICK, only=["thm5.error_exponent"], claims=CLAIMS)}
+    assert res == {"thm5.majority_vote": "violated", "thm5.error_exponent": "unsupported"}

@@ -1,0 +1,75 @@
+"""The registries of bounds, constructions and presets (workbench/plugins.py)."""
+
+from __future__ import annotations
+
+import sys
+import types
+from importlib.metadata import EntryPoint
+
+import pytest
+
+from workbench import plugins
+
+
+def test_builtin_bounds_are_registered_and_the_certified_one_is_the_larger_of_its_parts():
+    known = plugins.available("bound")
+    assert {"certified", "harmonic", "fiber", "certified-query-values"} <= set(known)
+    for d, r, H in ((12, 2, 4), (8, 4, 4), (16, 1, 256)):
+        parts = max(known["harmonic"](d, r, H), known["fiber"](d, r, H))
+        assert known["certified"](d, r, H) == parts
+        lo, hi = known["certified"].interval(d, r, H)
+        assert lo == parts <= hi
+    assert known["certified"].outside(12, 2, 4, 3) == "covers N in [2] only (got N = 3)"
+    with pytest.raises(ValueError, match="covers N in"):
+        known["certified"](12, 2, 4, 3)
+
+
+def test_builtin_constructions_and_presets_are_registered():
+    assert {"full-rank", "random-features", "majority-vote", "biased"} <= set(
+        plugins.available("construction"))
+    assert plugins.available("construction")["random-features"].params["law"] == "cosine_uniform"
+    assert {"fig2", "tiny"} <= set(plugins.available("preset"))
+
+
+def test_a_plain_function_named_module_colon_attr_is_a_bound():
+    mod = types.ModuleType("my_bounds")
+    mod.half = lambda d, rank, heads, N: 0.5  # type: ignore[attr-defined]
+    sys.modules["my_bounds"] = mod
+    try:
+        b = plugins.get_bound("my_bounds:half")
+        assert b(8, 1, 2, 2) == 0.5 and b.spec == "my_bounds:half" and b.status == "conjectured"
+        assert b.outside(8, 1, 2, 7) is None  # a plain function covers every N
+        with pytest.raises(ValueError, match="cannot be imported"):
+            plugins.get_bound("my_bounds:nothing")
+    finally:
+        del sys.modules["my_bounds"]
+    with pytest.raises(ValueError, match="must be one of"):
+        plugins.get_bound("no-such-bound")
+
+
+def test_entry_points_register_and_a_broken_one_is_reported_by_name(monkeypatch):
+    mod = types.ModuleType("pkg_bounds")
+    mod.tight = lambda d, rank, heads, N: 0.25  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "pkg_bounds", mod)
+    eps = [EntryPoint("tight", "pkg_bounds:tight", "workbench.bounds"),
+           EntryPoint("broken", "pkg_missing_module:f", "workbench.bounds")]
+    monkeypatch.setattr(plugins, "entry_points", lambda group: eps if group == "workbench.bounds"
+                        else [])
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
+    monkeypatch.setattr(plugins, "LOAD_ERRORS", {})
+    known = plugins.available("bound")
+    assert known["tight"](4, 1, 1, 2) == 0.25 and known["tight"].spec == "pkg_bounds:tight"
+    assert "certified" in known  # the built-ins still load
+    assert "broken" in plugins.LOAD_ERRORS["workbench.bounds:broken"]
+
+
+def test_a_name_registered_twice_is_refused():
+    b = plugins.Bound("twice-test", lambda d, r, H, N: 0.0)
+    plugins.register("bound", b)
+    with pytest.raises(ValueError, match="registered twice"):
+        plugins.register("bound", plugins.Bound("twice-test", lambda d, r, H, N: 1.0))
+    with pytest.raises(TypeError, match="must be a Bound"):
+        plugins.register("bound", lambda d, r, H, N: 0.0)
+    with pytest.raises(ValueError, match="without ':'"):
+        plugins.Bound("a:b", lambda d, r, H, N: 0.0)

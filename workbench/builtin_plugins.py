@@ -1,0 +1,135 @@
+"""The workbench's own bounds and constructions, registered through ``workbench.plugins`` like
+any package's (docs/extending.md). Every function imports the mathematics only when called."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from workbench.plugins import Bound, Construction, register
+
+# --------------------------------------------------------------------------------- bounds
+_N2_D2 = "N = 2 on D_2 (two orthonormal keys, uniform queries), generalized attention (Eq. 2)"
+
+
+def _certified(value_class: str) -> Bound:
+    def value(d: int, r: int, H: int, N: int) -> float:
+        from workbench.core.bounds.certified import certified_lower_bound
+
+        return certified_lower_bound(d, r, H, value_class).value
+
+    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+        from workbench.core.bounds.certified import certified_lower_bound
+
+        return certified_lower_bound(d, r, H, value_class).enclosure
+
+    suffix = "" if value_class == "eq2" else "-query-values"
+    return Bound(f"certified{suffix}", value, value_class=value_class, enclosure=enclosure,
+                 encoding=f"n2.harmonic_bound{suffix.replace('-', '_')}",
+                 ref="paper.md#4-the-certified-lower-bound-for-n--2-ours",
+                 description=f"the larger of the harmonic count and the fiber bound; {_N2_D2}")
+
+
+def _harmonic(value_class: str) -> Bound:
+    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+        from workbench.core.bounds.harmonic import harmonic_bound
+
+        return harmonic_bound(d, r, H, value_class=value_class).enclosure
+
+    suffix = "" if value_class == "eq2" else "-query-values"
+    return Bound(f"harmonic{suffix}", lambda d, r, H, N: enclosure(d, r, H, N)[0],
+                 value_class=value_class, enclosure=enclosure,
+                 encoding=f"n2.harmonic_bound{suffix.replace('-', '_')}",
+                 ref="derivations/lower_bound.md#lemma-6-result-truncation-evaluation",
+                 description=f"the harmonic count (Theorem 2's D'_l count); {_N2_D2}")
+
+
+def _fiber(value_class: str) -> Bound:
+    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+        from workbench.core.bounds.fiber import fiber_bound
+
+        return fiber_bound(d, r, H, value_class).enclosure
+
+    suffix = "" if value_class == "eq2" else "-query-values"
+    return Bound(f"fiber{suffix}", lambda d, r, H, N: enclosure(d, r, H, N)[0],
+                 value_class=value_class, enclosure=enclosure, encoding="n2.fiber_bound",
+                 ref="derivations/fiber_bound.md#lemma-f4-the-result-monotonicity-in-r",
+                 description=f"the fiber bound (0 when H r >= d); {_N2_D2}")
+
+
+def _bounds() -> list[Bound]:
+    return [make(vc) for make in (_certified, _harmonic, _fiber)
+            for vc in ("eq2", "query-dependent-values")]
+
+
+# --------------------------------------------------------------------------- constructions
+def full_rank(d: int, rank: int, heads: int, N: int, seed: int, *, beta: float = 0.0,
+              eps: float = 0.01, points: str = "orthonormal") -> tuple[Any, Any]:
+    """Fact 1: one full-rank head X softmax(beta X^T y) (beta = 0: beta_for(eps))."""
+    from workbench.constructions import full_rank as fr
+
+    b = beta if beta > 0 else fr.beta_for(eps, d, N, points)
+    return fr.full_rank(d, b, N, points, generator=seed)
+
+
+def random_features(d: int, rank: int, heads: int, N: int, seed: int, *,
+                    law: str = "cosine_uniform", solver: str = "auto") -> tuple[Any, Any]:
+    """Random rank-1 hardmax heads with least-squares values (C a = b); exact D_2 error."""
+    from workbench.constructions import random_features as rf
+
+    return rf.random_features(d, heads, law, solver, generator=seed)
+
+
+def majority_vote(d: int, rank: int, heads: int, N: int, seed: int, *,
+                  points: str = "orthonormal", copy_style: str = "generalized") -> tuple[Any, Any]:
+    """Theorem 5: two layers of rank-1 majority voting (a tournament for N >= 3)."""
+    from workbench.constructions import majority_vote as mv
+
+    return mv.majority_vote(d, heads, N, points, copy_style, generator=seed)
+
+
+def biased(d: int, rank: int, heads: int, N: int, seed: int, *, normalizer: str = "hardmax",
+           beta: float = 100.0, points: str = "orthonormal",
+           coefficients: str = "alternating") -> tuple[Any, Any, Any]:
+    """Theorem 3: 2d^2+1 full-rank biased heads representing the biased target (Gaussian
+    queries); returns the target as a third element."""
+    from workbench.constructions import biased as bz
+
+    model, claimed, family = bz.biased(d, N, normalizer, beta, points, None, coefficients,
+                                       generator=seed)
+    return model, claimed, family.target
+
+
+def _constructions() -> list[Construction]:
+    def make(fn: Any, **kw: Any) -> Construction:
+        from workbench.plugins import _extra_params
+
+        doc = (fn.__doc__ or "").split("\n")[0]
+        return Construction(fn.__name__.replace("_", "-"), fn, params=_extra_params(fn),
+                            description=doc, **kw)
+
+    return [
+        make(full_rank, defaults={"d": 8, "rank": 8, "heads": 1, "N": 2},
+             ref="paper.md#fact-1-one-full-rank-head-suffices"),
+        make(random_features, defaults={"d": 8, "rank": 1, "heads": 64, "N": 2},
+             ref="derivations/constructions.md#2-random-features"),
+        make(majority_vote, ensemble=True, defaults={"d": 8, "rank": 1, "heads": 15, "N": 2},
+             ref="paper.md#theorem-5-depth-helps-when-the-context-is-short"),
+        make(biased, target="theorem3", queries="gaussian",
+             defaults={"d": 2, "rank": 2, "heads": 9, "N": 2},
+             ref="paper.md#theorem-3-exponential-separation"),
+    ]
+
+
+def register_builtins(kind: str) -> None:
+    """Register the built-in objects of ``kind`` (``bound``, ``construction`` or ``preset``)."""
+    if kind == "bound":
+        for b in _bounds():
+            register("bound", b, replace_existing=True)
+    elif kind == "construction":
+        for c in _constructions():
+            register("construction", c, replace_existing=True)
+    else:
+        from workbench.verifiers.presets import PRESETS
+
+        for p in PRESETS.values():
+            register("preset", p, replace_existing=True)
