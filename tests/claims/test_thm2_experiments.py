@@ -71,7 +71,7 @@ def test_too_large_bound_is_violated_by_fitted_models() -> None:
 def test_random_features_claim_three_percent_off_is_violated() -> None:
     """A target agreement b 3 % too large makes the solver claim an error about 0.03 too small:
     the fresh Monte Carlo re-measurement of the model refutes it."""
-    with plant("workbench.constructions.random_features:target_agreement", scaled(1.03)):
+    with plant("workbench.constructions.rank_one:target_agreement", scaled(1.03)):
         _, ev = run_claim("thm2.random_features_respect_bound")
     bad = [e for e in ev if e.verdict == "violated"]
     assert bad and all(e.method == "monte_carlo" and e.relation == "==" for e in bad)
