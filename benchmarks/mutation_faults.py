@@ -340,7 +340,7 @@ FAULTS: tuple[Fault, ...] = (
     Fault("verifiers.lr_tenth", "workbench.verifiers.train:lr_factor", "verifiers", "constant",
           "learning-rate schedule 10x too small", _lr_no_warmup),
     # claims
-    Fault("claims.bonferroni_none", "workbench.proofs.paper.fact1:bonferroni_level", "claims",
+    Fault("claims.bonferroni_none", "workbench.core.intervals:bonferroni_level", "claims",
           "constant", "no Bonferroni correction (level = family level)",
           lambda f: (lambda m, family=0.999: family)),
     Fault("claims.thm3_reading_spacing", "workbench.proofs.support.theorem3:reading", "claims",

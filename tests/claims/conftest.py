@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from workbench.proofs.claim import CheckContext
+from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import ClaimResult, builtin_claims, run_claims
 
 QUICK = CheckContext(scale="quick", seed=0)
@@ -28,3 +28,9 @@ def assert_module_holds(results: dict[str, ClaimResult], module: str) -> None:
     assert mine, f"{module} registers no claim"
     bad = {k: (r.verdict, r.error) for k, r in mine.items() if r.verdict != expected_verdict(r)}
     assert not bad, bad
+
+
+def check(cid: str, ctx: CheckContext = QUICK) -> list[Evidence]:
+    """The evidence of the built-in claim ``cid``, from its registered check (with the threads and
+    ``no_grad`` its ``@claim`` declares): how a test runs one claim under a planted fault."""
+    return builtin_claims()[cid].check(ctx)

@@ -1,15 +1,13 @@
-"""The harmonic-analysis and Theorem 2 claims hold at quick scale, and their checks can fail.
+"""The Theorem 2 claims hold at quick scale, and their checks can fail.
 
-(``workbench/proofs/paper/harmonics.py``, ``workbench/proofs/paper/thm2.py``; docs/paper.md §4;
+(``workbench/proofs/paper/thm2.py``; docs/paper.md §4;
 docs/derivations/lower_bound.md.)
 """
 
 from __future__ import annotations
 
 import dataclasses
-import math
 
-import mpmath
 import pytest
 import torch
 
@@ -19,16 +17,11 @@ from workbench.core.bounds.harmonic import HarmonicBound
 from workbench.core.bounds.harmonic import harmonic_bound as true_harmonic_bound
 from workbench.core.invariant_harmonics import head_degree_dimension
 from workbench.proofs.claim import INTERVALS, CheckContext, combine
-from workbench.proofs.paper import harmonics as hm
 from workbench.proofs.paper import thm2
 from workbench.proofs.paper.thm2 import reductions  # noqa: F401  (thm2.reductions)
 from workbench.proofs.registry import load_claims, run_claims
-from workbench.proofs.support import exact_harmonics
 
 IDS = [
-    "harmonics.dimension",
-    "harmonics.sign_coefficients",
-    "kernels.agreement",
     "thm2.projection_reduction",
     "thm2.odd_reduction",
     "thm2.conditional_law",
@@ -62,7 +55,6 @@ def test_kinds_and_dependency_chain() -> None:
     assert kinds["thm2.harmonic_bound"] == "theorem"
     assert kinds["thm2.random_features_respect_bound"] == "experiment"
     assert kinds["thm2.fitted_models_respect_bound"] == "experiment"
-    assert all(kinds[c] == "lemma" for c in IDS if c.startswith(("harmonics.", "kernels.")))
     lemmas = {
         "thm2.projection_reduction",
         "thm2.odd_reduction",
@@ -80,7 +72,7 @@ def test_evidence_methods_and_intervals_are_honest() -> None:
     """Every Monte Carlo interval is named; errors and probabilities get intervals valid for
     their range, whose lower ends stay >= 0 even for the rare-event error of the full-rank head
     (a CLT interval goes below 0 there)."""
-    ev = thm2.full_rank_reaches_zero(QUICK) + hm.kernels_agreement(QUICK)
+    ev = thm2.full_rank_reaches_zero(QUICK)
     for e in ev:
         if e.method == "monte_carlo":
             assert e.interval in INTERVALS and e.ci is not None, e.to_dict()
@@ -168,39 +160,6 @@ def test_independent_bound_matches_library() -> None:
     lo, hi = thm2.independent_bound(6, 2, 3, 41)
     a, b = true_harmonic_bound(6, 2, 3, max_degree=41).enclosure
     assert max(lo, a) <= min(hi, b) and hi - lo < 1e-15
-
-
-def test_wrong_sign_coefficients_are_violated(monkeypatch) -> None:
-    real = hm.sign_coefficient_mp
-    monkeypatch.setattr(
-        hm,
-        "sign_coefficient_mp",
-        lambda d, l, dps=50: real(d, l, dps) * (1 + mpmath.mpf(10) ** -20),
-    )
-    assert _verdict(hm.sign_coefficients_claim) == "violated"
-
-
-def test_wrong_kernel_is_violated_by_monte_carlo(monkeypatch) -> None:
-    # a kernel with the wrong constant (1/pi^2 instead of 2/pi^2) is refuted by Monte Carlo
-    real = hm.agreement_kernel
-    monkeypatch.setattr(hm, "agreement_kernel", lambda Q, K: (real(Q, K) + 0.5) / 2)
-    ev = hm.kernels_agreement(QUICK)
-    assert any(e.verdict == "violated" and e.params.get("entry", "").startswith("C[") for e in ev)
-
-
-def test_wrong_dimension_count_is_violated(monkeypatch) -> None:
-    monkeypatch.setattr(hm, "dim_harmonics", lambda d, l: math.comb(l + d - 1, d - 1))
-    assert _verdict(hm.dimension) == "violated"
-
-
-@pytest.mark.parametrize("d,l", [(2, 1), (2, 7), (5, 1), (6, 9), (64, 3)])
-def test_exact_eta_squared(d: int, l: int) -> None:
-    q, p = exact_harmonics.eta_squared_exact(d, l)
-    assert p == (-2 if d % 2 == 0 else 0)
-    assert float(q) * math.pi**p == pytest.approx(
-        float(hm.sign_coefficient_mp(d, l)) ** 2, rel=1e-14
-    )
-    assert exact_harmonics.eta_squared_exact(d, l + 1) == (0, 0)
 
 
 def test_head_degree_dimension_known_values() -> None:

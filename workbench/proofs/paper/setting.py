@@ -33,6 +33,7 @@ def _moment(values: torch.Tensor, bounds: tuple[float, float], expected: float,
     no_grad=True,
 )
 def sphere_law(ctx: CheckContext) -> list[Evidence]:
+    """Unit norms exactly; the mean and second moment of the first coordinate by Monte Carlo."""
     n = ctx.pick(20_000, 200_000)
     out: list[Evidence] = []
     for d in (2, 5, 16):
