@@ -43,8 +43,7 @@ def _evidence(k: int, nominal: float, what: str) -> Evidence:
     statement=f"coverage of estimate_error (level 0.9) and estimate_mean (level 0.99) == nominal "
     f"within {TOL}",
     ref="derivations/intervals.md#confidence-intervals-of-the-monte-carlo-evidence",
-    mark="ours",
-    threads=1,
+    mark="ours", threads=1,
 )
 def ci_coverage(ctx: CheckContext) -> list[Evidence]:
     task = Task("nearest", d=4, N=2, points="orthonormal")

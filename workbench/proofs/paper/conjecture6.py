@@ -41,10 +41,7 @@ def _sample_errors(d: int, N: int, H: int, n: int, seed: int, draw: int = 0) -> 
     depends_on=("thm5.majority_vote",),
     statement="no fixed (L, H, r < d) transformer has error <= eps for every N; evidence: "
     "the tournament's votes per pair and heads for error eps grow with N",
-    ref="paper.md#conjecture-6",
-    mark="paper",
-    threads=1,
-    no_grad=True,
+    ref="paper.md#conjecture-6", mark="paper", threads=1, no_grad=True,
 )
 def tournament_growth(ctx: CheckContext) -> list[Evidence]:
     d, eps = 8, 0.2

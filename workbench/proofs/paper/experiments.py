@@ -38,9 +38,7 @@ PLATEAU_TOLERANCE = 0.02  # a plateau: the loss falls by at most 0.02 from 40-60
     depends_on=CERTIFIED_BOUND_CLAIMS,
     statement="err(generalized, rank r, H) >= certified_lower_bound(d, r, H) for every r; "
     "err(full rank, H = 1) < certified_lower_bound(d, 1, H)",
-    ref="paper.md#4-the-certified-lower-bound-for-n--2-ours",
-    mark="ours",
-    threads=1,
+    ref="paper.md#4-the-certified-lower-bound-for-n--2-ours", mark="ours", threads=1,
 )
 def rank_separation_small(ctx: CheckContext) -> list[Evidence]:
     """Eq. 2 layers (``arch="generalized"``: rank-r key and query maps, full d x d value maps
@@ -112,9 +110,7 @@ def certified(d: int, r: int, H: int, N: int) -> float:
     depends_on=CERTIFIED_BOUND_CLAIMS,
     statement="falsify(0.9) returns a counterexample whose CI lies below 0.9 and which replays "
     "bit for bit; falsify(certified_lower_bound) returns none within its budget",
-    ref="paper.md#7-where-each-statement-is-checked",
-    mark="ours",
-    threads=1,
+    ref="paper.md#7-where-each-statement-is-checked", mark="ours", threads=1,
 )
 def falsifier_finds_planted(ctx: CheckContext) -> list[Evidence]:
     """The falsifier against ``planted_bound`` (it must find and replay a counterexample), then

@@ -34,11 +34,11 @@ def _head_error(d: int, beta: float, X: torch.Tensor, y: torch.Tensor) -> torch.
     "One full-rank head with W_K^T W_Q = beta I, W_O^T W_V = I equals X softmax(beta X^T y)",
     "lemma",
     statement="head(X, y) = X softmax(beta X^T y)",
-    ref="paper.md#full-rank",
-    mark="paper",
-    no_grad=True,
+    ref="paper.md#full-rank", mark="paper", no_grad=True,
 )
 def soft_representation(ctx: CheckContext) -> list[Evidence]:
+    """The construction's head against ``core.targets.soft_nearest_neighbour`` on both laws,
+    from N = 1 to N = d, at beta = 0 (the mean of the keys), 1 and 30."""
     out: list[Evidence] = []
     for d, N, points in ((2, 1, "iid"), (5, 2, "orthonormal"), (16, 16, "iid"),
                          (8, 8, "orthonormal")):
@@ -58,11 +58,10 @@ def soft_representation(ctx: CheckContext) -> list[Evidence]:
     "lemma",
     depends_on=("fact1.soft_representation",),
     statement="||X softmax(beta X^T y) - f(X, y)||^2 <= 4 min(1, (N-1)^2 exp(-2 beta gap))",
-    ref=FACT1,
-    mark="ours",
-    no_grad=True,
+    ref=FACT1, mark="ours", no_grad=True,
 )
 def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
+    """The head's squared error minus the bound, maximised over samples (N = 1: gap inf)."""
     out: list[Evidence] = []
     for d, N, points in ((3, 2, "orthonormal"), (16, 4, "iid"), (16, 16, "iid")):
         X, y = sample_instances(2048, N, d, points=cast(PointLaw, points),
@@ -88,9 +87,7 @@ ERROR_RANGE = (0.0, 4.0)  # ||X p - x_{i*}||^2 <= diam^2 = 4 for outputs in the 
     "fact",
     depends_on=("fact1.pointwise_bound",),
     statement="E||f - X softmax(beta X^T y)||^2 -> 0 as beta -> inf",
-    ref=FACT1,
-    mark="paper",
-    no_grad=True,
+    ref=FACT1, mark="paper", no_grad=True,
 )
 def hard_limit(ctx: CheckContext) -> list[Evidence]:
     """For eps in {1e-2, 1e-3} the head at beta = 50/eps has error below eps beyond its CI
@@ -119,9 +116,7 @@ BETA_FOR_EPS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
     "4 E[min(1, (N-1)^2 exp(-2 beta gap))] <= error_upper_bound(beta) at beta = "
     "beta_for(eps, d, N)",
     ref="derivations/constructions.md#1-fact-1-the-full-rank-head-and-an-explicit-temperature",
-    mark="ours",
-    threads=1,
-    no_grad=True,
+    mark="ours", threads=1, no_grad=True,
 )
 def beta_for(ctx: CheckContext) -> list[Evidence]:
     """At ``beta = beta_for(eps)``: Fact 1's error upper bound itself against ``eps``; the bound's

@@ -41,8 +41,7 @@ from workbench.proofs.support.exact_harmonics import (
     "N(d,l) = (2l+d-2)/l C(l+d-3, l-1) is the dimension of the degree-l spherical harmonics",
     "lemma",
     statement="N(d,l) = dim Hom_l - dim Hom_{l-2} and E_t[P_l(t)^2] = 1/N(d,l)",
-    ref="derivations/harmonics.md#conventions",
-    mark="ours",
+    ref="derivations/harmonics.md#conventions", mark="ours",
 )
 def dimension(ctx: CheckContext) -> list[Evidence]:
     dims = ctx.pick(list(range(2, 13)) + [64], list(range(2, 33)) + [64, 257, 1024])
@@ -81,8 +80,7 @@ def _enclosure(lo: float, hi: float, bound: float, params: dict[str, Any], note:
     depends_on=("harmonics.dimension",),
     statement="eta_l = (-1)^m sqrt(N) 2 G(d-1) (2m)! G(m+d/2) / (sqrt(pi) G((d-1)/2) G(2m+d) m!),"
     " l = 2m+1; sum_{l odd} eta_l^2 = 1",
-    ref="derivations/harmonics.md#lemma-h1-closed-form-of-eta_l",
-    mark="ours",
+    ref="derivations/harmonics.md#lemma-h1-closed-form-of-eta_l", mark="ours",
 )
 def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
     out: list[Evidence] = []

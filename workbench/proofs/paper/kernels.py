@@ -52,9 +52,7 @@ def _agreement(hits: torch.Tensor, expected: float, level: float,
     depends_on=("harmonics.sign_coefficients",),
     statement="C_hh' = 1/2 + (2/pi^2) asin<q,q'> asin<k,k'>; b = Pr[head picks target];"
     " err = 1 - 2 a.b + a.C.a",
-    ref="derivations/harmonics.md#lemma-h2-the-kernels-c-and-b",
-    mark="ours",
-    no_grad=True,
+    ref="derivations/harmonics.md#lemma-h2-the-kernels-c-and-b", mark="ours", no_grad=True,
 )
 def kernels_agreement(ctx: CheckContext) -> list[Evidence]:
     n = ctx.pick(20_000, 400_000)

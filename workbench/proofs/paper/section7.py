@@ -107,9 +107,7 @@ def vary_n_ordering(rows: Rows) -> list[Evidence]:
     "spread between seeds",
     "experiment",
     statement="max_seeds err(r = d) < min_seeds err(r) for every r < d, H = c d / r, L = 1",
-    ref="paper.md#6-the-experiments-paper-section-7",
-    mark="paper",
-    threads=1,
+    ref="paper.md#6-the-experiments-paper-section-7", mark="paper", threads=1,
 )
 def full_rank_wins_one_layer(ctx: CheckContext) -> list[Evidence]:
     """The main grid (Figure 2) at one layer."""
@@ -125,9 +123,7 @@ def full_rank_wins_one_layer(ctx: CheckContext) -> list[Evidence]:
     "experiment",
     statement="min_seeds err_low(N_long) > max_seeds err_low(N_short) and "
     "max_seeds err_full(N_long) < min_seeds err_low(N_long)",
-    ref="paper.md#6-the-experiments-paper-section-7",
-    mark="paper",
-    threads=1,
+    ref="paper.md#6-the-experiments-paper-section-7", mark="paper", threads=1,
 )
 def low_rank_grows_with_n(ctx: CheckContext) -> list[Evidence]:
     """The error against N."""
