@@ -154,10 +154,13 @@ def _solve_ridge(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
+def _quarter(e: Any) -> Any:
+    return replace(e, lo=e.mean - (e.mean - e.lo) / 4, hi=e.mean + (e.hi - e.mean) / 4)
+
+
 def _mc_interval_quarter(f: Callable[..., Any]) -> Callable[..., Any]:
     def g(*a: Any, **k: Any) -> Any:  # every streamed interval a quarter of its width
-        return [replace(e, lo=e.mean - (e.mean - e.lo) / 4, hi=e.mean + (e.hi - e.mean) / 4)
-                for e in f(*a, **k)]
+        return [_quarter(e) for e in f(*a, **k)]
 
     return g
 
@@ -195,9 +198,9 @@ def _reading_spacing(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
-def _mean_ci_narrow(f: Callable[..., Any]) -> Callable[..., Any]:
-    def g(samples: Any, z: float = 3.2905267314918945) -> Any:
-        return f(samples, z / 4)
+def _sample_mean_quarter(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(*a: Any, **k: Any) -> Any:  # an interval a quarter of its width (z / 4 for CLT ones)
+        return _quarter(f(*a, **k))
 
     return g
 
@@ -340,13 +343,14 @@ FAULTS: tuple[Fault, ...] = (
     Fault("verifiers.lr_tenth", "workbench.verifiers.train:lr_factor", "verifiers", "constant",
           "learning-rate schedule 10x too small", _lr_no_warmup),
     # claims
-    Fault("claims.bonferroni_none", "workbench.proofs.paper.fact1:bonferroni_level", "claims",
+    Fault("claims.bonferroni_none", "workbench.core.intervals:bonferroni_level", "claims",
           "constant", "no Bonferroni correction (level = family level)",
           lambda f: (lambda m, family=0.999: family)),
     Fault("claims.thm3_reading_spacing", "workbench.proofs.support.theorem3:reading", "claims",
           "constant", "reference thresholds at half the spacing", _reading_spacing),
-    Fault("claims.mean_ci_narrow", "workbench.proofs.paper._mc:mean_ci", "claims", "constant",
-          "CLT interval with z/4", _mean_ci_narrow),
+    Fault("core.sample_mean_quarter", "workbench.core.montecarlo:sample_mean", "core",
+          "constant", "intervals of drawn values a quarter of their width (z/4)",
+          _sample_mean_quarter),
     Fault("claims.thm2_decompose_sign", "workbench.proofs.support.eq2_models:decompose",
           "claims", "sign", "s = sign<y,w> with the wrong sign", _decompose_sign),
     Fault("claims.harmonic_count_off", "workbench.proofs.support.exact_harmonics:harmonic_count",

@@ -55,17 +55,16 @@ def head_error(d: int, N: int, beta: float, samples: int, seed: int, sign: float
     "lemma",
     depends_on=("fact1.soft_representation",),
     statement="E||x_{argmin <x_i,y>} - X softmax(-beta X^T y)||^2 <= eps for beta >= 50/eps",
-    source="examples/farthest_point_claim.py",
+    mark="ours",
 )
 def farthest_point_full_rank(ctx: CheckContext) -> list[Evidence]:
-    samples = 20_000 if ctx.scale == "quick" else 200_000
+    samples = ctx.pick(20_000, 200_000)
     out = []
     for d, N in ((8, 4), (16, 16)):
         for eps in (1e-2, 1e-3):
             est = head_error(d, N, 50.0 / eps, samples, ctx.seed + d)
             p = {"d": d, "N": N, "eps": eps, "beta": 50.0 / eps, "samples": samples}
-            out.append(Evidence(est.mean, eps, "<=", "monte_carlo", p, ci=(est.lo, est.hi),
-                                ci_level=0.999))
+            out.append(Evidence.estimate(est, "<=", eps, params=p))
     return out
 
 

@@ -31,9 +31,10 @@ def assert_module_holds(results: dict[str, ClaimResult], module: str) -> None:
     assert not bad, bad
 
 
-def run_claim(cid: str) -> tuple[str, list[Evidence]]:
-    """The built-in claim ``cid``'s verdict and evidence at quick scale, seed 0, run alone as
-    ``workbench check`` runs it (its thread and autograd settings included): for planted faults."""
+def run_claim(cid: str, ctx: CheckContext = QUICK) -> tuple[str, list[Evidence]]:
+    """The built-in claim ``cid``'s verdict and evidence (quick scale, seed 0 by default), run
+    alone as ``workbench check`` runs it (its thread and autograd settings included): how a test
+    runs one claim under a planted fault."""
     c = builtin_claims()[cid]
-    ev = c.check(QUICK)
+    ev = c.check(ctx)
     return combine(ev, c.kind), ev

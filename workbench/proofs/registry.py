@@ -30,6 +30,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.setting",
     "workbench.proofs.paper.fact1",
     "workbench.proofs.paper.harmonics",
+    "workbench.proofs.paper.kernels",
     "workbench.proofs.paper.thm2",
     "workbench.proofs.paper.thm2.regimes",
     "workbench.proofs.paper.thm3_lower",
@@ -54,7 +55,6 @@ def claim(
     *,
     threads: int | None = None,
     no_grad: bool = False,
-    source: str = "",
 ) -> Callable[[CheckFn], CheckFn]:
     """Register the decorated ``check(ctx)`` as the check of a new claim.
 

@@ -1,5 +1,5 @@
 """The Monte Carlo intervals behind every ``monte_carlo``/``trained`` verdict reach their nominal
-coverage (docs/architecture.md, Claims and verdicts).
+coverage (docs/derivations/intervals.md).
 
 A CI that is too narrow makes ``holds``/``violated`` too easy and shows only over repetitions, so
 each estimator is run ``REPS`` times on a quantity whose mean is known exactly, and the fraction of
@@ -14,13 +14,12 @@ count; resolution ``TOL`` for the CLT's approximation at ``n = SAMPLES``):
 from __future__ import annotations
 
 import torch
-from scipy.stats import beta
 
-from workbench.core.montecarlo import estimate_mean
+import workbench.core.montecarlo as montecarlo
+import workbench.verifiers.estimate as estimate
+from workbench.core.intervals import mean_interval
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.fact1 import one_thread
 from workbench.proofs.registry import claim
-from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 
 REPS = 1500  # a 99.9% Clopper-Pearson half-width near 0.9 of about 0.026 < TOL
@@ -29,23 +28,12 @@ LEVEL = 0.999  # of the interval on the coverage fraction
 TOL = 0.03
 
 
-def clopper_pearson(k: int, n: int, level: float = LEVEL) -> tuple[float, float]:
-    """Exact binomial interval for ``k`` successes in ``n`` trials."""
-    a = 1 - level
-    lo = float(beta.ppf(a / 2, k, n - k + 1)) if k > 0 else 0.0
-    hi = float(beta.ppf(1 - a / 2, k + 1, n - k)) if k < n else 1.0
-    return lo, hi
-
-
 def _evidence(k: int, nominal: float, what: str) -> Evidence:
-    lo, hi = clopper_pearson(k, REPS)
-    return Evidence(k / REPS, nominal, "==", "monte_carlo",
-                    {"estimator": what, "reps": REPS, "samples": SAMPLES, "covered": k,
-                     "nominal": nominal},
-                    ci=(lo, hi), ci_level=LEVEL, tolerance=TOL, resolution=TOL,
-                    interval="clopper_pearson",
-                    note=f"fraction of {REPS} intervals covering the exact mean 1 "
-                    "(Clopper-Pearson interval on the count)")
+    est = mean_interval(k / REPS, 0.0, REPS, LEVEL, "clopper_pearson", (0.0, 1.0))
+    p = {"estimator": what, "reps": REPS, "samples": SAMPLES, "covered": k, "nominal": nominal}
+    return Evidence.estimate(est, "==", nominal, params=p, resolution=TOL, tolerance=TOL,
+                             note=f"fraction of {REPS} intervals covering the exact mean 1 "
+                             "(Clopper-Pearson interval on the count)")
 
 
 @claim(
@@ -53,11 +41,10 @@ def _evidence(k: int, nominal: float, what: str) -> Evidence:
     "Monte Carlo intervals reach their nominal coverage on quantities with known means",
     "lemma",
     statement=f"coverage of estimate_error (level 0.9) and estimate_mean (level 0.99) == nominal "
-    f"within "
-    f"{TOL}",
-    source="docs/architecture.md (verdicts: decided beyond the confidence interval)",
+    f"within {TOL}",
+    ref="derivations/intervals.md#confidence-intervals-of-the-monte-carlo-evidence",
+    mark="ours", threads=1,
 )
-@one_thread
 def ci_coverage(ctx: CheckContext) -> list[Evidence]:
     task = Task("nearest", d=4, N=2, points="orthonormal")
 
@@ -66,8 +53,8 @@ def ci_coverage(ctx: CheckContext) -> list[Evidence]:
 
     k = 0
     for i in range(REPS):
-        est = estimate_error(first_key, task, samples=SAMPLES, batch=SAMPLES, level=0.9,
-                             generator=ctx.seed * 100_003 + i)[0]
+        est = estimate.estimate_error(first_key, task, samples=SAMPLES, batch=SAMPLES, level=0.9,
+                                      generator=ctx.seed * 100_003 + i)[0]
         k += est.lo <= 1.0 <= est.hi
     out = [_evidence(k, 0.9, "workbench.verifiers.estimate_error (normal, level 0.9)")]
 
@@ -76,8 +63,8 @@ def ci_coverage(ctx: CheckContext) -> list[Evidence]:
 
     k = 0
     for i in range(REPS):
-        e = estimate_mean(draw, samples=SAMPLES, batch=SAMPLES, level=0.99,
-                          generator=ctx.seed * 100_003 + REPS + i)[0]
+        e = montecarlo.estimate_mean(draw, samples=SAMPLES, batch=SAMPLES, level=0.99,
+                                     generator=ctx.seed * 100_003 + REPS + i)[0]
         k += e.lo <= 1.0 <= e.hi
     out.append(_evidence(k, 0.99, "workbench.core.montecarlo.estimate_mean (normal, level 0.99)"))
     return out

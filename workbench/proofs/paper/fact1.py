@@ -7,63 +7,26 @@ with independent computations: the core targets, fresh Monte Carlo samples drawn
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
-from statistics import NormalDist
 from typing import cast
 
 import torch
 
-from workbench.constructions.full_rank import beta_for as construction_beta_for
-from workbench.constructions.full_rank import error_upper_bound, full_rank, full_rank_model
-from workbench.constructions.full_rank import pointwise_bound as construction_pointwise_bound
-from workbench.core.intervals import Estimate
-from workbench.core.montecarlo import estimate_mean
+import workbench.constructions.full_rank as fr
+import workbench.core.targets as targets
+from workbench.core.intervals import Estimate, bonferroni_level
+from workbench.core.montecarlo import estimate_mean, sample_mean
 from workbench.core.sphere import PointLaw, sample_instances
-from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper._mc import bounded_mean_ci
 from workbench.proofs.registry import claim
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 
-
-def bonferroni_level(m: int, family: float = 0.999) -> float:
-    """Per-interval level so that ``m`` intervals hold jointly with probability >= ``family``."""
-    return 1.0 - (1.0 - family) / max(1, m)
+FACT1 = "paper.md#fact-1-one-full-rank-head-suffices"
 
 
-@contextmanager
-def single_thread(device: str = "cpu") -> Iterator[None]:
-    """One torch thread on the CPU while a check runs (restored after).
-
-    The checks' kernels are small; with several threads on a shared machine OpenMP waits
-    dominate (the trainer ran ~5x slower with 2 threads on a busy 2-core box).
-    """
-    n = torch.get_num_threads()
-    if device == "cpu":
-        torch.set_num_threads(1)
-    try:
-        yield
-    finally:
-        torch.set_num_threads(n)
-
-
-def one_thread(fn: Callable[..., list[Evidence]]) -> Callable[..., list[Evidence]]:
-    """Run a check ``fn(ctx, ...)`` under :func:`single_thread` on ``ctx.device``."""
-
-    @functools.wraps(fn)
-    def wrapper(ctx: CheckContext, *args: object, **kwargs: object) -> list[Evidence]:
-        with single_thread(ctx.device):
-            return fn(ctx, *args, **kwargs)
-
-    return wrapper
-
-
-def z_of(level: float) -> float:
-    """Two-sided normal quantile of a CI at ``level``."""
-    return NormalDist().inv_cdf(0.5 + level / 2)
+def _head_error(d: int, beta: float, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+    """Per-sample ``||head(X, y) - f(X, y)||^2`` of the full-rank head at temperature ``beta``."""
+    return (fr.full_rank_model(d, beta)(X, y)[0] - targets.nearest_neighbour(X, y)).pow(2).sum(-1)
 
 
 @claim(
@@ -71,25 +34,21 @@ def z_of(level: float) -> float:
     "One full-rank head with W_K^T W_Q = beta I, W_O^T W_V = I equals X softmax(beta X^T y)",
     "lemma",
     statement="head(X, y) = X softmax(beta X^T y)",
-    source="docs/paper.md §2 (full-rank representation)",
+    ref="paper.md#full-rank", mark="paper", no_grad=True,
 )
-@torch.no_grad()
 def soft_representation(ctx: CheckContext) -> list[Evidence]:
+    """The construction's head against ``core.targets.soft_nearest_neighbour`` on both laws,
+    from N = 1 to N = d, at beta = 0 (the mean of the keys), 1 and 30."""
     out: list[Evidence] = []
-    for d, N, points in (
-        (2, 1, "iid"),
-        (5, 2, "orthonormal"),
-        (16, 16, "iid"),
-        (8, 8, "orthonormal"),
-    ):
+    for d, N, points in ((2, 1, "iid"), (5, 2, "orthonormal"), (16, 16, "iid"),
+                         (8, 8, "orthonormal")):
         law = cast(PointLaw, points)
         X, y = sample_instances(512, N, d, points=law, generator=ctx.seed + d + N)
         for beta in (0.0, 1.0, 30.0):
-            diff = float(
-                (full_rank_model(d, beta)(X, y)[0] - soft_nearest_neighbour(X, y, beta)).abs().max()
-            )
+            head = fr.full_rank_model(d, beta)(X, y)[0]
+            diff = float((head - targets.soft_nearest_neighbour(X, y, beta)).abs().max())
             p = {"d": d, "N": N, "points": points, "beta": beta}
-            out.append(Evidence(diff, 0.0, "<=", "identity", p, tolerance=1e-12))
+            out.append(Evidence.identity(diff, p, tolerance=1e-12))
     return out
 
 
@@ -99,33 +58,23 @@ def soft_representation(ctx: CheckContext) -> list[Evidence]:
     "lemma",
     depends_on=("fact1.soft_representation",),
     statement="||X softmax(beta X^T y) - f(X, y)||^2 <= 4 min(1, (N-1)^2 exp(-2 beta gap))",
-    source="docs/paper.md §3 Fact 1 [derived]",
+    ref=FACT1, mark="ours", no_grad=True,
 )
-@torch.no_grad()
 def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
+    """The head's squared error minus the bound, maximised over samples (N = 1: gap inf)."""
     out: list[Evidence] = []
     for d, N, points in ((3, 2, "orthonormal"), (16, 4, "iid"), (16, 16, "iid")):
-        law = cast(PointLaw, points)
-        X, y = sample_instances(2048, N, d, points=law, generator=ctx.seed + 11 * N)
+        X, y = sample_instances(2048, N, d, points=cast(PointLaw, points),
+                                generator=ctx.seed + 11 * N)
         s = torch.einsum("bnd,bd->bn", X, y)
         top = s.topk(min(2, N), dim=-1).values
         gap = top[:, 0] - top[:, 1] if N > 1 else torch.full_like(top[:, 0], torch.inf)
         for beta in (1.0, 10.0, 100.0):
-            err = (full_rank_model(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)
             bound = 4 * torch.clamp((N - 1) ** 2 * torch.exp(-2 * beta * gap), max=1.0)
-            excess = float((err - bound).max())
+            excess = float((_head_error(d, beta, X, y) - bound).max())
             p = {"d": d, "N": N, "points": points, "beta": beta}
-            out.append(
-                Evidence(
-                    excess,
-                    0.0,
-                    "<=",
-                    "identity",
-                    p,
-                    tolerance=1e-12,
-                    note="max over samples of error minus bound",
-                )
-            )
+            out.append(Evidence.identity(excess, p, tolerance=1e-12,
+                                         note="max over samples of error minus bound"))
     return out
 
 
@@ -138,26 +87,20 @@ ERROR_RANGE = (0.0, 4.0)  # ||X p - x_{i*}||^2 <= diam^2 = 4 for outputs in the 
     "fact",
     depends_on=("fact1.pointwise_bound",),
     statement="E||f - X softmax(beta X^T y)||^2 -> 0 as beta -> inf",
-    source="docs/paper.md §3 Fact 1",
+    ref=FACT1, mark="paper", no_grad=True,
 )
-@torch.no_grad()
 def hard_limit(ctx: CheckContext) -> list[Evidence]:
     """For eps in {1e-2, 1e-3} the head at beta = 50/eps has error below eps beyond its CI
     (``bounded`` interval, errors in [0, 4]: rare-event errors keep a non-negative lower end)."""
-    n = 60_000 if ctx.scale == "quick" else 1_000_000
+    n = ctx.pick(60_000, 1_000_000)
     out: list[Evidence] = []
     for d, N, points in ((8, 2, "orthonormal"), (16, 8, "iid")):
         X, y = sample_instances(n, N, d, points=cast(PointLaw, points), generator=ctx.seed + 3 * d)
         for eps in (1e-2, 1e-3):
             beta = 50.0 / eps
-            err = (full_rank_model(d, beta)(X, y)[0] - nearest_neighbour(X, y)).pow(2).sum(-1)
-            m, ci = bounded_mean_ci(err, ERROR_RANGE)
+            est = sample_mean(_head_error(d, beta, X, y), 0.999, "bounded", ERROR_RANGE)
             p = {"d": d, "N": N, "points": points, "beta": beta, "eps": eps, "n": n}
-            out.append(
-                Evidence(
-                    m, eps, "<=", "monte_carlo", p, ci=ci, ci_level=0.999, interval="bounded"
-                )
-            )
+            out.append(Evidence.estimate(est, "<=", eps, params=p))
     return out
 
 
@@ -172,10 +115,9 @@ BETA_FOR_EPS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
     statement="error_upper_bound(beta) <= eps and E||f - X softmax(beta X^T y)||^2 <= "
     "4 E[min(1, (N-1)^2 exp(-2 beta gap))] <= error_upper_bound(beta) at beta = "
     "beta_for(eps, d, N)",
-    source="docs/paper.md §3 Fact 1 [derived]; docs/derivations/constructions.md §1",
+    ref="derivations/constructions.md#1-fact-1-the-full-rank-head-and-an-explicit-temperature",
+    mark="ours", threads=1, no_grad=True,
 )
-@one_thread
-@torch.no_grad()
 def beta_for(ctx: CheckContext) -> list[Evidence]:
     """At ``beta = beta_for(eps)``: Fact 1's error upper bound itself against ``eps``; the bound's
     expectation, by exact quadrature (N = 2) or Monte Carlo (N > 2), against ``eps`` and against
@@ -188,91 +130,40 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
     The Monte Carlo bound expectation (N > 2) is only run for eps >= 1e-2, where its interval
     resolves the factor 1.5 between eps / 2 and 3 eps / 2.
     """
-    quick = ctx.scale == "quick"
-    n = 200_000 if quick else 2_000_000
+    n = ctx.pick(200_000, 2_000_000)
     cases = [(8, 2, "orthonormal"), (6, 3, "orthonormal")]
-    if not quick:
-        cases += [(16, 2, "orthonormal"), (64, 2, "orthonormal"), (16, 2, "iid"), (16, 4, "iid")]
+    cases += ctx.pick([], [(16, 2, "orthonormal"), (64, 2, "orthonormal"), (16, 2, "iid"),
+                           (16, 4, "iid")])
     level = bonferroni_level(3 * len(cases) * len(BETA_FOR_EPS))
     out: list[Evidence] = []
     for k, (d, N, points) in enumerate(cases):
         task = Task("nearest", d=d, N=N, points=points)
         for j, eps in enumerate(BETA_FOR_EPS):
-            beta = construction_beta_for(eps, d, N, points)
+            beta = fr.beta_for(eps, d, N, points)
             p = {"d": d, "N": N, "points": points, "eps": eps, "beta": beta, "n": n}
-            upper = error_upper_bound(beta, d, N, points)
-            out.append(
-                Evidence(upper, eps, "<=", "exact", p, note="error_upper_bound at beta_for(eps)")
-            )
-            model, claimed = full_rank(
-                d, beta, N, points, claim_samples=20_000, generator=ctx.seed + 101 + k
-            )
-            est = estimate_error(
-                model,
-                task,
-                samples=n,
-                batch=20_000,
-                level=level,
-                generator=ctx.seed + 1000 * k + j,
-                bounds=ERROR_RANGE,
-            )[0]
-            ci = (est.lo, est.hi)
-            out.append(
-                Evidence(
-                    est.mean,
-                    eps,
-                    "<=",
-                    "monte_carlo",
-                    p,
-                    ci=ci,
-                    ci_level=level,
-                    interval=est.method,
-                    note="fresh samples, workbench.verifiers.estimate_error (no power against a "
-                    "beta a few times too small: the error is about eps / 5)",
-                )
-            )
+            upper = fr.error_upper_bound(beta, d, N, points)
+            out.append(Evidence(upper, eps, "<=", "exact", p,
+                                note="error_upper_bound at beta_for(eps)"))
+            model, claimed = fr.full_rank(d, beta, N, points, claim_samples=20_000,
+                                          generator=ctx.seed + 101 + k)
+            est = estimate_error(model, task, samples=n, batch=20_000, level=level,
+                                 generator=ctx.seed + 1000 * k + j, bounds=ERROR_RANGE)[0]
+            out.append(Evidence.estimate(
+                est, "<=", eps, params=p,
+                note="fresh samples, workbench.verifiers.estimate_error (no power against a "
+                "beta a few times too small: the error is about eps / 5)"))
             if N == 2:  # the construction's claim is an exact quadrature for N = 2
                 for bound, what in ((upper, "union/Riemann error_upper_bound"), (eps, "eps")):
-                    out.append(
-                        Evidence(
-                            claimed.value,
-                            bound,
-                            "<=",
-                            "exact",
-                            p,
-                            tolerance=1e-9,
-                            note=f"quadrature 4 E exp(-2 beta gap) <= {what}",
-                        )
-                    )
-                out.append(
-                    Evidence(
-                        est.mean,
-                        claimed.value,
-                        "<=",
-                        "monte_carlo",
-                        p,
-                        ci=ci,
-                        ci_level=level,
-                        interval=est.method,
-                        note="measured error <= quadrature claim",
-                    )
-                )
+                    out.append(Evidence(claimed.value, bound, "<=", "exact", p, tolerance=1e-9,
+                                        note=f"quadrature 4 E exp(-2 beta gap) <= {what}"))
+                out.append(Evidence.estimate(est, "<=", claimed.value, params=p,
+                                             note="measured error <= quadrature claim"))
             elif eps >= 1e-2:
                 bnd = _bound_expectation(d, N, points, beta, n, level, ctx.seed + 77 * k + j)
                 for bound, what in ((upper, "error_upper_bound"), (eps, "eps")):
-                    out.append(
-                        Evidence(
-                            bnd.mean,
-                            bound,
-                            "<=",
-                            "monte_carlo",
-                            p,
-                            ci=(bnd.lo, bnd.hi),
-                            ci_level=level,
-                            interval=bnd.method,
-                            note=f"Monte Carlo 4 E min(1, (N-1)^2 exp(-2 beta gap)) <= {what}",
-                        )
-                    )
+                    out.append(Evidence.estimate(
+                        bnd, "<=", bound, params=p,
+                        note=f"Monte Carlo 4 E min(1, (N-1)^2 exp(-2 beta gap)) <= {what}"))
     return out
 
 
@@ -284,7 +175,7 @@ def _bound_expectation(
 
     def draw(b: int, g: torch.Generator | None) -> torch.Tensor:
         X, y = sample_instances(b, N, d, points=cast(PointLaw, points), generator=g)
-        return construction_pointwise_bound(X, y, beta)
+        return fr.pointwise_bound(X, y, beta)
 
     return estimate_mean(
         draw, samples=n, batch=20_000, level=level, generator=seed, bounds=ERROR_RANGE

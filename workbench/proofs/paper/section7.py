@@ -1,4 +1,5 @@
-"""Section 7's qualitative findings as ordering claims (docs/paper.md §7), fed by sweep presets.
+"""Section 7's qualitative findings as ordering claims (docs/paper.md, "The experiments (paper,
+Section 7)"; docs/sweeps.md, "Section 7 as claims"), fed by sweep presets.
 
 They assert orderings between trained models, never numbers from the paper. "Beyond the seeds'
 spread" means the worst seed of the winner against the best seed of the loser; each comparison
@@ -10,15 +11,14 @@ is then decided beyond both held-out CIs (Bonferroni over the claim's comparison
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import replace
 from typing import Any
 
+import workbench.verifiers.sweep as sweep
+from workbench.core.intervals import bonferroni_level
 from workbench.proofs.claim import CheckContext, Evidence
-from workbench.proofs.paper.fact1 import bonferroni_level, one_thread
 from workbench.proofs.registry import claim
 from workbench.verifiers.presets import Run, encoder_grid, plan
-from workbench.verifiers.sweep import compute
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import TrainConfig
 
@@ -107,15 +107,13 @@ def vary_n_ordering(rows: Rows) -> list[Evidence]:
     "spread between seeds",
     "experiment",
     statement="max_seeds err(r = d) < min_seeds err(r) for every r < d, H = c d / r, L = 1",
-    source="docs/paper.md §7 (Figure 2)",
+    ref="paper.md#6-the-experiments-paper-section-7", mark="paper", threads=1,
 )
-@one_thread
-def full_rank_wins_one_layer(ctx: CheckContext,
-                             runs: Callable[[str, int], list[Run]] = fig2_runs) -> list[Evidence]:
-    """``runs`` builds the grid (tests plant faults through it)."""
-    rs = runs(ctx.scale, ctx.seed)
+def full_rank_wins_one_layer(ctx: CheckContext) -> list[Evidence]:
+    """The main grid (Figure 2) at one layer."""
+    rs = fig2_runs(ctx.scale, ctx.seed)
     n = len({(r.label_dict()["c"], r.label_dict()["r"]) for r in rs})
-    return fig2_ordering(compute(_with_level(rs, n), threads=1, device=ctx.device))
+    return fig2_ordering(sweep.compute(_with_level(rs, n), threads=1, device=ctx.device))
 
 
 @claim(
@@ -125,11 +123,9 @@ def full_rank_wins_one_layer(ctx: CheckContext,
     "experiment",
     statement="min_seeds err_low(N_long) > max_seeds err_low(N_short) and "
     "max_seeds err_full(N_long) < min_seeds err_low(N_long)",
-    source="docs/paper.md §7 (error against N)",
+    ref="paper.md#6-the-experiments-paper-section-7", mark="paper", threads=1,
 )
-@one_thread
-def low_rank_grows_with_n(ctx: CheckContext,
-                          runs: Callable[[str, int], list[Run]] = vary_n_runs) -> list[Evidence]:
-    """``runs`` builds the grid (tests plant faults through it)."""
-    rs = runs(ctx.scale, ctx.seed)
-    return vary_n_ordering(compute(_with_level(rs, 2), threads=1, device=ctx.device))
+def low_rank_grows_with_n(ctx: CheckContext) -> list[Evidence]:
+    """The error against N."""
+    rs = vary_n_runs(ctx.scale, ctx.seed)
+    return vary_n_ordering(sweep.compute(_with_level(rs, 2), threads=1, device=ctx.device))
