@@ -151,3 +151,26 @@ def test_broken_entry_point_is_reported_and_the_rest_runs(capsys, monkeypatch) -
     assert code == 1 and p["claims"][0]["verdict"] == "holds"
     assert "broken_pkg" in p["load_errors"][0] and "ModuleNotFoundError" in p["load_errors"][0]
     assert p["summary"]["errors"] == 1
+
+
+def test_only_takes_an_id_prefix(capsys) -> None:
+    code, out, _ = run(capsys, "check", "--list", "--json", "--only", "fact1")
+    ids = [c["id"] for c in json.loads(out)["claims"]]
+    assert code == 0 and ids and all(i.startswith("fact1.") for i in ids)
+    assert "fact1.beta_for" in ids and "fact1.hard_limit" in ids
+    code, _, err = run(capsys, "check", "--only", "fact")  # a prefix ends at a dot
+    assert code == 2 and "--only" in err and err.count("\n") == 1
+
+
+def test_builtin_leaves_out_a_plugins_claims(capsys, monkeypatch) -> None:
+    plugin = Claim("plugin.always_violated", "a plug-in's claim", "lemma",
+                   lambda ctx: [Evidence(1.0, 0.0, "<=", "exact")], module="some_plugin.claims")
+    monkeypatch.setitem(registry._REGISTRY, plugin.id, plugin)
+    code, out, _ = run(capsys, "check", "--list", "--json")
+    assert plugin.id in [c["id"] for c in json.loads(out)["claims"]]
+    code, out, _ = run(capsys, "check", "--list", "--json", "--builtin")
+    assert code == 0 and plugin.id not in [c["id"] for c in json.loads(out)["claims"]]
+    code, out, _ = run(capsys, "check", "--only", "plugin", "--json")
+    assert code == 1 and json.loads(out)["summary"]["violated"] == 1
+    code, _, err = run(capsys, "check", "--only", "plugin", "--builtin")
+    assert code == 2 and "--only" in err

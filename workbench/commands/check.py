@@ -36,7 +36,11 @@ CONJECTURE_REASON = (
 
 @click.command(help="Run the paper's claims in dependency order and report a verdict for each.")
 @click.option("--scale", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
-@click.option("--only", "only", multiple=True, metavar="ID", help="Run only these claims.")
+@click.option("--only", "only", multiple=True, metavar="ID|PREFIX",
+              help="Run only these claims (an id, or a prefix such as thm2), and what they "
+              "depend on.")
+@click.option("--builtin", is_flag=True,
+              help="Only the workbench's own claims: leave out installed plug-ins' claims.")
 @click.option("--list", "list_only", is_flag=True, help="List the claims and their dependencies.")
 @click.option("--verbose", "-v", is_flag=True, help="Show every evidence row of every claim.")
 @click.option(
@@ -52,6 +56,7 @@ CONJECTURE_REASON = (
 def cli(
     scale: str,
     only: tuple[str, ...],
+    builtin: bool,
     list_only: bool,
     verbose: bool,
     device: str,
@@ -63,13 +68,17 @@ def cli(
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
     if db is not None:
         _check_db(db)
-    from workbench.proofs.registry import LOAD_ERRORS, broken_dependencies, load_claims
+    from workbench.proofs.registry import (
+        LOAD_ERRORS,
+        broken_dependencies,
+        builtin_claims,
+        load_claims,
+        select,
+    )
 
-    claims = load_claims()
-    load_errors = sorted(LOAD_ERRORS.values())
-    for cid in only:
-        if cid not in claims:
-            raise ValueError(f"--only must name known claims (got {cid!r}; see --list)")
+    claims = builtin_claims() if builtin else load_claims()
+    load_errors = [] if builtin else sorted(LOAD_ERRORS.values())
+    only = tuple(select(claims, only)) if only else ()
     if list_only:
         _list(claims, broken_dependencies(claims), only, load_errors, as_json)
         return

@@ -119,6 +119,19 @@ def builtin_claims() -> dict[str, Claim]:
     return {k: c for k, c in _REGISTRY.items() if c.module.startswith("workbench.proofs.")}
 
 
+def select(claims: dict[str, Claim], names: Iterable[str]) -> list[str]:
+    """The claim ids ``names`` selects: an exact id, or a prefix (``thm2``, ``structured``) that
+    selects every id under it (``thm2.*``). A name that selects nothing raises ``ValueError``."""
+    out: list[str] = []
+    for name in names:
+        hit = [c for c in claims if c == name or c.startswith(name.rstrip(".") + ".")]
+        if not hit:
+            raise ValueError(f"--only must name known claims or an id prefix (got {name!r}; "
+                             "see --list)")
+        out += [c for c in sorted(hit) if c not in out]
+    return out
+
+
 def dependency_order(claims: dict[str, Claim]) -> list[str]:
     """Claim ids in an order where every dependency comes first."""
     g = nx.DiGraph()
@@ -186,7 +199,8 @@ def run_claims(
     on_start: Callable[[Claim], None] | None = None,
     on_result: Callable[[ClaimResult], None] | None = None,
 ) -> list[ClaimResult]:
-    """Run the selected claims (and what they depend on) in dependency order.
+    """Run the selected claims (and what they depend on) in dependency order; ``only`` holds
+    ids or id prefixes (:func:`select`).
 
     ``on_start(claim)`` is called before a claim runs and ``on_result(result)`` as soon as it has
     a verdict, so a front end can show progress. Claims with broken dependencies (see
@@ -198,10 +212,7 @@ def run_claims(
     order = sorted(broken) + dependency_order(runnable)
     wanted = set(order)
     if only:
-        only = list(only)
-        for cid in only:
-            if cid not in claims:
-                raise ValueError(f"--only must name known claims: {cid!r} is not one of {order}")
+        only = select(claims, only)
         wanted = set(only)
         for cid in only:
             wanted |= _ancestors(claims, cid)
