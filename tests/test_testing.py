@@ -15,18 +15,9 @@ import torch
 from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
+from workbench import testing
 from workbench.core.harmonics import dim_harmonics
 from workbench.strategies import torch_settings
-from workbench.testing import (
-    arg_mapped,
-    arg_scaled,
-    edited,
-    mapped,
-    plant,
-    property_fails,
-    replaced,
-    scaled,
-)
 
 _SOURCE = '''
 from functools import lru_cache
@@ -94,7 +85,7 @@ def mods(tmp_path, monkeypatch) -> Iterator[tuple[ModuleType, ModuleType]]:
 def test_plant_reaches_from_imports_and_restores_every_binding(mods) -> None:
     src, user = mods
     orig = src.f
-    with plant("fault_source:f", scaled(10)) as faulty:
+    with testing.plant("fault_source:f", testing.scaled(10)) as faulty:
         assert src.f is faulty and user.f is faulty
         assert src.calls_f(1) == 20 and user.use(1) == 20
     assert src.f is orig and user.f is orig
@@ -104,7 +95,8 @@ def test_plant_reaches_from_imports_and_restores_every_binding(mods) -> None:
 def test_plant_restores_on_an_exception(mods) -> None:
     src, user = mods
     orig = src.f
-    with pytest.raises(RuntimeError, match="inside"), plant("fault_source:f", replaced(abs)):
+    with pytest.raises(RuntimeError, match="inside"), \
+            testing.plant("fault_source:f", testing.replaced(abs)):
         assert user.f is abs
         raise RuntimeError("inside")
     assert src.f is orig and user.f is orig
@@ -112,8 +104,8 @@ def test_plant_restores_on_an_exception(mods) -> None:
 
 def test_nested_plants_of_one_name_unwind_in_order(mods) -> None:
     src, user = mods
-    with plant("fault_source:f", scaled(2)):
-        with plant("fault_source:f", scaled(3)):
+    with testing.plant("fault_source:f", testing.scaled(2)):
+        with testing.plant("fault_source:f", testing.scaled(3)):
             assert user.use(1) == 12
         assert user.use(1) == 4
     assert user.use(1) == 2
@@ -121,7 +113,7 @@ def test_nested_plants_of_one_name_unwind_in_order(mods) -> None:
 
 def test_plant_on_a_class_restores_an_inherited_attribute_by_removing_it(mods) -> None:
     src, _ = mods
-    with plant("fault_source:Thing.method", replaced(lambda self: "fault")):
+    with testing.plant("fault_source:Thing.method", testing.replaced(lambda self: "fault")):
         assert src.Thing().method() == "fault"
         assert src.Base().method() == "base"
     assert "method" not in vars(src.Thing)
@@ -131,7 +123,7 @@ def test_plant_on_a_class_restores_an_inherited_attribute_by_removing_it(mods) -
 def test_plant_on_a_class_keeps_a_static_method_static(mods) -> None:
     src, _ = mods
     raw = vars(src.Thing)["helper"]
-    with plant("fault_source:Thing.helper", scaled(2)):
+    with testing.plant("fault_source:Thing.helper", testing.scaled(2)):
         assert src.Thing.helper(5) == 8 and src.Thing().helper(5) == 8
     assert vars(src.Thing)["helper"] is raw
     assert src.Thing().helper(5) == 4
@@ -139,10 +131,10 @@ def test_plant_on_a_class_keeps_a_static_method_static(mods) -> None:
 
 def test_plant_names_a_missing_target() -> None:
     with pytest.raises(ValueError, match="names nothing"):
-        with plant("workbench.core.harmonics:no_such_function", scaled(2)):
+        with testing.plant("workbench.core.harmonics:no_such_function", testing.scaled(2)):
             pass
     with pytest.raises(ValueError, match="module:attr"):
-        with plant("workbench.core.harmonics", scaled(2)):
+        with testing.plant("workbench.core.harmonics", testing.scaled(2)):
             pass
 
 
@@ -151,8 +143,8 @@ def test_plant_names_a_missing_target() -> None:
 
 def test_scaled_and_mapped_change_the_result_only(mods) -> None:
     src, _ = mods
-    assert scaled(3)(src.f)(1) == 6
-    assert mapped(lambda v: -v)(src.f)(1) == -2
+    assert testing.scaled(3)(src.f)(1) == 6
+    assert testing.mapped(lambda v: -v)(src.f)(1) == -2
 
 
 def test_arg_wraps_change_the_named_argument_positional_or_keyword(mods) -> None:
@@ -161,30 +153,30 @@ def test_arg_wraps_change_the_named_argument_positional_or_keyword(mods) -> None
     def g(a, b=1.0):
         return (a, b)
 
-    assert arg_scaled(1, "b", 2.0)(g)(1, 3.0) == (1, 6.0)
-    assert arg_scaled(1, "b", 2.0)(g)(1, b=3.0) == (1, 6.0)
-    assert arg_scaled(1, "b", 2.0)(g)(1) == (1, 1.0)  # not passed: the default stands
-    assert arg_mapped(0, "a", lambda a: a + 1)(g)(1) == (2, 1.0)
-    assert arg_mapped(0, "a", lambda a: a + 1)(g)(a=1, b=5.0) == (2, 5.0)
+    assert testing.arg_scaled(1, "b", 2.0)(g)(1, 3.0) == (1, 6.0)
+    assert testing.arg_scaled(1, "b", 2.0)(g)(1, b=3.0) == (1, 6.0)
+    assert testing.arg_scaled(1, "b", 2.0)(g)(1) == (1, 1.0)  # not passed: the default stands
+    assert testing.arg_mapped(0, "a", lambda a: a + 1)(g)(1) == (2, 1.0)
+    assert testing.arg_mapped(0, "a", lambda a: a + 1)(g)(a=1, b=5.0) == (2, 5.0)
 
 
 def test_edited_recompiles_one_function_and_leaves_its_module_alone(mods) -> None:
     src, user = mods
-    with plant("fault_source:f", edited("x + 1", "x + 2")):
+    with testing.plant("fault_source:f", testing.edited("x + 1", "x + 2")):
         assert user.use(1) == 3 and src.calls_f(1) == 3
     assert user.use(1) == 2
 
 
 def test_edited_keeps_the_decorators(mods) -> None:
     src, _ = mods
-    with plant("fault_source:cached", edited("2 * x", "3 * x")) as faulty:
+    with testing.plant("fault_source:cached", testing.edited("2 * x", "3 * x")) as faulty:
         assert src.cached(2) == 6 and faulty.cache_info().currsize == 1
     assert src.cached(2) == 4
 
 
 def test_edited_reaches_a_hypothesis_composite(mods) -> None:
     src, user = mods
-    with plant("fault_source:pairs", edited("return a, a", "return a, a + 1")):
+    with testing.plant("fault_source:pairs", testing.edited("return a, a", "return a, a + 1")):
 
         @settings(max_examples=5, database=None)
         @given(user.pairs())
@@ -198,13 +190,13 @@ def test_edited_reaches_a_hypothesis_composite(mods) -> None:
 def test_edited_refuses_text_that_does_not_occur_exactly_once(mods, old: str) -> None:
     src, _ = mods
     with pytest.raises(ValueError, match="must occur once"):
-        edited(old, "x")(src.f)
+        testing.edited(old, "x")(src.f)
 
 
 def test_edited_refuses_what_is_not_a_module_level_function(mods) -> None:
     src, _ = mods
     with pytest.raises(ValueError, match="module-level function"):
-        edited("return x", "return 0")(src.Thing.own)
+        testing.edited("return x", "return 0")(src.Thing.own)
 
 
 # --- property_fails ---------------------------------------------------------------------------
@@ -233,18 +225,18 @@ def _crashes(x: int) -> None:
 
 def test_property_fails_reports_a_clean_property_as_passing() -> None:
     inner = _dim_one_is_d.hypothesis.inner_test
-    assert property_fails(_dim_one_is_d) is False
+    assert testing.property_fails(_dim_one_is_d) is False
     assert _dim_one_is_d.hypothesis.inner_test is inner
 
 
 def test_property_fails_reports_a_planted_fault_at_its_first_failing_example() -> None:
     inner = _dim_one_is_d.hypothesis.inner_test
     _SEEN.clear()
-    with plant("workbench.core.harmonics:dim_harmonics", scaled(2)):
-        assert property_fails(_dim_one_is_d) is True
+    with testing.plant("workbench.core.harmonics:dim_harmonics", testing.scaled(2)):
+        assert testing.property_fails(_dim_one_is_d) is True
     assert _SEEN == [2]  # the explicit example fails: nothing shrunk, nothing more tried
     assert _dim_one_is_d.hypothesis.inner_test is inner
-    assert property_fails(_dim_one_is_d) is False
+    assert testing.property_fails(_dim_one_is_d) is False
 
 
 def test_property_fails_runs_the_examples_the_property_runs() -> None:
@@ -252,21 +244,21 @@ def test_property_fails_runs_the_examples_the_property_runs() -> None:
     _dim_one_is_d()
     own = list(_SEEN)
     _SEEN.clear()
-    assert property_fails(_dim_one_is_d) is False
+    assert testing.property_fails(_dim_one_is_d) is False
     assert _SEEN == own and len(own) > 1
 
 
 def test_property_fails_works_under_torch_settings() -> None:
-    assert property_fails(_torch_property) is False
-    with plant("workbench.core.harmonics:dim_harmonics", mapped(lambda n: n + 1)):
-        assert property_fails(_torch_property) is True
+    assert testing.property_fails(_torch_property) is False
+    with testing.plant("workbench.core.harmonics:dim_harmonics", testing.mapped(lambda n: n + 1)):
+        assert testing.property_fails(_torch_property) is True
 
 
 def test_property_fails_lets_a_crash_through() -> None:
     with pytest.raises(RuntimeError, match="a crash"):
-        property_fails(_crashes)
+        testing.property_fails(_crashes)
 
 
 def test_property_fails_refuses_a_plain_function() -> None:
     with pytest.raises(TypeError, match="@given property"):
-        property_fails(lambda: None)
+        testing.property_fails(lambda: None)
