@@ -9,12 +9,12 @@ and the intervals are ``workbench.core.montecarlo.estimate_mean`` (see its modul
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import torch
 
 from workbench.core.intervals import Estimate
 from workbench.core.montecarlo import estimate_mean
-from workbench.core.sphere import Generator
 from workbench.verifiers.tasks import TaskLike
 
 
@@ -22,22 +22,17 @@ def estimate_error(
     model: Callable[..., torch.Tensor],
     task: TaskLike,
     *,
-    samples: int = 100_000,
-    batch: int = 4096,
-    level: float = 0.95,
-    method: str = "auto",
-    tol: float | None = None,
-    min_samples: int = 1000,
-    resamples: int = 2000,
-    generator: Generator = 0,
     device: str | torch.device | None = None,
-    bounds: tuple[float, float] | None = None,
+    **options: Any,
 ) -> list[Estimate]:
     """Error ``E ||f - A||^2`` of ``model`` on fresh samples of ``task``, one CI per stacked model.
 
     ``model(*inputs)`` returns ``(K, B, ...)`` (a stacked layer) or ``(B, ...)``. Inputs are drawn
     on ``device`` (default: the model's device, else the CPU) from ``generator`` and cast to the
-    model's dtype. ``bounds``: the a-priori range of the per-sample error (see the module note).
+    model's dtype. ``options`` are those of ``workbench.core.montecarlo.estimate_mean``, with its
+    defaults: ``samples``, ``batch``, ``level``, ``method``, ``tol``, ``min_samples``,
+    ``resamples``, ``generator`` (the fresh samples' seed) and ``bounds`` (the a-priori range of
+    the per-sample error; see the module note).
     """
     params = list(model.parameters()) if isinstance(model, torch.nn.Module) else []
     dtype = params[0].dtype if params else torch.float32
@@ -50,15 +45,4 @@ def estimate_error(
         with torch.no_grad():
             return task.error(model(*inputs), target.to(dtype))
 
-    return estimate_mean(
-        draw,
-        samples=samples,
-        batch=batch,
-        level=level,
-        method=method,
-        tol=tol,
-        min_samples=min_samples,
-        resamples=resamples,
-        generator=generator,
-        bounds=bounds,
-    )
+    return estimate_mean(draw, **options)
