@@ -9,8 +9,10 @@ imported only after the arguments are validated.
 
 from __future__ import annotations
 
+import functools
 import math
 from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -19,6 +21,7 @@ from workbench.commands._common import (
     ERROR_MEANING,
     LEVEL,
     CheckFailed,
+    common_options,
     emit,
     progress_bar,
 )
@@ -161,16 +164,48 @@ def _human(p: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _eval_options(
+@dataclass(frozen=True)
+class Evaluation:
+    """The options every construction shares: how its error is measured, judged and printed."""
+
+    eval_samples: int
+    seeds: int
+    resolution: float
+    as_json: bool
+    seed: int
+
+    def check(self, d: int, N: int, points: str, min_seeds: int = 1) -> None:
+        """:func:`check_basic` of these options for ``(d, N, points)``."""
+        check_basic(d, N, points, self.eval_samples, self.seeds, self.seed, min_seeds,
+                    self.resolution)
+
+    def measure(self, name: str, params: dict[str, Any], build: Callable[[int], Built], d: int,
+                N: int, points: str, queries: str, ensemble: bool = False) -> None:
+        """Measure, judge and print (:func:`_run`) with these options."""
+        _run(name, params, build, d, N, points, queries, self.eval_samples, self.seeds, self.seed,
+             ensemble, self.as_json, self.resolution)
+
+
+def construct_options(
     seeds: int = 1, eval_samples: int = 20000
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """The options every ``construct`` command takes after its own (``--eval-samples``,
+    ``--resolution``, ``--seeds``, ``--json``, ``--seed``), handed to the command as one
+    :class:`Evaluation`, its first argument. Put it below the command's own options."""
+
     def deco(f: Callable[..., Any]) -> Callable[..., Any]:
-        f = click.option("--seeds", type=int, default=seeds, show_default=True,
-                         help="Independent seeds seed..seed+K-1.")(f)
-        f = click.option("--resolution", type=float, default=0.01, show_default=True,
+        @functools.wraps(f)
+        def with_evaluation(*, eval_samples: int, seeds: int, resolution: float, as_json: bool,
+                            seed: int, **options: Any) -> Any:
+            return f(Evaluation(eval_samples, seeds, resolution, as_json, seed), **options)
+
+        g = common_options(with_evaluation)
+        g = click.option("--seeds", type=int, default=seeds, show_default=True,
+                         help="Independent seeds seed..seed+K-1.")(g)
+        g = click.option("--resolution", type=float, default=0.01, show_default=True,
                          help="Smallest departure from an exact claimed error the verdict must "
-                         "resolve (> 0); a wider interval is inconclusive.")(f)
+                         "resolve (> 0); a wider interval is inconclusive.")(g)
         return click.option("--eval-samples", type=int, default=eval_samples,
-                            show_default=True, help="Fresh Monte Carlo samples per seed.")(f)
+                            show_default=True, help="Fresh Monte Carlo samples per seed.")(g)
 
     return deco

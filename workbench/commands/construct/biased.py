@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands._common import common_options
-from workbench.commands.construct._run import POINTS, Built, _eval_options, _run, check_basic
+from workbench.commands.construct._run import POINTS, Built, Evaluation, construct_options
 from workbench.core.validation import check_float
 
 NORMALIZERS = ("hardmax", "softmax")  # workbench.constructions.biased.NORMALIZERS
@@ -23,9 +22,9 @@ COEFFICIENTS = ("alternating", "ones", "random_signs")
 @click.option("--spacing", type=float, default=None, help="Threshold spacing (default 4/d^2).")
 @click.option("--coefficients", type=click.Choice(COEFFICIENTS), default="alternating",
               show_default=True)
-@_eval_options()
-@common_options
+@construct_options()
 def biased_cmd(
+    ev: Evaluation,
     d: int,
     N: int,
     normalizer: str,
@@ -33,14 +32,9 @@ def biased_cmd(
     points: str,
     spacing: float | None,
     coefficients: str,
-    eval_samples: int,
-    seeds: int,
-    resolution: float,
-    as_json: bool,
-    seed: int,
 ) -> None:
     """Theorem 3: 2d^2+1 full-rank biased heads representing f* (Gaussian queries)."""
-    check_basic(d, N, points, eval_samples, seeds, seed, resolution=resolution)
+    ev.check(d, N, points)
     check_float("--beta", beta, lo=0.0)
     if spacing is not None:
         check_float("--spacing", spacing, lo=0.0, lo_open=True)
@@ -52,7 +46,7 @@ def biased_cmd(
         )
         return model, fam.target, claim, {"heads": fam.terms}
 
-    build(seed)  # validate before any work
+    build(ev.seed)  # validate before any work
     params = {
         "d": d,
         "N": N,
@@ -63,5 +57,4 @@ def biased_cmd(
         "coefficients": coefficients,
         "queries": "gaussian",
     }
-    _run("biased", params, build, d, N, points, "gaussian", eval_samples, seeds, seed, False,
-         as_json, resolution)
+    ev.measure("biased", params, build, d, N, points, "gaussian")

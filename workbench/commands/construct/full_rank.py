@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands._common import common_options
-from workbench.commands.construct._run import POINTS, Built, _eval_options, _run, check_basic
+from workbench.commands.construct._run import POINTS, Built, Evaluation, construct_options
 from workbench.core.validation import check_float
 
 
@@ -16,22 +15,17 @@ from workbench.core.validation import check_float
 @click.option("--eps", type=float, default=1e-2, show_default=True,
               help="Target error in (0, 1] for beta_for (the zero model scores 1).")
 @click.option("--points", type=click.Choice(POINTS), default="orthonormal", show_default=True)
-@_eval_options()
-@common_options
+@construct_options()
 def full_rank_cmd(
+    ev: Evaluation,
     d: int,
     N: int,
     beta: float | None,
     eps: float,
     points: str,
-    eval_samples: int,
-    seeds: int,
-    resolution: float,
-    as_json: bool,
-    seed: int,
 ) -> None:
     """Fact 1: one full-rank head X softmax(beta X^T y)."""
-    check_basic(d, N, points, eval_samples, seeds, seed, resolution=resolution)
+    ev.check(d, N, points)
     check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)  # as in bounds heads-needed
     if beta is not None:
         check_float("--beta", beta, lo=0.0)
@@ -39,11 +33,10 @@ def full_rank_cmd(
     from workbench.core.targets import nearest_neighbour
 
     b = full_rank_mod.beta_for(eps, d, N, points) if beta is None else beta
-    model, claim = full_rank_mod.full_rank(d, b, N, points, generator=seed)
+    model, claim = full_rank_mod.full_rank(d, b, N, points, generator=ev.seed)
 
     def build(s: int) -> Built:
         return model, nearest_neighbour, claim, {}
 
     params = {"d": d, "N": N, "beta": b, "eps": eps if beta is None else None, "points": points}
-    _run("full-rank", params, build, d, N, points, "uniform", eval_samples, seeds, seed, False,
-         as_json, resolution)
+    ev.measure("full-rank", params, build, d, N, points, "uniform")

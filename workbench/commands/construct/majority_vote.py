@@ -8,8 +8,7 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands._common import common_options
-from workbench.commands.construct._run import POINTS, Built, _eval_options, _run, check_basic
+from workbench.commands.construct._run import POINTS, Built, Evaluation, construct_options
 from workbench.core.validation import check_heads
 
 COPY_STYLES = ("generalized", "standard")  # workbench.constructions.majority_vote.COPY_STYLES
@@ -27,23 +26,18 @@ COPY_STYLES = ("generalized", "standard")  # workbench.constructions.majority_vo
     show_default=True,
     help="generalized (one head, M = I) | standard (d rank-1 heads)",
 )
-@_eval_options(seeds=8, eval_samples=5000)
-@common_options
+@construct_options(seeds=8, eval_samples=5000)
 def majority_vote_cmd(
+    ev: Evaluation,
     d: int,
     heads: int,
     N: int,
     points: str,
     copy_style: str,
-    eval_samples: int,
-    seeds: int,
-    resolution: float,
-    as_json: bool,
-    seed: int,
 ) -> None:
     """Theorem 5: two layers of rank-1 majority voting (tournament for N >= 3)."""
     try:
-        check_basic(d, N, points, eval_samples, seeds, seed, min_seeds=2, resolution=resolution)
+        ev.check(d, N, points, min_seeds=2)
     except ValueError as e:
         if "--seeds" in str(e):
             raise ValueError(f"{e}: the claim averages over head draws, so a verdict needs "
@@ -60,5 +54,4 @@ def majority_vote_cmd(
         return model, nearest_neighbour, claim, {"size": model.size()}
 
     params = {"d": d, "heads": heads, "N": N, "points": points, "copy_style": copy_style}
-    _run("majority-vote", params, build, d, N, points, "uniform", eval_samples, seeds, seed, True,
-         as_json, resolution)
+    ev.measure("majority-vote", params, build, d, N, points, "uniform", ensemble=True)

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands._common import common_options
-from workbench.commands.construct._run import Built, _eval_options, _run, check_basic
+from workbench.commands.construct._run import Built, Evaluation, construct_options
 from workbench.core.validation import check_heads
 
 # workbench.constructions.random_features.HEAD_LAWS
@@ -18,21 +17,16 @@ SOLVERS = ("auto", "cholesky", "cg")  # workbench.constructions._kernel_solve.SO
 @click.option("--heads", type=int, default=64, show_default=True, help="Rank-1 heads H >= 1.")
 @click.option("--law", type=click.Choice(LAWS), default="cosine_uniform", show_default=True)
 @click.option("--solver", type=click.Choice(SOLVERS), default="auto", show_default=True)
-@_eval_options()
-@common_options
+@construct_options()
 def random_features_cmd(
+    ev: Evaluation,
     d: int,
     heads: int,
     law: str,
     solver: str,
-    eval_samples: int,
-    seeds: int,
-    resolution: float,
-    as_json: bool,
-    seed: int,
 ) -> None:
     """Random rank-1 hardmax heads with optimal values (exact kernel error on D_2)."""
-    check_basic(d, 2, "orthonormal", eval_samples, seeds, seed, resolution=resolution)
+    ev.check(d, 2, "orthonormal")
     check_heads(heads, "--heads")
     from workbench.constructions import random_features as rf_mod
     from workbench.core.targets import nearest_neighbour
@@ -43,5 +37,4 @@ def random_features_cmd(
         return model, nearest_neighbour, claim, {}
 
     params = {"d": d, "heads": heads, "law": law, "solver": solver, "N": 2, "points": "orthonormal"}
-    _run("random-features", params, build, d, 2, "orthonormal", "uniform", eval_samples, seeds,
-         seed, False, as_json, resolution)
+    ev.measure("random-features", params, build, d, 2, "orthonormal", "uniform")
