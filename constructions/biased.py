@@ -27,7 +27,13 @@ import torch
 
 from workbench.constructions._montecarlo import ClaimedError
 from workbench.core.montecarlo import estimate_mean
-from workbench.core.sphere import POINT_LAWS, Generator, PointLaw, as_generator, sample_instances
+from workbench.core.sphere import (
+    Generator,
+    PointLaw,
+    as_generator,
+    check_point_law,
+    sample_instances,
+)
 from workbench.core.targets import biased_nearest_neighbour, check_keys_query
 from workbench.core.validation import (
     check_choice,
@@ -156,9 +162,7 @@ def biased(
     The third element carries the reference target ``family.target`` (Gaussian queries).
     """
     d, N = check_dim(d), check_points(N)
-    points = check_choice("points", points, POINT_LAWS)
-    if points == "orthonormal" and N > d:
-        raise ValueError(f"N must be an integer in 1..d = 1..{d} for orthonormal points (got {N})")
+    points = check_point_law(points, N, d)
     family = theorem3_family(d, N, spacing, coefficients, generator)
     model = biased_model(family, normalizer, beta)
     if normalizer == "hardmax":

@@ -20,9 +20,8 @@ from scipy import integrate, special
 
 from workbench.constructions._montecarlo import ClaimedError
 from workbench.core.montecarlo import estimate_mean
-from workbench.core.sphere import POINT_LAWS, Generator, PointLaw, sample_instances
+from workbench.core.sphere import Generator, PointLaw, check_point_law, sample_instances
 from workbench.core.validation import (
-    check_choice,
     check_dim,
     check_float,
     check_int,
@@ -32,13 +31,6 @@ from workbench.core.validation import (
 from workbench.models.attention import MultiHeadAttention
 
 STATEMENT = "Fact 1: err <= 4 E[min(1, (N-1)^2 exp(-2 beta gap))]"
-
-
-def _check_law(points: str, N: int, d: int) -> str:
-    points = check_choice("points", points, POINT_LAWS)
-    if points == "orthonormal" and N > d:
-        raise ValueError(f"N must be an integer in 1..d = 1..{d} for orthonormal points (got {N})")
-    return points
 
 
 def full_rank_model(d: int, beta: float, dtype: torch.dtype = torch.float64) -> MultiHeadAttention:
@@ -100,7 +92,7 @@ def claimed_bound_quadrature(d: int, beta: float, points: str) -> float:
     """
     d = check_dim(d)
     beta = check_temperature(beta)
-    points = _check_law(points, 2, d)
+    points = check_point_law(points, 2, d)
     if points == "orthonormal":
         return 4 * _mean_exp_abs_t(2 * math.sqrt(2) * beta, d)
 
@@ -152,7 +144,7 @@ def error_upper_bound(beta: float, d: int, N: int, points: str = "orthonormal") 
     """
     d, N = check_dim(d), check_points(N)
     beta = check_temperature(beta)
-    points = _check_law(points, N, d)
+    points = check_point_law(points, N, d)
     if N == 1:
         return 0.0
     if beta == 0:
@@ -173,7 +165,7 @@ def beta_for(eps: float, d: int, N: int = 2, points: str = "orthonormal") -> flo
     """
     eps = check_float("eps", eps, lo=0.0, lo_open=True)
     d, N = check_dim(d), check_points(N)
-    points = _check_law(points, N, d)
+    points = check_point_law(points, N, d)
     if N == 1 or eps >= 4:
         return 0.0
     hi = 1.0
@@ -210,7 +202,7 @@ def full_rank(
     """
     d, N = check_dim(d), check_points(N)
     beta = check_temperature(beta)
-    points = _check_law(points, N, d)
+    points = check_point_law(points, N, d)
     claim_samples = check_int("claim_samples", claim_samples, lo=2)
     model = full_rank_model(d, beta)
     if N == 1:

@@ -47,7 +47,14 @@ from workbench.core.sphere import (
     sample_instances,
     uniform_sphere,
 )
-from workbench.core.validation import check_choice, check_dim, check_heads, check_int, check_points
+from workbench.core.validation import (
+    check_choice,
+    check_dim,
+    check_heads,
+    check_int,
+    check_orthonormal_keys,
+    check_points,
+)
 from workbench.models.attention import GeneralizedAttention, MultiHeadAttention, StackedAttention
 from workbench.models.scores import BiasScore, DotScore
 
@@ -362,8 +369,7 @@ def majority_vote(
     d, H, N = check_dim(d), check_heads(H), check_points(N)
     points = check_choice("points", points, POINT_LAWS)
     copy_style = check_choice("copy_style", copy_style, COPY_STYLES)
-    if points == "orthonormal" and N > d:
-        raise ValueError(f"N must be an integer in 1..d = 1..{d} for orthonormal points (got {N})")
+    check_orthonormal_keys(points, N, d)
     gen = as_generator(generator)
     if N == 1:
         model = _single_key_model(d)

@@ -23,7 +23,7 @@ from scipy.special import betainc
 from workbench.core.harmonics import dim_harmonics, sign_coefficients
 from workbench.core.head_kernels import head_target_agreement
 from workbench.core.sphere import make_generator, sample_instances
-from workbench.core.validation import check_dim, check_heads, check_int, check_rank
+from workbench.core.validation import check_dim, check_heads, check_key_rank
 
 __all__ = [
     "Witness",
@@ -106,7 +106,7 @@ def bayes_score(B: np.ndarray, w: np.ndarray, y: np.ndarray) -> np.ndarray:
 def one_head_exact_error(d: int, r: int, max_degree: int = 4001) -> tuple[float, float]:
     """Enclosure of ``1/2 (1 - sum_{l odd} eta_l^2 C(l+r-1, r-1)/N(d,l))``: the degrees above
     ``max_degree`` capture at most the uncounted energy ``1 - sum_{l<=L} eta_l^2`` (float64)."""
-    d, r = check_dim(d), check_rank(check_int("r", r, lo=1), d)
+    d, r = check_dim(d), check_key_rank(r, d)
     e2 = sign_coefficients(d, max_degree)[1::2] ** 2
     ls = range(1, max_degree + 1, 2)
     frac = np.array([min(1.0, math.comb(l + r - 1, r - 1) / dim_harmonics(d, l)) for l in ls])
@@ -159,7 +159,7 @@ def bayes_heads(
     d: int, r: int, H: int, *, n_fit: int = 20_000, n_eval: int = 100_000, seed: int = 0
 ) -> Witness:
     """H Bayes-optimal heads on random row spaces with least-squares scalar values ``a_h``."""
-    d, r, H = check_dim(d), check_rank(check_int("r", r, lo=1), d), check_heads(H)
+    d, r, H = check_dim(d), check_key_rank(r, d), check_heads(H)
     if r >= d:
         raise ValueError(f"r must be < d for Bayes heads (got r={r}, d={d})")
     rng = np.random.default_rng(seed)

@@ -33,7 +33,13 @@ from workbench.core.targets import (
     linear_regression_labels,
     nearest_neighbour,
 )
-from workbench.core.validation import check_choice, check_dim, check_int, check_points
+from workbench.core.validation import (
+    check_choice,
+    check_dim,
+    check_int,
+    check_orthonormal_keys,
+    check_points,
+)
 
 TASKS: tuple[str, ...] = ("nearest", "farthest", "regression")
 Inputs = tuple[torch.Tensor, ...]
@@ -74,10 +80,7 @@ class Task:
         check_points(self.N)
         check_choice("distribution", self.points, POINT_LAWS)
         check_choice("queries", self.queries, QUERY_LAWS)
-        if self.points == "orthonormal" and self.N > self.d:
-            raise ValueError(
-                f"N must be an integer in 1..d = 1..{self.d} for orthonormal points (got {self.N})"
-            )
+        check_orthonormal_keys(self.points, self.N, self.d)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)

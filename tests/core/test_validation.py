@@ -35,7 +35,7 @@ def test_combined_checks_return_the_checked_values() -> None:
     (lambda: check_positive("scale", float("inf")), "scale must be a finite number"),
     (lambda: check_index("k", 3, 3), "k must be an integer in 0..2 (got 3)"),
 ])
-def test_refusals_name_the_parameter_and_range(call, message: str) -> None:  # type: ignore[no-untyped-def]
+def test_refusals_name_the_parameter_and_the_range(call, message: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError) as err:
         call()
     assert str(err.value).startswith(message)

@@ -27,7 +27,14 @@ from workbench.commands._common import (
     progress_bar,
     resolve_device,
 )
-from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
+from workbench.core.validation import (
+    check_dim,
+    check_float,
+    check_heads,
+    check_int,
+    check_orthonormal_keys,
+    check_rank,
+)
 
 TASK_NAMES = ("nearest", "farthest", "regression")  # workbench.verifiers.tasks.TASKS
 POINTS = ("iid", "orthonormal")  # workbench.core.sphere.POINT_LAWS
@@ -129,10 +136,7 @@ def cli(
         )
     if score != "dot" and arch != "generalized":
         raise ValueError(f"--score must be 'dot' unless --arch generalized (got {score!r})")
-    if points == "orthonormal" and N > d:
-        raise ValueError(
-            f"--N must be an integer in 1..d = 1..{d} for orthonormal points (got {N})"
-        )
+    check_orthonormal_keys(points, N, d, "--N")
     if checkpoint is not None:
         parent = os.path.dirname(os.path.abspath(checkpoint))
         if not os.path.isdir(parent) or not os.access(parent, os.W_OK):

@@ -12,7 +12,13 @@ from typing import Literal
 
 import torch
 
-from workbench.core.validation import check_choice, check_dim, check_int, check_points
+from workbench.core.validation import (
+    check_choice,
+    check_dim,
+    check_int,
+    check_orthonormal_keys,
+    check_points,
+)
 
 Generator = torch.Generator | int | None
 PointLaw = Literal["iid", "orthonormal"]
@@ -65,15 +71,20 @@ def orthonormal_points(
 ) -> torch.Tensor:
     """``D_N`` keys: ``(batch, N, d)``, each row set a Haar-random orthonormal N-frame (N <= d)."""
     d = check_dim(d)
-    N = check_points(N)
-    if N > d:
-        raise ValueError(f"N must be an integer in 1..d = 1..{d} for orthonormal points (got {N})")
+    N = check_orthonormal_keys("orthonormal", check_points(N), d)
     batch = check_int("batch", batch, lo=0)
     z = gaussian(batch, d, N, generator=generator, device=device, dtype=dtype)
     q, r = torch.linalg.qr(z)  # (batch, d, N), Haar after fixing the signs of diag(r)
     signs = torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))
     signs = torch.where(signs == 0, torch.ones_like(signs), signs)
     return (q * signs.unsqueeze(-2)).transpose(-1, -2).contiguous()
+
+
+def check_point_law(points: str, N: int, d: int) -> str:
+    """A point law of ``POINT_LAWS`` for ``N`` keys in R^d (orthonormal points need N <= d)."""
+    points = check_choice("points", points, POINT_LAWS)
+    check_orthonormal_keys(points, N, d)
+    return points
 
 
 def sample_points(

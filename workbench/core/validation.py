@@ -69,6 +69,36 @@ def check_points(n: object, name: str = "N") -> int:
     return check_int(name, n, lo=1)
 
 
+def check_layer(d: object, r: object, H: object) -> tuple[int, int, int]:
+    """``(d, r, H)`` of H heads of rank r on R^d: :func:`check_dim`, :func:`check_rank` and
+    :func:`check_heads`, in that order."""
+    d = check_dim(d)
+    return d, check_rank(r, d), check_heads(H)
+
+
+def check_key_rank(r: object, d: int, name: str = "r") -> int:
+    """Key rank: an integer >= 1 (said without ``d`` when it is not), at most ``d``."""
+    return check_rank(check_int(name, r, lo=1), d, name)
+
+
+def check_orthonormal_keys(points: str, N: int, d: int, name: str = "N") -> int:
+    """``N`` keys of the point law ``points``: orthonormal points (``D_N``) need ``N <= d``."""
+    if points == "orthonormal" and N > d:
+        raise ValueError(f"{name} must be an integer in 1..d = 1..{d} for orthonormal points "
+                         f"(got {N})")
+    return N
+
+
+def check_positive(name: str, value: object) -> float:
+    """A finite number > 0."""
+    return check_float(name, value, lo=0.0, lo_open=True)
+
+
+def check_index(name: str, k: object, size: int) -> int:
+    """An index into ``size`` items: an integer in ``0..size-1``."""
+    return check_int(name, k, lo=0, hi=size - 1)
+
+
 def check_temperature(beta: object, name: str = "beta") -> float:
     """Inverse temperature: finite and >= 0."""
     return check_float(name, beta, lo=0.0)

@@ -21,11 +21,10 @@ from torch import nn
 
 from workbench.core.validation import (
     check_choice,
-    check_dim,
-    check_float,
-    check_heads,
+    check_index,
     check_int,
-    check_rank,
+    check_layer,
+    check_positive,
 )
 from workbench.models.scores import DotScore, ScoreFunction, make_score, pair_scores, project
 
@@ -45,12 +44,10 @@ class StackedAttention(nn.Module):
 
     def __init__(self, d: int, rank: int, heads: int, models: int, normalizer: str, scale: float):
         super().__init__()
-        self.d = check_dim(d)
-        self.rank = check_rank(rank, self.d)
-        self.heads = check_heads(heads)
+        self.d, self.rank, self.heads = check_layer(d, rank, heads)
         self.models = check_int("models", models, lo=1)
         self.normalizer = check_choice("normalizer", normalizer, NORMALIZERS)
-        self.scale = check_float("scale", scale, lo=0.0, lo_open=True)
+        self.scale = check_positive("scale", scale)
 
     # -- configuration -------------------------------------------------------------------
     def config(self) -> dict[str, Any]:
@@ -66,7 +63,7 @@ class StackedAttention(nn.Module):
 
     def select(self, k: int) -> StackedAttention:
         """Model ``k`` alone, as a layer with ``models=1`` (parameters copied)."""
-        k = check_int("k", k, lo=0, hi=self.models - 1)
+        k = check_index("k", k, self.models)
         return stack_models([self], index=k)
 
     # -- shapes --------------------------------------------------------------------------

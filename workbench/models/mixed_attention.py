@@ -41,9 +41,10 @@ from torch import nn
 from workbench.core.validation import (
     check_choice,
     check_dim,
-    check_float,
     check_heads,
+    check_index,
     check_int,
+    check_positive,
     check_rank,
 )
 from workbench.models.attention import NORMALIZERS, MultiHeadAttention, init_attention_weights
@@ -100,9 +101,7 @@ class MixedAttention(nn.Module):
         K = models if models is not None else (len(seqs[0]) if seqs else 1)
         self.ranks = tuple(check_rank(r, self.d, "ranks") for r in _per_model("ranks", ranks, K))
         self.head_counts = tuple(check_heads(h, "heads") for h in _per_model("heads", heads, K))
-        self.scales = tuple(
-            check_float("scale", s, lo=0.0, lo_open=True) for s in _per_model("scale", scale, K)
-        )
+        self.scales = tuple(check_positive("scale", s) for s in _per_model("scale", scale, K))
         self.models = K
         widths = {r * h for r, h in zip(self.ranks, self.head_counts)}
         if len(widths) != 1:
@@ -184,7 +183,7 @@ class MixedAttention(nn.Module):
 
     def select(self, k: int) -> MultiHeadAttention:
         """Model ``k`` alone as a core ``MultiHeadAttention`` (parameters copied)."""
-        k = check_int("k", k, lo=0, hi=self.models - 1)
+        k = check_index("k", k, self.models)
         r, H = self.ranks[k], self.head_counts[k]
         core = MultiHeadAttention(self.d, r, H, models=1, normalizer=self.normalizer,
                                   scale=self.scales[k], bias=self.bias, dtype=self.Wq.dtype)

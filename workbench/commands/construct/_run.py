@@ -25,7 +25,13 @@ from workbench.commands._common import (
     emit,
     progress_bar,
 )
-from workbench.core.validation import check_dim, check_float, check_int, check_points
+from workbench.core.validation import (
+    check_dim,
+    check_float,
+    check_int,
+    check_orthonormal_keys,
+    check_points,
+)
 from workbench.core.verdict import decide
 
 if TYPE_CHECKING:
@@ -47,10 +53,7 @@ def check_basic(d: int, N: int, points: str, eval_samples: int, seeds: int, seed
                 min_seeds: int = 1, resolution: float = 0.01) -> None:
     """The checks every construction shares, done before torch is imported."""
     check_dim(d, "--d")
-    check_points(N, "--N")
-    if points == "orthonormal" and N > d:
-        raise ValueError(f"--N must be an integer in 1..d = 1..{d} for orthonormal points "
-                         f"(got {N})")
+    check_orthonormal_keys(points, check_points(N, "--N"), d, "--N")
     check_int("--eval-samples", eval_samples, lo=2)
     check_int("--seeds", seeds, lo=min_seeds)
     check_int("--seed", seed, lo=0)

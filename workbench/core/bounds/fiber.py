@@ -40,7 +40,7 @@ from workbench.core.validation import (
     check_float,
     check_heads,
     check_int,
-    check_rank,
+    check_key_rank,
 )
 
 __all__ = [
@@ -204,7 +204,7 @@ def one_head_error(d: int, r: int) -> tuple[float, tuple[float, float]]:
     """Exact error ``1/2 (1 - E_c lambda_0)`` of one Bayes head with M = I and key-rank r, with
     its quadrature enclosure (the two-order gap padded x10)."""
     d = check_dim(d)
-    r = check_rank(check_int("r", r, lo=1), d)
+    r = check_key_rank(r, d)
     if r >= d:
         return 0.0, (0.0, 0.0)
     m = d - r
@@ -222,7 +222,7 @@ def fiber_bound(d: int, r: int, H: int, value_class: str = EQ2) -> FiberBound:
     trace; it no longer depends on H). Zero when ``H r >= d``: the keys then see every direction.
     """
     d = check_dim(d)
-    r = check_rank(check_int("r", r, lo=1), d)
+    r = check_key_rank(r, d)
     H = check_heads(H)
     value_class = check_choice("value_class", value_class, VALUE_CLASSES)
     r_star = min(H * r, d)

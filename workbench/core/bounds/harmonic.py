@@ -35,7 +35,7 @@ from mpmath import iv
 
 from workbench.core.bounds import VALUE_CLASSES
 from workbench.core.harmonics import sign_coefficients
-from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
+from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
 
 __all__ = [
     "HarmonicBound",
@@ -255,9 +255,7 @@ def harmonic_bound(
     are summed; ``enclosure`` is rigorous, ``value`` is its float. Zero for ``r >= d-1``
     (there ``D_l >= N(d,l)`` for every l; Lemma 6).
     """
-    d = check_dim(d)
-    r = check_rank(r, d)
-    H = check_heads(H)
+    d, r, H = check_layer(d, r, H)
     tol = check_float("tol", tol, lo=0.0, lo_open=True)
     value_class = _check_class(value_class)
     L = _resolve_degree(d, max_degree, tol, value_class)
