@@ -91,12 +91,11 @@ def _as_array(t: object) -> tuple[np.ndarray, bool]:
     return np.asarray(t, dtype=np.float64), False
 
 
-def legendre_d(d: int, max_degree: int, t: object) -> np.ndarray:
-    """``P_l^{(d)}(t)`` for ``l = 0..max_degree`` (shape ``(max_degree+1, *t.shape)``), P_l(1)=1.
-
-    Three-term recurrence ``(l+d-2) P_{l+1} = (2l+d-2) t P_l - l P_{l-1}`` (stable on [-1,1];
-    d = 2 gives Chebyshev, d = 3 Legendre polynomials).
-    """
+def _degree_table(
+    d: int, max_degree: int, t: object
+) -> tuple[int, int, np.ndarray, np.ndarray]:
+    """Checked ``d`` and ``L = max_degree``, ``x = t`` in float64, and the table of degrees
+    ``0..L`` over ``x`` that a three-term recurrence fills, rows 0 (ones) and 1 (``x``) set."""
     d = check_dim(d)
     L = check_int("max_degree", max_degree, lo=0)
     x, _ = _as_array(t)
@@ -104,6 +103,16 @@ def legendre_d(d: int, max_degree: int, t: object) -> np.ndarray:
     out[0] = 1.0
     if L >= 1:
         out[1] = x
+    return d, L, x, out
+
+
+def legendre_d(d: int, max_degree: int, t: object) -> np.ndarray:
+    """``P_l^{(d)}(t)`` for ``l = 0..max_degree`` (shape ``(max_degree+1, *t.shape)``), P_l(1)=1.
+
+    Three-term recurrence ``(l+d-2) P_{l+1} = (2l+d-2) t P_l - l P_{l-1}`` (stable on [-1,1];
+    d = 2 gives Chebyshev, d = 3 Legendre polynomials).
+    """
+    d, L, x, out = _degree_table(d, max_degree, t)
     for l in range(1, L):
         out[l + 1] = ((2 * l + d - 2) * x * out[l] - l * out[l - 1]) / (l + d - 2)
     return out
@@ -117,13 +126,8 @@ def normalized_gegenbauer(d: int, max_degree: int, t: object) -> np.ndarray:
     finite wherever the true value is (e.g. d = 4096, l = 401 near t = 0, where ``sqrt(N)`` alone
     overflows) and only a true value beyond the float64 range gives ``inf``.
     """
-    d = check_dim(d)
-    L = check_int("max_degree", max_degree, lo=0)
-    x, _ = _as_array(t)
-    out = np.empty((L + 1, *x.shape), dtype=np.float64)
-    out[0] = 1.0
-    if L >= 1:
-        out[1] = math.sqrt(d) * x  # N(d,1) = d
+    d, L, x, out = _degree_table(d, max_degree, t)
+    out[1:2] *= math.sqrt(d)  # N(d,1) = d (nothing to scale when L = 0)
     with np.errstate(over="ignore", invalid="ignore"):
         for l in range(1, L):
             # P_{l+1} = (a t P_l - b P_{l-1}), a = (2l+d-2)/(l+d-2), b = l/(l+d-2);
