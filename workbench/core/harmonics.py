@@ -154,13 +154,17 @@ def gegenbauer_mp(d: int, l: int, t: object, dps: int = 30) -> mpmath.mpf:
     d = check_dim(d)
     l = check_int("l", l, lo=0)
     with mpmath.workdps(dps + 10):
-        x = mpmath.mpf(t)
-        p_prev, p = mpmath.mpf(1), x
-        if l == 0:
-            p = p_prev
-        for k in range(1, l):
-            p_prev, p = p, ((2 * k + d - 2) * x * p - k * p_prev) / (k + d - 2)
-        return +(mpmath.sqrt(dim_harmonics(d, l)) * p)
+        return +(mpmath.sqrt(dim_harmonics(d, l)) * _legendre_mp(d, l, mpmath.mpf(t)))
+
+
+def _legendre_mp(d: int, l: int, x: mpmath.mpf) -> mpmath.mpf:
+    """``P_l^{(d)}(x)`` by the three-term recurrence, at the working precision."""
+    p_prev, p = mpmath.mpf(1), x
+    if l == 0:
+        p = p_prev
+    for k in range(1, l):
+        p_prev, p = p, ((2 * k + d - 2) * x * p - k * p_prev) / (k + d - 2)
+    return p
 
 
 def sign_coefficient_exact(d: int, l: int) -> sp.Expr:
@@ -281,12 +285,7 @@ def gegenbauer_transform(
 
         def integrand(phi: mpmath.mpf) -> mpmath.mpf:
             t = mpmath.cos(phi)
-            p_prev, p = mpmath.mpf(1), t
-            if l == 0:
-                p = p_prev
-            for k in range(1, l):
-                p_prev, p = p, ((2 * k + d - 2) * t * p - k * p_prev) / (k + d - 2)
-            return func(t) * p * mpmath.sin(phi) ** (d - 2)
+            return func(t) * _legendre_mp(d, l, t) * mpmath.sin(phi) ** (d - 2)
 
         val = mpmath.quad(integrand, [0, mpmath.pi / 2, mpmath.pi])
         return +(scale * val / norm)
