@@ -33,12 +33,17 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
     return path
 
 
+def _report(db: Path, out: Path, capsys: pytest.CaptureFixture[str]) -> str:
+    """``workbench report`` of ``db`` into ``out`` (it must succeed): the Markdown it wrote."""
+    assert main(["report", "--db", str(db), "--out", str(out)]) == 0
+    capsys.readouterr()
+    return (out / "report.md").read_text()
+
+
 def test_report_names_its_figures_and_each_png_is_real(db: Path, tmp_path: Path,
                                                        capsys: pytest.CaptureFixture[str]) -> None:
     out = tmp_path / "rep"
-    assert main(["report", "--db", str(db), "--out", str(out)]) == 0
-    capsys.readouterr()
-    md = (out / "report.md").read_text()
+    md = _report(db, out, capsys)
     named = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
     pngs = sorted(p.name for p in out.glob("*.png"))
     assert sorted(named) == pngs == ["graph.png", "random_features_quick.png", "tiny_quick.png"]
@@ -57,10 +62,7 @@ def test_report_names_its_figures_and_each_png_is_real(db: Path, tmp_path: Path,
 
 def test_report_table_matches_store(db: Path, tmp_path: Path,
                                     capsys: pytest.CaptureFixture[str]) -> None:
-    out = tmp_path / "rep"
-    assert main(["report", "--db", str(db), "--out", str(out)]) == 0
-    capsys.readouterr()
-    md = (out / "report.md").read_text()
+    md = _report(db, tmp_path / "rep", capsys)
     with Store(db) as st:
         best = sweep.best_of_seeds(st.rows("tiny"))
     for b in best:  # best of seeds: the lower held-out error of the two seeds

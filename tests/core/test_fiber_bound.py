@@ -9,6 +9,7 @@ import mpmath
 import numpy as np
 import pytest
 
+from tests.layer_arguments import bad_layer_arguments
 from workbench.constructions.optimized import one_head_exact_error
 from workbench.core.bounds import fiber as fb
 from workbench.core.bounds.certified import certified_lower_bound
@@ -143,10 +144,7 @@ def test_deterministic() -> None:
 @pytest.mark.parametrize(
     "call,name",
     [
-        (lambda: fiber_bound(1, 1, 1), "d"),
-        (lambda: fiber_bound(6, 0, 1), "r"),
-        (lambda: fiber_bound(6, 7, 1), "r"),
-        (lambda: fiber_bound(6, 1, 0), "H"),
+        *bad_layer_arguments(fiber_bound, 6, 1),
         (lambda: fiber_bound(6, 1, 1, "other"), "value_class"),
         (lambda: fiber_eigenvalues(0, 0.5), "m"),
         (lambda: fiber_eigenvalues(3, 1.5), "c"),

@@ -9,39 +9,31 @@ import pytest
 import sympy as sp
 import torch
 
+from workbench.core import symbolic as sym
 from workbench.core import targets
 from workbench.core.bounds.fiber import fiber_bound
 from workbench.core.bounds.harmonic import harmonic_bound
 from workbench.core.sphere import sample_instances
-from workbench.core.symbolic import (
-    ALL_BOUNDS,
-    DOMAINS,
-    get_bound,
-    nn2_biased,
-    nn2_sign,
-    nn2_soft,
-    nn2_soft_biased,
-    softmax_head,
-    vector_symbols,
-)
+from workbench.core.symbolic import ALL_BOUNDS, DOMAINS, get_bound
 from workbench.core.symbolic.symbols import beta
 
 D = 3
-x1, x2, y = vector_symbols("x1", D), vector_symbols("x2", D), vector_symbols("y", D)
+x1, x2, y = sym.vector_symbols("x1", D), sym.vector_symbols("x2", D), sym.vector_symbols("y", D)
 b1, b2 = sp.symbols("b1 b2", real=True)
 
 
 def test_swap_symmetry() -> None:
-    for f in (nn2_sign(x1, x2, y), nn2_soft(x1, x2, y, beta), nn2_biased(x1, x2, y, b1, b2)):
+    for f in (sym.nn2_sign(x1, x2, y), sym.nn2_soft(x1, x2, y, beta),
+              sym.nn2_biased(x1, x2, y, b1, b2)):
         swapped = f.subs({**dict(zip(x1, x2)), **dict(zip(x2, x1)), b1: b2, b2: b1},
                          simultaneous=True)
         assert sp.simplify(f - swapped) == sp.zeros(D, 1)
 
 
 def test_full_rank_head_represents_soft_target_exactly() -> None:
-    diff = softmax_head(x1, x2, y, beta) - nn2_soft(x1, x2, y, beta)
+    diff = sym.softmax_head(x1, x2, y, beta) - sym.nn2_soft(x1, x2, y, beta)
     assert all(sp.simplify(sp.expand(e.rewrite(sp.exp))) == 0 for e in diff)
-    diffb = softmax_head(x1, x2, y, beta, b1, b2) - nn2_soft_biased(x1, x2, y, b1, b2, beta)
+    diffb = sym.softmax_head(x1, x2, y, beta, b1, b2) - sym.nn2_soft_biased(x1, x2, y, b1, b2, beta)
     assert all(sp.simplify(sp.expand(e.rewrite(sp.exp))) == 0 for e in diffb)
 
 
@@ -56,10 +48,10 @@ def test_symbolic_targets_match_numeric_targets() -> None:
     X, yy = sample_instances(64, 2, D, points="iid", generator=g)
     bias = torch.randn(2, generator=g, dtype=torch.float64) * 0.3
     syms = [*x1, *x2, *y]
-    f_hard = sp.lambdify(syms, nn2_sign(x1, x2, y), "numpy")
-    f_soft = sp.lambdify([*syms, beta], nn2_soft(x1, x2, y, beta), "numpy")
-    f_bias = sp.lambdify([*syms, b1, b2], nn2_biased(x1, x2, y, b1, b2), "numpy")
-    f_sb = sp.lambdify([*syms, b1, b2, beta], nn2_soft_biased(x1, x2, y, b1, b2, beta), "numpy")
+    f_hard = sp.lambdify(syms, sym.nn2_sign(x1, x2, y), "numpy")
+    f_soft = sp.lambdify([*syms, beta], sym.nn2_soft(x1, x2, y, beta), "numpy")
+    f_bias = sp.lambdify([*syms, b1, b2], sym.nn2_biased(x1, x2, y, b1, b2), "numpy")
+    f_sb = sp.lambdify([*syms, b1, b2, beta], sym.nn2_soft_biased(x1, x2, y, b1, b2, beta), "numpy")
     args = [*X[:, 0].T.numpy(), *X[:, 1].T.numpy(), *yy.T.numpy()]
     bb = [float(bias[0]), float(bias[1])]
     np.testing.assert_allclose(f_hard(*args)[:, 0].T, targets.nearest_neighbour(X, yy), atol=1e-12)

@@ -5,6 +5,7 @@ import torch
 from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.layer_arguments import bad_layer_arguments
 from workbench.core.sphere import make_generator, sample_instances, uniform_sphere
 from workbench.core.targets import nearest_neighbour, soft_nearest_neighbour
 from workbench.models.attention import (
@@ -201,10 +202,7 @@ def test_param_count_conventions():
 @pytest.mark.parametrize(
     "call,name",
     [
-        (lambda: MultiHeadAttention(1, 1, 1), "d"),
-        (lambda: MultiHeadAttention(4, 0, 1), "r"),
-        (lambda: MultiHeadAttention(4, 5, 1), "r"),
-        (lambda: MultiHeadAttention(4, 2, 0), "H"),
+        *bad_layer_arguments(MultiHeadAttention, 4, 2),
         (lambda: MultiHeadAttention(4, 2, 1, models=0), "models"),
         (lambda: MultiHeadAttention(4, 2, 1, normalizer="sparsemax"), "normalizer"),
         (lambda: MultiHeadAttention(4, 2, 1, scale=float("inf")), "scale"),

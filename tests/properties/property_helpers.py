@@ -7,6 +7,8 @@ import torch
 from hypothesis import settings
 from hypothesis import strategies as st
 
+from tests.constructions import construction_cases
+
 F64 = torch.float64
 
 RF_DIMS = st.sampled_from([2, 3, 5, 8])
@@ -34,13 +36,6 @@ def gaps(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
 
 
 def brute_nearest(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """``x_{argmax_i <x_i, y>}`` by an explicit loop (ties: lowest index)."""
-    out = torch.empty(X.shape[0], X.shape[2], dtype=X.dtype)
-    for b in range(X.shape[0]):
-        best, arg = -float("inf"), 0
-        for i in range(X.shape[1]):
-            v = float(X[b, i] @ y[b])
-            if v > best:
-                best, arg = v, i
-        out[b] = X[b, arg]
-    return out
+    """``x_{argmax_i <x_i, y>}`` by an explicit loop (ties: lowest index), as a tensor like ``X``:
+    the construction tests' reference interpreter."""
+    return torch.from_numpy(construction_cases.brute_nearest(X, y)).to(X.dtype)
