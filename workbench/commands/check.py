@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import sqlite3
 import time
 from contextlib import nullcontext
@@ -66,8 +65,10 @@ def cli(
 ) -> None:
     if seed < 0:
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
-    if db is not None:
-        _check_db(db)
+    if db is not None:  # the results store sweep writes too: fail before any claim runs
+        from workbench.verifiers.store import check_writable
+
+        check_writable(db)
     from workbench.proofs.registry import (
         LOAD_ERRORS,
         broken_dependencies,
@@ -239,22 +240,6 @@ def _human_summary(s: dict[str, Any]) -> str:
         f"inconclusive, {s['unsupported']} unsupported, {s['skipped']} skipped, "
         f"{s['errors']} errors ({s['total']} claims, {s['seconds']}s)"
     )
-
-
-def _check_db(db: str) -> None:
-    """Fail before any claim runs if the results file cannot be used."""
-    parent = os.path.dirname(os.path.abspath(db))
-    if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-        raise ValueError(f"--db must be a file in an existing, writable folder (got {db!r})")
-    if os.path.exists(db):
-        try:
-            con = sqlite3.connect(db)
-            try:
-                con.execute("PRAGMA schema_version").fetchone()
-            finally:
-                con.close()
-        except sqlite3.DatabaseError as e:
-            raise ValueError(f"--db must be an SQLite database file ({db!r}: {e})") from None
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
