@@ -66,6 +66,21 @@ def common_options(func: F) -> F:
     return wrapper  # type: ignore[return-value]
 
 
+DEVICES = ("auto", "cpu", "cuda")
+
+
+def device_option(default: str = "auto") -> Callable[[F], F]:
+    """The ``--device`` option: ``auto`` (CUDA when available), ``cpu`` or ``cuda``."""
+    return click.option("--device", type=click.Choice(DEVICES), default=default,
+                        show_default=True)
+
+
+def path_option(flag: str, help: str, folder: bool = False) -> Callable[[F], F]:
+    """An optional path option (default ``None``): a file, or with ``folder=True`` a folder."""
+    return click.option(flag, type=click.Path(file_okay=not folder, dir_okay=folder),
+                        default=None, help=help)
+
+
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[\d+\])?) must ")
 
 

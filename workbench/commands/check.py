@@ -21,7 +21,9 @@ from workbench.commands._common import (
     ERROR_MEANING,
     CheckFailed,
     common_options,
+    device_option,
     emit,
+    path_option,
     resolve_device,
     status_line,
     to_jsonable,
@@ -42,15 +44,8 @@ CONJECTURE_REASON = (
               help="Only the workbench's own claims: leave out installed plug-ins' claims.")
 @click.option("--list", "list_only", is_flag=True, help="List the claims and their dependencies.")
 @click.option("--verbose", "-v", is_flag=True, help="Show every evidence row of every claim.")
-@click.option(
-    "--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True
-)
-@click.option(
-    "--db",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Also record the run in this SQLite file.",
-)
+@device_option()
+@path_option("--db", "Also record the run in this SQLite file.")
 @common_options
 def cli(
     scale: str,

@@ -11,16 +11,17 @@ import os
 
 import click
 
-from workbench.commands._common import common_options
+from workbench.commands._common import (
+    common_options,
+    path_option,
+)
 
 
 @click.command(help="Draw the claims graph (json, dot or png), coloured by the last check.")
 @click.option("--format", "fmt", type=click.Choice(["json", "dot", "png"]), default="json",
               show_default=True)
-@click.option("--out", type=click.Path(dir_okay=False), default=None,
-              help="Write here (required for png; json and dot go to stdout without it).")
-@click.option("--db", type=click.Path(dir_okay=False), default=None,
-              help="Store holding `workbench check --db` results (default: the sweep store).")
+@path_option("--out", "Write here (required for png; json and dot go to stdout without it).")
+@path_option("--db", "Store holding `workbench check --db` results (default: the sweep store).")
 @common_options
 def cli(fmt: str, out: str | None, db: str | None, as_json: bool, seed: int) -> None:
     from workbench.proofs import graph

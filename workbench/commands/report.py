@@ -14,15 +14,18 @@ from typing import Any
 
 import click
 
-from workbench.commands._common import common_options, emit
+from workbench.commands._common import (
+    common_options,
+    emit,
+    path_option,
+)
 
 FIG_SIZE, DPI = (6.4, 4.0), 100  # every figure is 640 x 400 pixels
 _ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}
 
 
 @click.command(help="Write a Markdown report with PNG figures from the results store.")
-@click.option("--db", type=click.Path(dir_okay=False), default=None,
-              help="Results store (default: runs.sqlite under the user's data directory).")
+@path_option("--db", "Results store (default: runs.sqlite under the user's data directory).")
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="Folder for report.md and the figures (created if missing).")
 @common_options

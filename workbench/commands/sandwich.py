@@ -8,7 +8,14 @@ from typing import Any
 
 import click
 
-from workbench.commands._common import AliasCommand, CheckFailed, aliases, common_options, emit
+from workbench.commands._common import (
+    AliasCommand,
+    CheckFailed,
+    aliases,
+    common_options,
+    emit,
+    path_option,
+)
 from workbench.core.validation import check_int
 
 MAX_D = 256  # the witnesses solve and train at this size within minutes
@@ -47,12 +54,8 @@ def _human(p: dict[str, Any]) -> str:
     show_default=True,
     help="quick: constructions only; full: also trained models.",
 )
-@click.option(
-    "--witness-dir",
-    type=click.Path(file_okay=False),
-    default=None,
-    help="Save the best witness here (.npz, trained weights as .pt).",
-)
+@path_option("--witness-dir", "Save the best witness here (.npz, trained weights as .pt).",
+             folder=True)
 @common_options
 def sandwich_cmd(
     d: int, r: int, heads: int, budget: str, witness_dir: str | None, as_json: bool, seed: int

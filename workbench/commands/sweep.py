@@ -12,7 +12,12 @@ from typing import Any
 
 import click
 
-from workbench.commands._common import common_options, emit, resolve_device
+from workbench.commands._common import (
+    common_options,
+    device_option,
+    emit,
+    resolve_device,
+)
 
 
 @click.command(help="Run a preset grid of the paper's experiments into the results store.")
@@ -26,8 +31,7 @@ from workbench.commands._common import common_options, emit, resolve_device
 @click.option("--address", default=None, help="Ray: attach to this cluster (host:port).")
 @click.option("--export", "export_path", type=click.Path(), default=None,
               help="Also write this sweep's runs to a .csv or .parquet file.")
-@click.option("--device", type=click.Choice(["auto", "cpu", "cuda"]), default="cpu",
-              show_default=True)
+@device_option("cpu")
 @click.option("--threads", type=int, default=None, help="Torch threads per group.")
 @click.option("--cpus-per-task", type=float, default=1.0, show_default=True,
               help="Ray: CPUs each group declares.")

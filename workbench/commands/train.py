@@ -23,7 +23,9 @@ from workbench.commands._common import (
     CheckFailed,
     aliases,
     common_options,
+    device_option,
     emit,
+    path_option,
     progress_bar,
     resolve_device,
 )
@@ -84,18 +86,11 @@ For --task nearest --N 2 --points orthonormal at one layer, the certified lower 
 @click.option("--points", type=click.Choice(POINTS), default="iid", show_default=True,
               help="Law of the keys: iid uniform, or orthonormal (D_N).")
 @click.option("--lr", type=float, default=0.01, show_default=True)
-@click.option(
-    "--device", type=click.Choice(["auto", "cpu", "cuda"]), default="auto", show_default=True
-)
+@device_option()
 @click.option("--batch", type=int, default=256, show_default=True, help="Fresh samples/step.")
 @click.option("--eval-samples", type=int, default=20_000, show_default=True,
               help=f"Held-out samples per model ({LEVEL:.0%} CI).")
-@click.option(
-    "--checkpoint",
-    type=click.Path(dir_okay=False),
-    default=None,
-    help="Checkpoint file: written during training, resumed from if present.",
-)
+@path_option("--checkpoint", "Checkpoint file: written during training, resumed from if present.")
 @common_options
 def cli(
     d: int,
