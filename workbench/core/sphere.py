@@ -21,6 +21,7 @@ from workbench.core.validation import (
 )
 
 Generator = torch.Generator | int | None
+Device = str | torch.device | None
 PointLaw = Literal["iid", "orthonormal"]
 QueryLaw = Literal["uniform", "gaussian"]
 POINT_LAWS: tuple[str, ...] = ("iid", "orthonormal")
@@ -35,9 +36,7 @@ def make_generator(seed: int, device: str | torch.device = "cpu") -> torch.Gener
 
 
 def gaussian(
-    *shape: int,
-    generator: Generator = None,
-    device: str | torch.device | None = None,
+    *shape: int, generator: Generator = None, device: Device = None,
     dtype: torch.dtype = torch.float64,
 ) -> torch.Tensor:
     """Standard normal entries of the given shape."""
@@ -49,10 +48,7 @@ def gaussian(
 
 
 def uniform_sphere(
-    *shape: int,
-    d: int,
-    generator: Generator = None,
-    device: str | torch.device | None = None,
+    *shape: int, d: int, generator: Generator = None, device: Device = None,
     dtype: torch.dtype = torch.float64,
 ) -> torch.Tensor:
     """I.i.d. uniform points on S^{d-1}: a tensor of shape ``(*shape, d)``."""
@@ -62,11 +58,7 @@ def uniform_sphere(
 
 
 def orthonormal_points(
-    batch: int,
-    N: int,
-    d: int,
-    generator: Generator = None,
-    device: str | torch.device | None = None,
+    batch: int, N: int, d: int, generator: Generator = None, device: Device = None,
     dtype: torch.dtype = torch.float64,
 ) -> torch.Tensor:
     """``D_N`` keys: ``(batch, N, d)``, each row set a Haar-random orthonormal N-frame (N <= d)."""
@@ -88,13 +80,8 @@ def check_point_law(points: str, N: int, d: int) -> str:
 
 
 def sample_points(
-    batch: int,
-    N: int,
-    d: int,
-    law: PointLaw = "iid",
-    generator: Generator = None,
-    device: str | torch.device | None = None,
-    dtype: torch.dtype = torch.float64,
+    batch: int, N: int, d: int, law: PointLaw = "iid", generator: Generator = None,
+    device: Device = None, dtype: torch.dtype = torch.float64,
 ) -> torch.Tensor:
     """Keys ``X`` of shape ``(batch, N, d)``: i.i.d. uniform, or ``D_N`` orthonormal."""
     check_choice("law", law, POINT_LAWS)
@@ -106,12 +93,8 @@ def sample_points(
 
 
 def sample_queries(
-    batch: int,
-    d: int,
-    law: QueryLaw = "uniform",
-    generator: Generator = None,
-    device: str | torch.device | None = None,
-    dtype: torch.dtype = torch.float64,
+    batch: int, d: int, law: QueryLaw = "uniform", generator: Generator = None,
+    device: Device = None, dtype: torch.dtype = torch.float64,
 ) -> torch.Tensor:
     """Queries ``y`` of shape ``(batch, d)``: uniform on S^{d-1}, or standard Gaussian."""
     check_choice("law", law, QUERY_LAWS)
@@ -122,14 +105,8 @@ def sample_queries(
 
 
 def sample_instances(
-    batch: int,
-    N: int,
-    d: int,
-    points: PointLaw = "iid",
-    queries: QueryLaw = "uniform",
-    generator: Generator = None,
-    device: str | torch.device | None = None,
-    dtype: torch.dtype = torch.float64,
+    batch: int, N: int, d: int, points: PointLaw = "iid", queries: QueryLaw = "uniform",
+    generator: Generator = None, device: Device = None, dtype: torch.dtype = torch.float64,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``(X, y)`` with ``X`` ``(batch, N, d)`` and ``y`` ``(batch, d)`` independent of ``X``.
 
@@ -153,7 +130,7 @@ def as_generator(generator: Generator) -> torch.Generator | None:
 
 
 def _resolve(
-    generator: Generator, device: str | torch.device | None
+    generator: Generator, device: Device
 ) -> tuple[torch.Generator | None, torch.device | None]:
     gen = as_generator(generator)
     if gen is None:

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import torch
 
-from workbench.core.sphere import Generator, as_generator, gaussian
+from workbench.core.sphere import Device, Generator, as_generator, gaussian
 from workbench.core.validation import check_int, check_temperature
 
 
@@ -99,11 +99,7 @@ def farthest_point_sequence(X: torch.Tensor) -> torch.Tensor:
 
 
 def linear_regression_data(
-    batch: int,
-    n_dims: int,
-    n_points: int,
-    generator: Generator = None,
-    device: str | torch.device | None = None,
+    batch: int, n_dims: int, n_points: int, generator: Generator = None, device: Device = None,
     dtype: torch.dtype = torch.float32,
 ) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """In-context linear regression (Garg et al. 2022; docs/paper.md §6).
@@ -117,11 +113,7 @@ def linear_regression_data(
 
 
 def linear_regression_draw(
-    batch: int,
-    n_dims: int,
-    n_points: int,
-    generator: Generator = None,
-    device: str | torch.device | None = None,
+    batch: int, n_dims: int, n_points: int, generator: Generator = None, device: Device = None,
     dtype: torch.dtype = torch.float32,
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """The random part of :func:`linear_regression_data`: ``(xs, w)`` (same draws, same order)."""
