@@ -13,20 +13,35 @@ Tensors come in the dtype the models use by default (``MODEL_DTYPE``, float32) u
     @given(attention_configs(max_d=16))
     def test_mine(cfg): ...
 
-Torch-backed properties should use :data:`torch_settings` (or the profile ``TORCH_PROFILE``): the
-first call of a torch kernel is slow, and hypothesis's default 200 ms deadline fails it.
+Torch-backed properties should use :func:`torch_settings`: the first call of a torch kernel is
+slow, and hypothesis's default 200 ms deadline fails it. The profiles ``ci`` and ``thorough``
+ship in ``workbench.hypothesis_profiles`` (``load_profile()`` reads ``HYPOTHESIS_PROFILE``).
+
+Every strategy that draws tensors or a model draws one seed and builds the value from it with
+``st.builds`` of a public ``*_from_seed`` function (``instances_from_seed``, ...), so a failing
+property's report prints that call, seed included, instead of the tensors; pasting it replays
+the failing input::
+
+    Falsifying example: test_mine(
+        batch=instances_from_seed(AttentionConfig(d=2, r=1, H=1, N=2), batch=16,
+                                  points='iid', dtype=torch.float32, seed=1234),
+    )
 """
 
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
+from typing import TypeVar
 
 import torch
-from hypothesis import HealthCheck, settings
+from hypothesis import settings
 from hypothesis import strategies as st
 
 from workbench.core.sphere import make_generator, orthonormal_points, sample_instances
+from workbench.core.validation import check_choice, check_int, check_orthonormal_keys
+from workbench.hypothesis_profiles import SLOW_OK
 from workbench.models.attention import GeneralizedAttention, MultiHeadAttention
 
 __all__ = [
@@ -35,6 +50,7 @@ __all__ = [
     "AttentionConfig",
     "BoundArgs",
     "attention_configs",
+    "attention_model_from_seed",
     "attention_models",
     "bound_arguments",
     "dims",
@@ -42,15 +58,21 @@ __all__ = [
     "epsilons",
     "heads",
     "instances",
+    "instances_from_seed",
     "near_tie_instances",
+    "near_tie_instances_from_seed",
+    "orthonormal_frame_from_seed",
     "orthonormal_frames",
     "ranks",
+    "rotation_from_seed",
     "rotations",
     "seeds",
     "seq_lengths",
     "sphere_points",
+    "sphere_points_from_seed",
     "temperatures",
     "tie_instances",
+    "tie_instances_from_seed",
     "torch_settings",
 ]
 
@@ -58,17 +80,27 @@ MODEL_DTYPE: torch.dtype = torch.float32
 """The default parameter dtype of ``GeneralizedAttention`` and ``MultiHeadAttention``."""
 
 TORCH_PROFILE = "workbench-torch"
-"""Name of a registered hypothesis profile for torch-backed properties (no deadline)."""
+"""Name of a registered hypothesis profile for torch-backed properties: hypothesis's ``default``
+profile with 50 examples and no deadline (``settings.load_profile(TORCH_PROFILE)``)."""
 
-settings.register_profile(
-    TORCH_PROFILE,
-    deadline=None,
-    max_examples=50,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
-)
-torch_settings: settings = settings.get_profile(TORCH_PROFILE)
-"""Settings decorator for torch-backed properties: no deadline (a first torch call is slow),
-and no ``too_slow`` health check. Example: ``@torch_settings`` above ``@given(...)``."""
+settings.register_profile(TORCH_PROFILE, settings.get_profile("default"), deadline=None,
+                          max_examples=50, suppress_health_check=SLOW_OK)
+
+T = TypeVar("T", bound=Callable[..., object])
+
+
+def torch_settings(test: T) -> T:
+    """Settings decorator for torch-backed properties (``@torch_settings`` above ``@given``).
+
+    The property runs under the hypothesis profile that is active when it is decorated (its
+    examples, derandomization and database: ``ci`` and ``thorough`` of
+    ``workbench.hypothesis_profiles``, or your own), with ``deadline=None`` forced, since a
+    first torch call is slow, and the ``too_slow``/``data_too_large`` health checks added to
+    those it already switches off. Nothing is fixed when this module is imported, so the
+    examples do not depend on the order of imports."""
+    active = settings()
+    quiet = tuple(dict.fromkeys((*active.suppress_health_check, *SLOW_OK)))
+    return settings(active, deadline=None, suppress_health_check=quiet)(test)
 
 
 @dataclass(frozen=True)
@@ -176,24 +208,55 @@ def seeds() -> st.SearchStrategy[int]:
     return st.integers(0, 2**31 - 1)
 
 
-@st.composite
 def attention_configs(
-    draw: st.DrawFn,
     max_d: int = 32,
     max_heads: int = 64,
     max_n: int = 32,
     orthonormal: bool = False,
     min_d: int = 2,
-) -> AttentionConfig:
+    *,
+    d: int | None = None,
+    rank: int | None = None,
+    heads: int | None = None,
+    N: int | None = None,
+) -> st.SearchStrategy[AttentionConfig]:
     """``(d, r, H, N)``; with ``orthonormal=True``, ``N <= d`` so that ``D_N`` exists.
 
+    ``d``, ``rank``, ``heads`` and ``N`` pin what you fix: the rest is drawn around it (a pinned
+    rank draws ``d >= rank``, a pinned N with ``orthonormal=True`` draws ``d >= N``). Bad pins
+    raise ``ValueError`` at once.
+
     Example: ``attention_configs(max_d=8, orthonormal=True).example()`` might be
-    ``AttentionConfig(d=5, r=4, H=1, N=5)``.
+    ``AttentionConfig(d=5, r=4, H=1, N=5)``; ``attention_configs(rank=1, N=2)`` draws rank-1
+    configurations on two keys.
     """
-    d = draw(dims(min_d=min_d, max_d=max_d))
-    r = draw(ranks(d))
-    H = draw(heads(max_heads))
-    N = draw(seq_lengths(min(d, max_n) if orthonormal else max_n))
+    if d is not None:
+        d = check_int("d", d, lo=2)
+    if rank is not None:
+        rank = check_int("rank", rank, lo=1, hi=d)
+    if heads is not None:
+        heads = check_int("heads", heads, lo=1)
+    if N is not None:
+        N = check_int("N", N, lo=1)
+        if orthonormal and d is not None:
+            check_orthonormal_keys("orthonormal", N, d)
+    lo = max(min_d, rank or 1, N if orthonormal and N is not None else 1)
+    if d is None and max_d < max(2, lo):
+        raise ValueError(f"max_d must be an integer >= {max(2, lo)} for the pinned rank and N "
+                         f"(got {max_d})")
+    return _configs(d, rank, heads, N, lo, max_d, max_heads, max_n, orthonormal)
+
+
+@st.composite
+def _configs(draw: st.DrawFn, d: int | None, rank: int | None, heads_: int | None,
+             N: int | None, min_d: int, max_d: int, max_heads: int, max_n: int,
+             orthonormal: bool) -> AttentionConfig:
+    """The draws of ``attention_configs``, in the order d, r, H, N (pinned ones skipped)."""
+    d = draw(dims(min_d=min_d, max_d=max_d)) if d is None else d
+    r = draw(ranks(d)) if rank is None else rank
+    H = draw(heads(max_heads)) if heads_ is None else heads_
+    if N is None:
+        N = draw(seq_lengths(min(d, max_n) if orthonormal else max_n))
     return AttentionConfig(d, r, H, N)
 
 
@@ -218,72 +281,113 @@ def bound_arguments(
     return BoundArgs(d, r, max(1, min(H, max_heads)), eps)
 
 
-@st.composite
-def sphere_points(
-    draw: st.DrawFn, d: int, count: int = 1, dtype: torch.dtype = MODEL_DTYPE
+def sphere_points_from_seed(
+    d: int, count: int = 1, dtype: torch.dtype = MODEL_DTYPE, *, seed: int
 ) -> torch.Tensor:
-    """``count`` i.i.d. uniform points on ``S^{d-1}``: shape ``(count, d)``, unit rows.
-
-    Example: ``sphere_points(3, count=2).example()`` is a ``(2, 3)`` float32 tensor.
-    """
-    g = make_generator(draw(seeds()))
+    """The points :func:`sphere_points` draws with ``seed``: ``(count, d)``, unit rows."""
+    g = make_generator(seed)
     z = torch.randn(count, d, generator=g, dtype=torch.float64)
     return (z / z.norm(dim=-1, keepdim=True)).to(dtype)
 
 
-@st.composite
-def orthonormal_frames(
-    draw: st.DrawFn, d: int, k: int | None = None, dtype: torch.dtype = MODEL_DTYPE
+def sphere_points(
+    d: int, count: int = 1, dtype: torch.dtype = MODEL_DTYPE
+) -> st.SearchStrategy[torch.Tensor]:
+    """``count`` i.i.d. uniform points on ``S^{d-1}``: shape ``(count, d)``, unit rows.
+
+    Example: ``sphere_points(3, count=2).example()`` is a ``(2, 3)`` float32 tensor.
+    """
+    return st.builds(sphere_points_from_seed, st.just(d), count=st.just(count),
+                     dtype=st.just(dtype), seed=seeds())
+
+
+def orthonormal_frame_from_seed(
+    d: int, k: int | None = None, dtype: torch.dtype = MODEL_DTYPE, *, seed: int
 ) -> torch.Tensor:
+    """The frame :func:`orthonormal_frames` draws with ``seed``: ``(k, d)``, orthonormal rows."""
+    k = d if k is None else k
+    return orthonormal_points(1, k, d, generator=seed)[0].to(dtype)
+
+
+def orthonormal_frames(
+    d: int, k: int | None = None, dtype: torch.dtype = MODEL_DTYPE
+) -> st.SearchStrategy[torch.Tensor]:
     """A Haar-random orthonormal ``k``-frame in ``R^d`` (``k <= d``, default ``d``): ``(k, d)``.
 
     Example: ``orthonormal_frames(4, 2).example()`` is a ``(2, 4)`` tensor with orthonormal rows.
     """
-    k = d if k is None else k
-    return orthonormal_points(1, k, d, generator=draw(seeds()))[0].to(dtype)
+    return st.builds(orthonormal_frame_from_seed, st.just(d), k=st.just(k), dtype=st.just(dtype),
+                     seed=seeds())
 
 
-@st.composite
-def rotations(draw: st.DrawFn, d: int, dtype: torch.dtype = torch.float64) -> torch.Tensor:
+def rotation_from_seed(d: int, dtype: torch.dtype = torch.float64, *, seed: int) -> torch.Tensor:
+    """The matrix :func:`rotations` draws with ``seed``."""
+    return orthonormal_frame_from_seed(d, d, dtype, seed=seed)
+
+
+def rotations(d: int, dtype: torch.dtype = torch.float64) -> st.SearchStrategy[torch.Tensor]:
     """A Haar-random orthogonal ``d x d`` matrix (a rotation or a reflection).
 
     Example: ``R = rotations(3).example()``; then ``R @ R.T`` is the identity.
     """
-    return draw(orthonormal_frames(d, d, dtype=dtype))
+    return st.builds(rotation_from_seed, st.just(d), dtype=st.just(dtype), seed=seeds())
 
 
-@st.composite
-def instances(
-    draw: st.DrawFn,
+POINT_NAMES: dict[str, str] = {"iid": "iid", "orthonormal": "orthonormal", "D_N": "orthonormal",
+                               "DN": "orthonormal", "D2": "orthonormal", "D_2": "orthonormal"}
+"""What ``instances(..., law=...)`` accepts: ``iid`` keys, or orthonormal ones (``D_N``; ``D2``
+and ``D_2`` also ask for ``N = 2``), and the point law of ``workbench.core.sphere`` each means."""
+
+
+def instances_from_seed(
     config: AttentionConfig,
     batch: int = 8,
     points: str = "iid",
     dtype: torch.dtype = MODEL_DTYPE,
+    *,
+    seed: int,
 ) -> tuple[torch.Tensor, torch.Tensor]:
+    """The batch :func:`instances` draws with ``seed``: ``X`` ``(batch, N, d)``, ``y``
+    ``(batch, d)`` (``points``: ``iid`` or ``orthonormal``, uniform queries)."""
+    return sample_instances(batch, config.N, config.d, points=points, generator=seed,  # type: ignore[arg-type]
+                            dtype=dtype)
+
+
+def instances(
+    config: AttentionConfig,
+    batch: int = 8,
+    points: str = "iid",
+    dtype: torch.dtype = MODEL_DTYPE,
+    *,
+    law: str | None = None,
+) -> st.SearchStrategy[tuple[torch.Tensor, torch.Tensor]]:
     """A seeded batch ``(X, y)`` for ``config``: ``X`` ``(batch, N, d)``, ``y`` ``(batch, d)``.
 
-    ``dtype`` defaults to the models' dtype, so ``model(X, y)`` works as drawn.
+    ``points`` (``iid`` or ``orthonormal``) or ``law`` (a key of ``POINT_NAMES``: ``law="D2"``
+    is the paper's ``D_2``, two orthonormal keys and a uniform query; ``law="D_N"`` orthonormal
+    keys for any ``N <= d``) say how the keys are drawn; queries are uniform. ``dtype`` defaults
+    to the models' dtype, so ``model(X, y)`` works as drawn.
 
     Example: ``instances(AttentionConfig(4, 2, 1, 3)).example()`` is a pair of float32 tensors.
     """
-    seed = draw(seeds())
-    return sample_instances(batch, config.N, config.d, points=points, generator=seed, dtype=dtype)  # type: ignore[arg-type]
+    if law is not None:
+        check_choice("law", law, tuple(POINT_NAMES))
+        if law in ("D2", "D_2") and config.N != 2:
+            raise ValueError(f"law {law!r} needs config.N == 2 (got N = {config.N}); use "
+                             "law='D_N' for other N")
+        points = POINT_NAMES[law]
+    check_choice("points", points, ("iid", "orthonormal"))
+    if points == "orthonormal":
+        check_orthonormal_keys(points, config.N, config.d, "config.N")
+    return st.builds(instances_from_seed, st.just(config), batch=st.just(batch),
+                     points=st.just(points), dtype=st.just(dtype), seed=seeds())
 
 
-@st.composite
-def tie_instances(
-    draw: st.DrawFn, d: int, N: int, batch: int = 4, dtype: torch.dtype = MODEL_DTYPE
+def tie_instances_from_seed(
+    d: int, N: int, batch: int = 4, dtype: torch.dtype = MODEL_DTYPE, *, seed: int
 ) -> tuple[torch.Tensor, torch.Tensor]:
-    """Batches with an *exact* tie: keys 0 and 1 have bit-equal inner products with the query.
-
-    The query's last coordinate is 0 and ``x_1`` is ``x_0`` with its last coordinate negated, so
-    the two dot products have the same terms (``N >= 2``; also exact after a cast to ``dtype``).
-
-    Example: ``tie_instances(3, 2).example()`` gives ``X (4, 2, 3)``, ``y (4, 3)``.
-    """
-    if N < 2:
-        raise ValueError(f"N must be an integer >= 2 for a tie (got {N})")
-    X, y = sample_instances(batch, N, d, generator=draw(seeds()), dtype=torch.float64)
+    """The tied batch :func:`tie_instances` draws with ``seed``."""
+    X, y = sample_instances(batch, N, d, generator=seed, dtype=torch.float64)
     y = y.clone()
     y[:, -1] = 0.0
     y = y / y.norm(dim=-1, keepdim=True)
@@ -293,35 +397,73 @@ def tie_instances(
     return X.to(dtype), y.to(dtype)
 
 
-@st.composite
-def near_tie_instances(
-    draw: st.DrawFn,
-    d: int,
-    N: int,
-    batch: int = 4,
-    max_gap: float = 1e-6,
-    dtype: torch.dtype = MODEL_DTYPE,
-) -> tuple[torch.Tensor, torch.Tensor]:
-    """Batches whose two best keys are within ``gap <= max_gap`` (``N >= 2``), ``gap`` drawn.
+def tie_instances(
+    d: int, N: int, batch: int = 4, dtype: torch.dtype = MODEL_DTYPE
+) -> st.SearchStrategy[tuple[torch.Tensor, torch.Tensor]]:
+    """Batches with an *exact* tie: keys 0 and 1 have bit-equal inner products with the query.
 
-    Example: ``near_tie_instances(5, 3).example()`` gives keys 0 and 1 nearly tied.
+    The query's last coordinate is 0 and ``x_1`` is ``x_0`` with its last coordinate negated, so
+    the two dot products have the same terms (``N >= 2``; also exact after a cast to ``dtype``).
+
+    Example: ``tie_instances(3, 2).example()`` gives ``X (4, 2, 3)``, ``y (4, 3)``.
     """
-    X, y = draw(tie_instances(d, N, batch, dtype=torch.float64))
-    gap = draw(st.floats(0.0, max_gap))
+    if N < 2:
+        raise ValueError(f"N must be an integer >= 2 for a tie (got {N})")
+    return st.builds(tie_instances_from_seed, st.just(d), st.just(N), batch=st.just(batch),
+                     dtype=st.just(dtype), seed=seeds())
+
+
+def near_tie_instances_from_seed(
+    d: int, N: int, batch: int = 4, dtype: torch.dtype = MODEL_DTYPE, *, seed: int, gap: float
+) -> tuple[torch.Tensor, torch.Tensor]:
+    """The nearly tied batch :func:`near_tie_instances` draws with ``seed`` and ``gap``."""
+    X, y = tie_instances_from_seed(d, N, batch, torch.float64, seed=seed)
     X = X.clone()
     x1 = X[:, 1] + gap * y
     X[:, 1] = x1 / x1.norm(dim=-1, keepdim=True)
     return X.to(dtype), y.to(dtype)
 
 
-@st.composite
+def near_tie_instances(
+    d: int,
+    N: int,
+    batch: int = 4,
+    max_gap: float = 1e-6,
+    dtype: torch.dtype = MODEL_DTYPE,
+) -> st.SearchStrategy[tuple[torch.Tensor, torch.Tensor]]:
+    """Batches whose two best keys are within ``gap <= max_gap`` (``N >= 2``), ``gap`` drawn.
+
+    Example: ``near_tie_instances(5, 3).example()`` gives keys 0 and 1 nearly tied.
+    """
+    if N < 2:
+        raise ValueError(f"N must be an integer >= 2 for a tie (got {N})")
+    return st.builds(near_tie_instances_from_seed, st.just(d), st.just(N), batch=st.just(batch),
+                     dtype=st.just(dtype), seed=seeds(), gap=st.floats(0.0, max_gap))
+
+
+def attention_model_from_seed(
+    config: AttentionConfig,
+    kind: str = "generalized",
+    normalizer: str = "softmax",
+    dtype: torch.dtype = MODEL_DTYPE,
+    *,
+    seed: int,
+) -> GeneralizedAttention | MultiHeadAttention:
+    """The layer :func:`attention_models` draws with ``seed``."""
+    g = make_generator(seed)
+    if kind == "standard":
+        return MultiHeadAttention(config.d, config.r, config.H, normalizer=normalizer,
+                                  generator=g, dtype=dtype)
+    return GeneralizedAttention(config.d, config.r, config.H, normalizer=normalizer, generator=g,
+                                dtype=dtype)
+
+
 def attention_models(
-    draw: st.DrawFn,
     config: AttentionConfig,
     kind: str = "generalized",
     normalizer: str | None = None,
     dtype: torch.dtype = MODEL_DTYPE,
-) -> GeneralizedAttention | MultiHeadAttention:
+) -> st.SearchStrategy[GeneralizedAttention | MultiHeadAttention]:
     """A seeded attention layer for ``config`` (``kind``: ``generalized`` or ``standard``).
 
     ``normalizer`` (``softmax``/``hardmax``) is drawn when not given. Parameters are in ``dtype``
@@ -332,10 +474,6 @@ def attention_models(
     """
     if kind not in ("generalized", "standard"):
         raise ValueError(f"kind must be one of 'generalized', 'standard' (got {kind!r})")
-    norm = normalizer or draw(st.sampled_from(["softmax", "hardmax"]))
-    g = make_generator(draw(seeds()))
-    if kind == "standard":
-        return MultiHeadAttention(config.d, config.r, config.H, normalizer=norm, generator=g,
-                                  dtype=dtype)
-    return GeneralizedAttention(config.d, config.r, config.H, normalizer=norm, generator=g,
-                                dtype=dtype)
+    norm = st.just(normalizer) if normalizer else st.sampled_from(["softmax", "hardmax"])
+    return st.builds(attention_model_from_seed, st.just(config), kind=st.just(kind),
+                     normalizer=norm, dtype=st.just(dtype), seed=seeds())
