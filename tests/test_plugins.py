@@ -73,3 +73,18 @@ def test_a_name_registered_twice_is_refused():
         plugins.register("bound", lambda d, r, H, N: 0.0)
     with pytest.raises(ValueError, match="without ':'"):
         plugins.Bound("a:b", lambda d, r, H, N: 0.0)
+
+
+def test_a_builtin_name_is_answered_without_importing_the_installed_packages(monkeypatch):
+    calls: list[str] = []
+    eps = [EntryPoint("slow", "pkg_never_imported:f", "workbench.bounds")]
+    monkeypatch.setattr(plugins, "entry_points", lambda group: calls.append(group) or (
+        eps if group == "workbench.bounds" else []))
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
+    monkeypatch.setattr(plugins, "LOAD_ERRORS", {})
+    assert plugins.get_bound("certified").name == "certified"
+    assert calls == [] and plugins.LOAD_ERRORS == {}
+    with pytest.raises(ValueError, match="must be one of"):  # an unknown name looks further
+        plugins.get_bound("slow-or-not")
+    assert calls == ["workbench.bounds"] and "workbench.bounds:slow" in plugins.LOAD_ERRORS

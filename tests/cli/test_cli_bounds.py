@@ -4,13 +4,18 @@ from __future__ import annotations
 
 import json
 import math
+import sys
+import types
+from importlib.metadata import EntryPoint
 
 import pytest
 
+from workbench import plugins
 from workbench.cli import main
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.bounds.harmonic import harmonic_bound
 from workbench.core.harmonics import dim_harmonics
+from workbench.plugins import Bound
 
 
 def _run(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str, str]:
@@ -162,3 +167,168 @@ def test_harmonics_dim_huge_is_null_with_reason(capsys: pytest.CaptureFixture[st
                                  "--json"])[1])
     n = dim_harmonics(300, 900)
     assert p["dimension"] == n and p["log10_dimension"] == pytest.approx(math.log10(n), rel=1e-12)
+
+
+# --- bounds list ------------------------------------------------------------------------------
+
+LOWER_FIELDS = {"d", "r", "heads", "lower_bound", "enclosure", "source", "harmonic_count",
+                "fiber", "degrees_summed", "tail", "method", "class", "covers", "vacuous",
+                "error_meaning"}  # bounds lower's JSON before --bound existed
+
+
+@pytest.fixture
+def my_bounds(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
+    """A module of bounds a user might write: a plain function and a Bound object that covers
+    N = 3 only and H <= 4."""
+    mod = types.ModuleType("my_bounds")
+    mod.half = lambda d, rank, heads, N: 0.5  # type: ignore[attr-defined]
+    mod.NARROW = Bound(  # type: ignore[attr-defined]
+        "narrow", lambda d, r, H, N: 0.25 / H, status="conjectured", law="iid",
+        value_class="mine", N=(3,), domain=lambda d, r, H, N: None if H <= 4 else "needs H <= 4",
+        enclosure=lambda d, r, H, N: (0.2 / H, 0.3 / H), description="a narrow one")
+    mod.broken = lambda d, rank, heads, N: 1 / 0  # type: ignore[attr-defined]
+    monkeypatch.setitem(sys.modules, "my_bounds", mod)
+    return mod
+
+
+@pytest.fixture
+def entry_points(monkeypatch: pytest.MonkeyPatch, my_bounds: types.ModuleType) -> None:
+    """Installed packages: one whose bound loads, one whose module is missing."""
+    eps = [EntryPoint("narrow", "my_bounds:NARROW", "workbench.bounds"),
+           EntryPoint("broken-pkg", "pkg_missing_module:f", "workbench.bounds")]
+    monkeypatch.setattr(plugins, "entry_points", lambda group: eps if group == "workbench.bounds"
+                        else [])
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
+    monkeypatch.setattr(plugins, "LOAD_ERRORS", {})
+
+
+def test_bounds_list_shows_every_bound_and_where_it_applies(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, err = _run(capsys, ["bounds", "list", "--json"])
+    assert code == 0 and err == ""
+    rows = {b["name"]: b for b in json.loads(out)["bounds"]}
+    assert {"certified", "certified-query-values", "harmonic", "fiber"} <= set(rows)
+    c = rows["certified"]
+    assert (c["side"], c["status"], c["target"], c["law"], c["value_class"], c["N"],
+            c["source"]) == ("lower", "certified", "nearest", "orthonormal", "eq2", "2",
+                             "workbench")
+    assert rows["certified-query-values"]["value_class"] == "query-dependent-values"
+    assert c["has_enclosure"] is True and c["ref"].startswith("paper.md#")
+    code, out, _ = _run(capsys, ["bounds", "list"])
+    assert code == 0 and out.splitlines()[0].split() == ["name", "side", "status", "target",
+                                                         "law", "class", "N", "source"]
+    line = next(ln for ln in out.splitlines() if ln.startswith("certified "))
+    assert line.split() == ["certified", "lower", "certified", "nearest", "orthonormal", "eq2",
+                            "2", "workbench"]
+
+
+def test_bounds_list_reports_a_broken_package_by_name_and_lists_the_rest(
+        capsys: pytest.CaptureFixture[str], entry_points: None) -> None:
+    code, out, _ = _run(capsys, ["bounds", "list", "--json"])
+    p = json.loads(out)
+    assert code == 0
+    rows = {b["name"]: b for b in p["bounds"]}
+    assert "certified" in rows and rows["narrow"]["N"] == "3"
+    assert (rows["narrow"]["status"], rows["narrow"]["law"], rows["narrow"]["value_class"],
+            rows["narrow"]["spec"]) == ("conjectured", "iid", "mine", "my_bounds:NARROW")
+    assert set(p["load_errors"]) == {"broken-pkg"}
+    assert "pkg_missing_module" in p["load_errors"]["broken-pkg"]
+    code, out, _ = _run(capsys, ["bounds", "list"])
+    assert code == 0 and "narrow" in out
+    assert out.splitlines()[-1].startswith("not loaded: broken-pkg: ")
+
+
+# --- bounds lower --bound -----------------------------------------------------------------------
+
+
+def test_bounds_lower_default_keeps_its_output_and_names_the_bound(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4"]
+    p = json.loads(_run(capsys, [*args, "--json"])[1])
+    assert set(p) == LOWER_FIELDS | {"bound"} and p["bound"] == "certified"
+    assert json.loads(_run(capsys, [*args, "--bound", "certified", "--N", "2", "--json"])[1]) == p
+    text = _run(capsys, args)[1]
+    assert _run(capsys, [*args, "--bound", "certified"])[1] == text
+    assert "bound certified" not in text and text.startswith("d=12 rank=2 heads=4: every model")
+    q = json.loads(_run(capsys, [*args, "--class", "query-dependent-values", "--json"])[1])
+    assert q["bound"] == "certified-query-values" and q["class"] == "query-dependent-values"
+    assert json.loads(_run(capsys, [*args, "--bound", "certified-query-values", "--json"])[1]) == q
+    assert q["lower_bound"] == certified_lower_bound(12, 2, 4, "query-dependent-values").value
+
+
+def test_bounds_lower_of_another_registered_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4",
+                                 "--bound", "harmonic", "--json"])
+    p = json.loads(out)
+    lo, hi = harmonic_bound(12, 2, 4).enclosure
+    assert code == 0 and p["bound"] == "harmonic" and p["value"] == p["lower_bound"] == lo
+    assert p["enclosure"] == [lo, hi] and (p["status"], p["law"], p["class"]) == (
+        "certified", "orthonormal", "eq2")
+    assert p["N"] == 2 and p["covers_N"] == "2" and p["source"] == "workbench"
+    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4",
+                                 "--bound", "fiber"])
+    assert code == 0 and "bound fiber = 0.169813" in out and "status certified" in out
+    assert "value class eq2" in out and "law of the keys orthonormal" in out
+
+
+def test_bounds_lower_of_a_module_function_and_a_bound_object(
+        capsys: pytest.CaptureFixture[str], my_bounds: types.ModuleType) -> None:
+    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "5000", "--rank", "3", "--heads", "9",
+                                 "--N", "7", "--bound", "my_bounds:half", "--json"])
+    p = json.loads(out)  # a plain function: conjectured, every N, no enclosure, no d limit
+    assert code == 0 and p["value"] == 0.5 and p["bound"] == "my_bounds:half"
+    assert (p["status"], p["law"], p["class"], p["covers_N"]) == (
+        "conjectured", "any", "unspecified", "every N")
+    assert p["enclosure"] is None and "enclosure" in p["null_reasons"]
+    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "6", "--rank", "1", "--heads", "2",
+                                 "--N", "3", "--bound", "my_bounds:NARROW", "--json"])
+    p = json.loads(out)
+    assert code == 0 and p["value"] == 0.125 and p["enclosure"] == [0.1, 0.15]
+    assert (p["status"], p["law"], p["class"], p["description"]) == (
+        "conjectured", "iid", "mine", "a narrow one")
+    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "6", "--rank", "1", "--heads", "2",
+                                 "--N", "3", "--bound", "my_bounds:NARROW"])
+    assert "bound my_bounds:NARROW = 0.125" in out and "conjectured: not proved" in out
+    assert "[0.10000000000000001, 0.14999999999999999]" in out and "covers N = 3" in out
+
+
+@pytest.mark.parametrize("args, flag", [
+    (["--bound", "certified", "--N", "3"], "--N must lie in [2] for --bound certified"),
+    (["--bound", "harmonic", "--N", "1"], "--N must lie in [2] for --bound harmonic"),
+    (["--bound", "my_bounds:NARROW"], "--N must lie in [3]"),
+    (["--bound", "my_bounds:NARROW", "--N", "3", "--heads", "5"], "--heads"),
+    (["--bound", "no-such-bound"], "--bound"),
+    (["--bound", "no_such_module:f"], "--bound"),
+    (["--bound", "harmonic", "--max-degree", "5"], "--max-degree"),
+    (["--bound", "fiber", "--class", "eq2"], "--class"),
+    (["--bound", "certified-query-values", "--class", "eq2"], "--class"),
+    (["--bound", "my_bounds:half", "--N", "0"], "--N"),
+    (["--bound", "harmonic", "--d", "5000"], "--d"),
+])
+def test_bounds_lower_outside_what_the_bound_covers_is_bad_input(
+        capsys: pytest.CaptureFixture[str], my_bounds: types.ModuleType, args: list[str],
+        flag: str) -> None:
+    base = {"--d": "6", "--rank": "1", "--heads": "2"}
+    for k in args[::2]:
+        base.pop(k, None)
+    code, out, err = _run(capsys, ["bounds", "lower", *sum(base.items(), ()), *args])
+    assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
+    assert err.startswith("error: --") and flag in err, err
+
+
+def test_bounds_lower_reports_a_bound_that_crashes(capsys: pytest.CaptureFixture[str],
+                                                   my_bounds: types.ModuleType) -> None:
+    code, out, err = _run(capsys, ["bounds", "lower", "--d", "6", "--rank", "1", "--heads", "2",
+                                   "--bound", "my_bounds:broken"])
+    assert code == 1 and "ZeroDivisionError" in err and "my_bounds:broken" in err
+    assert err.count("\n") == 1 and "Traceback" not in err
+
+
+def test_bounds_lower_names_an_installed_bound_as_it_was_given(
+        capsys: pytest.CaptureFixture[str], entry_points: None) -> None:
+    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "6", "--rank", "1", "--heads", "2",
+                                 "--N", "3", "--bound", "narrow", "--json"])
+    p = json.loads(out)
+    assert code == 0 and p["bound"] == "narrow" and p["value"] == 0.125
+    assert p["bound_info"]["spec"] == "my_bounds:NARROW" and p["status"] == "conjectured"

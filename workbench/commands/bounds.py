@@ -1,8 +1,12 @@
-"""``workbench bounds``: the certified N = 2 lower bound (docs/paper.md, Theorem 2 and the
-certified bound: the larger of the harmonic count and the fiber bound) and the heads the harmonic
-count implies.
+"""``workbench bounds``: the registered lower bounds (``list``), the value of one of them
+(``lower``: by default the certified N = 2 bound of docs/paper.md, Theorem 2 and the certified
+bound, the larger of the harmonic count and the fiber bound) and the heads the harmonic count
+implies (``heads-needed``).
 
-Arguments are validated before the mathematics is imported, so bad input is answered at once.
+``lower --bound NAME`` takes any registered bound (``workbench bounds list``) or a
+``module:function`` following ``f(d, rank, heads, N) -> float`` (docs/extending.md). Arguments
+are validated before the mathematics is imported where the bound allows it, so bad input is
+answered at once; a point outside what the bound covers (``Bound.outside``) is bad input too.
 """
 
 from __future__ import annotations
@@ -10,17 +14,19 @@ from __future__ import annotations
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from workbench.commands._common import (
     ERROR_MEANING,
     AliasCommand,
+    CheckFailed,
     aliases,
     common_options,
     emit,
     exact_decimal,
     readable_int,
 )
-from workbench.core.bounds import VALUE_CLASSES  # imports nothing: validation stays fast
+from workbench.core.bounds import EQ2, QUERY_VALUES, VALUE_CLASSES  # imports nothing: fast
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
 CLASS_TEXT = {
@@ -29,6 +35,11 @@ CLASS_TEXT = {
     "(count d(d+1)/2 D'_l; fiber: the full trace; also covers Eq. 2)",
 }
 MAX_D = 2048  # answers within seconds; beyond, the exact binomial tables take minutes
+# the registered bounds ``lower`` computes with every part shown, and the class of each
+CERTIFIED = {"certified": EQ2, "certified-query-values": QUERY_VALUES}
+LIST_GROUP = "workbench.bounds:"  # the keys of workbench.plugins.LOAD_ERRORS for bounds
+LIST_COLUMNS = (("name", "name"), ("side", "side"), ("status", "status"), ("target", "target"),
+                ("law", "law"), ("class", "value_class"), ("N", "N"), ("source", "source"))
 EPS_RANGE = "(0, 1]"  # the error of the zero model is 1: a target above 1 needs no heads
 
 
@@ -55,7 +66,34 @@ def vacuous_reason(d: int, r: int, heads: int | None = None) -> str | None:
 
 @click.group(name="bounds")
 def cli() -> None:
-    """Certified lower bounds for nearest neighbour (N = 2, D_2) against generalized attention."""
+    """Lower bounds on the error: the certified one for nearest neighbour (N = 2, D_2) against
+    generalized attention, and every registered bound."""
+
+
+@cli.command(name="list")
+@common_options
+def list_cmd(as_json: bool, seed: int) -> None:
+    """Every registered bound (built-ins and installed packages) and where it applies."""
+    from workbench import plugins
+
+    known = plugins.available("bound")
+    rows = [{**b.describe(), "ref": b.ref, "has_enclosure": b.enclosure is not None}
+            for b in known.values()]
+    errors = {k[len(LIST_GROUP):]: why for k, why in sorted(plugins.LOAD_ERRORS.items())
+              if k.startswith(LIST_GROUP)}
+    emit({"bounds": rows, "load_errors": errors}, as_json, _human_list)
+
+
+def _human_list(p: dict[str, Any]) -> str:
+    cells = [[h for h, _ in LIST_COLUMNS]]
+    cells += [[str(row[k]) for _, k in LIST_COLUMNS] for row in p["bounds"]]
+    widths = [max(len(r[i]) for r in cells) for i in range(len(LIST_COLUMNS))]
+    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
+    lines.append(f"{len(p['bounds'])} bounds; use one with `workbench bounds lower --bound NAME` "
+                 "or `workbench falsify --bound NAME` (--json: descriptions and references)")
+    for name, why in p["load_errors"].items():
+        lines.append(f"not loaded: {name}: {why}")
+    return "\n".join(lines)
 
 
 def _human_lower(p: dict[str, Any]) -> str:
@@ -80,10 +118,17 @@ def _human_lower(p: dict[str, Any]) -> str:
 
 @aliases({"--r": "--rank"})
 @cli.command(name="lower", cls=AliasCommand)
-@click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
+@click.option("--d", "d", type=int, required=True,
+              help=f"Ambient dimension d >= 2 (2..{MAX_D} for the built-in bounds).")
 @click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
 @click.option("--heads", type=int, required=True, help="Number of heads H >= 1.")
-@click.option("--max-degree", type=int, default=None, help="Sum odd degrees up to this.")
+@click.option("--bound", "bound", default="certified", show_default=True,
+              help="A registered bound (workbench bounds list) or module:function "
+              "f(d, rank, heads, N).")
+@click.option("--N", "N", type=int, default=2, show_default=True,
+              help="Number of keys N (the certified bound covers N = 2).")
+@click.option("--max-degree", type=int, default=None,
+              help="Sum odd degrees up to this (the certified bound).")
 @click.option(
     "--class",
     "value_class",
@@ -95,12 +140,28 @@ def _human_lower(p: dict[str, Any]) -> str:
 )
 @common_options
 def lower(
-    d: int, rank: int, heads: int, max_degree: int | None, value_class: str, as_json: bool,
-    seed: int,
+    d: int, rank: int, heads: int, bound: str, N: int, max_degree: int | None, value_class: str,
+    as_json: bool, seed: int,
 ) -> None:
-    """Certified lower bound on the error of H rank-r heads (N = 2, D_2)."""
+    """Lower bound on the error of H rank-r heads: the certified one (N = 2, D_2) by default,
+    or any registered bound."""
+    class_given = click.get_current_context().get_parameter_source(
+        "value_class") is ParameterSource.COMMANDLINE
+    if bound not in CERTIFIED:
+        _lower_other(bound, d, rank, heads, N, max_degree, value_class if class_given else None,
+                     as_json)
+        return
+    if bound != "certified":  # certified-query-values: its class is fixed
+        if class_given and value_class != CERTIFIED[bound]:
+            raise ValueError(f"--class must be {CERTIFIED[bound]} for --bound {bound} (got "
+                             f"{value_class}); --bound certified --class {value_class} is that "
+                             "bound")
+        value_class = CERTIFIED[bound]
     d, rank = _check_common(d, rank, max_degree)
     check_heads(heads, "--heads")
+    N = check_int("--N", N, lo=1)
+    name = next(k for k, vc in CERTIFIED.items() if vc == value_class)
+    _check_covered(_resolve(name), name, d, rank, heads, N)
     from workbench.core.bounds.certified import certified_lower_bound
 
     cb = certified_lower_bound(d, rank, heads, value_class, max_degree=max_degree)
@@ -130,8 +191,96 @@ def lower(
         "covers": CLASS_TEXT[lb.value_class],
         "vacuous": vacuous_reason(d, rank, heads),
         "error_meaning": ERROR_MEANING,
+        "bound": name,
     }
     emit(payload, as_json, _human_lower)
+
+
+def _resolve(spec: str) -> Any:
+    """The ``Bound`` named ``spec`` (registered, or ``module:function``); errors name --bound."""
+    from workbench.plugins import get_bound
+
+    try:
+        return get_bound(spec)
+    except ValueError as e:
+        raise ValueError(f"--bound: {e}") from None
+
+
+def _check_covered(b: Any, spec: str, d: int, rank: int, heads: int, N: int) -> None:
+    """Bad input (naming the flag) when ``(d, rank, heads, N)`` is outside what ``b`` covers."""
+    why = b.outside(d, rank, heads, N)
+    if why is None:
+        return
+    if b.N is not None and N not in b.N:
+        raise ValueError(f"--N must lie in {list(b.N)} for --bound {spec} (the N it covers; "
+                         f"got {N})")
+    raise ValueError(f"--d, --rank, --heads, --N: the point d={d}, rank={rank}, heads={heads}, "
+                     f"N={N} is outside what --bound {spec} covers: {why}")
+
+
+def _lower_other(spec: str, d: int, rank: int, heads: int, N: int, max_degree: int | None,
+                 value_class: str | None, as_json: bool) -> None:
+    """``bounds lower --bound NAME`` for a bound other than the certified one: its value, its
+    enclosure where it has one, and which bound it is."""
+    d = check_int("--d", d, lo=2)
+    rank = check_rank(rank, d, "--rank")
+    check_heads(heads, "--heads")
+    N = check_int("--N", N, lo=1)
+    if max_degree is not None:
+        raise ValueError(f"--max-degree applies to --bound certified only (got --bound {spec})")
+    b = _resolve(spec)
+    if value_class is not None:
+        raise ValueError(f"--class applies to --bound certified only (--bound {spec} has the "
+                         f"class {b.value_class})")
+    if b.source == "workbench":
+        check_int("--d", d, lo=2, hi=MAX_D)
+    _check_covered(b, spec, d, rank, heads, N)
+    try:
+        value = b(d, rank, heads, N)
+        enclosure = list(b.interval(d, rank, heads, N)) if b.enclosure is not None else None
+    except ValueError as e:
+        raise ValueError(f"--d, --rank, --heads, --N: --bound {spec} refused d={d}, rank={rank}, "
+                         f"heads={heads}, N={N}: {e}") from None
+    except Exception as e:  # the bound's own code failed: not bad input
+        raise CheckFailed(f"--bound {spec} failed at d={d}, rank={rank}, heads={heads}, N={N}: "
+                          f"{type(e).__name__}: {e}") from None
+    info = b.describe()
+    payload: dict[str, Any] = {
+        "bound": spec, "d": d, "r": rank, "heads": heads, "N": N, "value": value,
+        "lower_bound": value if b.side == "lower" else None, "enclosure": enclosure,
+        "side": b.side, "status": b.status, "target": b.target, "law": b.law,
+        "class": b.value_class, "covers_N": info["N"], "source": b.source,
+        "description": b.description, "ref": b.ref, "bound_info": info,
+        "error_meaning": ERROR_MEANING,
+    }
+    reasons = {}
+    if enclosure is None:
+        reasons["enclosure"] = f"--bound {spec} gives a value only, no rigorous enclosure"
+    if b.side != "lower":
+        reasons["lower_bound"] = f"--bound {spec} is an upper bound: see value"
+    if reasons:
+        payload["null_reasons"] = reasons
+    emit(payload, as_json, _human_other)
+
+
+def _human_other(p: dict[str, Any]) -> str:
+    side = "a lower" if p["side"] == "lower" else "an upper"
+    proved = ("certified: proved" + (f" (docs/{p['ref']})" if p["ref"] else "")
+              if p["status"] == "certified" else
+              f"conjectured: not proved (workbench falsify --bound {p['bound']} tests it)")
+    lines = [
+        f"d={p['d']} rank={p['r']} heads={p['heads']} N={p['N']}: bound {p['bound']} = "
+        f"{p['value']:.6g}  ({side} bound on the error; from {p['source']})",
+        "  enclosure: " + ("none (the bound gives a value only)" if p["enclosure"] is None else
+                           f"[{p['enclosure'][0]:.17g}, {p['enclosure'][1]:.17g}]"),
+        f"  which bound: status {p['status']}, target {p['target']}, law of the keys "
+        f"{p['law']}, value class {p['class']}, covers N = {p['covers_N']}",
+        f"  {proved}",
+    ]
+    if p["description"]:
+        lines.append(f"  {p['description']}")
+    lines.append(f"  {ERROR_MEANING}")
+    return "\n".join(lines)
 
 
 @aliases({"--r": "--rank"})
