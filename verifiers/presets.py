@@ -11,6 +11,13 @@ All seeds of a preset are scored on the same held-out stream (``eval_seed = 0``)
 ``tiny`` is a seconds-long smoke preset (tests, resume, Ray equivalence). ``H = c d / r`` keeps
 ``H r d`` (the paper's parameters per layer) equal across ranks, so ranks of one ``(L, c)``
 share a projection width and train in one stacked group.
+
+A run's kind is ``train`` or ``random_features``. A random-features run draws its heads from
+``law`` (``workbench.constructions.random_features.HEAD_LAWS``, default ``cosine_uniform`` as in
+the paper's figure); the law enters the run's configuration, and so its store key, only when it
+is not the default, so the keys of the runs stored before the law was a parameter stay the
+same. ``random_features_preset(name, law)`` builds the random-features grid for another law, for
+a plug-in's preset (docs/extending.md).
 """
 
 from __future__ import annotations
@@ -20,12 +27,14 @@ from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from workbench.constructions.random_features import HEAD_LAWS
 from workbench.core.validation import check_choice
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import ModelSpec, TrainConfig
 
 SCALES: tuple[str, ...] = ("quick", "paper")
 KINDS: tuple[str, ...] = ("train", "random_features")
+RF_LAW = "cosine_uniform"  # the head law of the paper's random-features figure (the default)
 
 
 @dataclass(frozen=True)
@@ -39,6 +48,14 @@ class Run:
     spec: ModelSpec
     config: TrainConfig
     labels: tuple[tuple[str, Any], ...]  # e.g. (("L", 1), ("c", 8), ("r", 4))
+    law: str = RF_LAW  # random_features: the law of the heads (HEAD_LAWS)
+
+    def __post_init__(self) -> None:
+        check_choice("kind", self.kind, KINDS)
+        check_choice("law", self.law, HEAD_LAWS)
+        if self.kind != "random_features" and self.law != RF_LAW:
+            raise ValueError(f"law must be {RF_LAW!r} for a {self.kind} run (a head law is a "
+                             f"random_features parameter; got {self.law!r})")
 
     @property
     def seed(self) -> int:
@@ -53,10 +70,14 @@ class Run:
         return dict(self.labels)
 
     def config_dict(self) -> dict[str, Any]:
-        """The full configuration (what the store's key hashes, with the code version)."""
-        return {"preset": self.preset, "kind": self.kind, "task": self.task.to_dict(),
-                "spec": asdict(self.spec), "train": asdict(self.config),
-                "labels": self.label_dict()}
+        """The full configuration (what the store's key hashes, with the code version); the law
+        only when it is not the default, so default runs keep the keys they always had."""
+        out = {"preset": self.preset, "kind": self.kind, "task": self.task.to_dict(),
+               "spec": asdict(self.spec), "train": asdict(self.config),
+               "labels": self.label_dict()}
+        if self.law != RF_LAW:
+            out["law"] = self.law
+        return out
 
     def group_key(self) -> str:
         """Runs with equal keys train in one batched call (same task, settings and shape)."""
@@ -200,19 +221,36 @@ def _icl(scale: str, seed: int) -> list[Run]:
     return out
 
 
-def _random_features(scale: str, seed: int) -> list[Run]:
+def random_features_runs(preset: str, scale: str, seed: int, law: str = RF_LAW) -> list[Run]:
+    """The random-features grid (exact ``D_2`` error of ``H`` random rank-1 hardmax heads with
+    optimal values, against ``H``, per ``d``) with heads drawn from ``law``; a law other than the
+    default is also a label, so grids of two laws never mix."""
     paper = scale == "paper"
     out: list[Run] = []
     Hs = [4 ** k for k in range(8)] if paper else [1, 4, 16, 64, 256]
+    extra = () if law == RF_LAW else (("law", law),)
     for d in ([8, 16, 32, 64] if paper else [8, 16]):
         task = Task("nearest", d=d, N=2)
         for H in Hs:
             for s in range(seed, seed + (5 if paper else 2)):
                 spec = ModelSpec("generalized", rank=1, heads=H, seed=s,
                                  options={"normalizer": "hardmax"})
-                out.append(Run("random_features", scale, "random_features", task, spec,
-                               TrainConfig(steps=1, eval_samples=0), (("d", d), ("H", H))))
+                out.append(Run(preset, scale, "random_features", task, spec,
+                               TrainConfig(steps=1, eval_samples=0),
+                               (("d", d), ("H", H), *extra), law))
     return out
+
+
+def random_features_preset(name: str = "random_features", law: str = RF_LAW) -> Preset:
+    """The random-features preset with heads drawn from ``law`` (the built-in one: the default
+    law, under its own name)."""
+    law = check_choice("law", law, HEAD_LAWS)
+    of = "" if law == RF_LAW else f" (heads drawn {law})"
+    return Preset(name, "exact error of random rank-1 hardmax heads against H, with Theorem 2's "
+                  f"certified lower bound{of}", "generalized",
+                  "generalized attention (full value maps): the class Theorem 2's lower bound "
+                  "covers, so the certified curve applies", "H", ("d",), True,
+                  lambda scale, seed: random_features_runs(name, scale, seed, law))
 
 
 _STANDARD = ("standard attention (rank-r value maps), as in the paper's experiments (docs/"
@@ -233,10 +271,7 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("icl_regression", "in-context linear regression, H = width / r",
            "standard", _STANDARD + "; steps, batch 64 and lr 1e-4 follow Garg et al. "
            "(inferred)", "r", (), True, _icl),
-    Preset("random_features", "exact error of random rank-1 hardmax heads against H, with "
-           "Theorem 2's certified lower bound", "generalized",
-           "generalized attention (full value maps): the class Theorem 2's lower bound covers, "
-           "so the certified curve applies", "H", ("d",), True, _random_features),
+    random_features_preset(),
     Preset("tiny", "smoke preset (seconds): the fig2 design at d = 4, N = 4",
            "standard", _STANDARD, "r", ("L", "c"), True, _tiny),
 )}

@@ -105,14 +105,14 @@ def compute(runs: Sequence[Run], threads: int | None = None,
 
 
 def _random_features(run: Run) -> dict[str, Any]:
-    """Exact D_2 error of H random rank-1 hardmax heads with optimal values, and Theorem 2's
-    certified lower bound (the larger of the harmonic count and the fiber bound) for the same
-    (d, r = 1, H)."""
+    """Exact D_2 error of H random rank-1 hardmax heads (drawn from ``run.law``) with optimal
+    values, and Theorem 2's certified lower bound (the larger of the harmonic count and the fiber
+    bound) for the same (d, r = 1, H)."""
     from workbench.constructions.random_features import random_features
     from workbench.core.bounds.certified import certified_lower_bound
 
     d, H = run.task.d, run.spec.heads
-    _, claimed = random_features(d, H, "cosine_uniform", generator=run.seed, build_model=False)
+    _, claimed = random_features(d, H, run.law, generator=run.seed, build_model=False)
     err = float(claimed.value)
     lb = certified_lower_bound(d, 1, H)
     return {"params_paper": H * d, "params_total": H * (2 * d + 1), "best_loss": None,

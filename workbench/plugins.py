@@ -310,8 +310,8 @@ def get(kind: str, name: str) -> Any:
         return _REGISTRY[kind][name]
     known = available(kind)
     if name not in known:
-        raise ValueError(f"{kind} must be one of {sorted(known)} or module:function "
-                         f"(got {name!r})")
+        raise ValueError(f"{kind} must be one of {sorted(known)} or "
+                         f"module:{'attr' if kind == 'preset' else 'function'} (got {name!r})")
     return known[name]
 
 

@@ -164,3 +164,32 @@ def test_cycles_are_rejected(monkeypatch: pytest.MonkeyPatch,
 def test_graph_png_needs_out(capsys: pytest.CaptureFixture[str]) -> None:
     assert main(["graph", "--format", "png"]) == 2
     assert "--out must be given" in capsys.readouterr().err
+
+
+def test_report_labels_the_runs_of_a_plug_in_preset(tmp_path: Path,
+                                                    monkeypatch: pytest.MonkeyPatch,
+                                                    capsys: pytest.CaptureFixture[str]) -> None:
+    """Runs of a preset from a package (registered) are labelled by its Preset; runs of one
+    registered nowhere here get their axes from their labels; both carry the lower bound."""
+    from workbench import plugins
+
+    runs = [r for r in presets.random_features_runs("rf_tied", "quick", 0, law="tied")
+            if r.task.d == 8 and r.spec.heads <= 4]
+    mine = presets.Preset("rf_tied", "random features with tied heads", "generalized",
+                          "a plug-in's grid", "H", ("d", "law"), True, lambda scale, seed: runs)
+    path = tmp_path / "plug.sqlite"
+    with Store(path) as st:
+        sweep.run_sweep("rf_tied", "quick", st, runs=runs, threads=1)
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
+    plugins.register("preset", mine)
+    md = _report(path, tmp_path / "a", capsys)
+    assert "## rf_tied (quick)" in md and "random features with tied heads" in md
+    assert "| d | law | H | class |" in md and "| lower bound |" in md
+    assert md.count("| 8 | tied |") == 2 and (tmp_path / "a" / "rf_tied_quick.png").is_file()
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
+    md = _report(path, tmp_path / "b", capsys)  # registered nowhere: axes from the labels
+    assert "## rf_tied (quick)" in md and "not registered here" in md
+    assert "| d | law | H | class |" in md and md.count("| 8 | tied | 1 |") == 1
+    assert (tmp_path / "b" / "rf_tied_quick.png").is_file()

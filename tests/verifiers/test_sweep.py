@@ -4,6 +4,7 @@ Everything runs the seconds-long ``tiny`` preset on one torch thread."""
 from __future__ import annotations
 
 import csv
+import json
 import os
 import signal
 import sqlite3
@@ -11,6 +12,8 @@ import subprocess
 import sys
 import textwrap
 import time
+from dataclasses import replace
+from importlib.metadata import EntryPoint
 from pathlib import Path
 
 import pytest
@@ -244,3 +247,121 @@ def test_parquet_export_needs_pyarrow(tmp_path: Path, capsys: pytest.CaptureFixt
         import pyarrow.parquet as pq
 
         assert pq.read_table(tmp_path / "runs.parquet").num_rows == 1
+
+
+# --- the head law of random-features runs, and presets through the registry --------------------
+
+PLUGIN_PRESET = '''
+from workbench.verifiers.presets import Preset, random_features_runs
+
+def _small(scale, seed):
+    return [r for r in random_features_runs("rf_tied", scale, seed, law="tied")
+            if r.task.d == 8 and r.spec.heads <= 16]
+
+RF_TIED = Preset("rf_tied", "random features with tied heads (q = k)", "generalized",
+                 "a plug-in's grid", "H", ("d", "law"), True, _small)
+'''
+
+
+@pytest.fixture
+def plugin_preset(tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+    """A user's module holding a Preset (six random-features runs, tied heads)."""
+    (tmp_path / "my_presets.py").write_text(PLUGIN_PRESET)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    monkeypatch.delitem(sys.modules, "my_presets", raising=False)
+    import my_presets  # type: ignore[import-not-found]
+
+    return my_presets
+
+
+def _old_key(run: presets.Run, version: str) -> str:
+    """The store key as it was computed before the head law was a parameter."""
+    from dataclasses import asdict
+
+    config = {"preset": run.preset, "kind": run.kind, "task": run.task.to_dict(),
+              "spec": asdict(run.spec), "train": asdict(run.config), "labels": run.label_dict()}
+    return store.run_key(config, version, run.seed)
+
+
+def test_the_default_head_law_keeps_the_keys_of_stored_runs() -> None:
+    runs = presets.plan("random_features", "quick") + presets.plan("tiny", "quick")
+    assert all(r.law == presets.RF_LAW == "cosine_uniform" for r in runs)
+    assert [k for k, _ in sweep.keyed(runs, "v1")] == [_old_key(r, "v1") for r in runs]
+    tied = presets.random_features_runs("random_features", "quick", 0, law="tied")
+    default = presets.random_features_runs("random_features", "quick", 0)
+    assert [(r.task, r.spec) for r in tied] == [(r.task, r.spec) for r in default]
+    assert all(r.config_dict()["law"] == "tied" and r.label_dict()["law"] == "tied"
+               for r in tied)
+    assert {k for k, _ in sweep.keyed(tied, "v1")}.isdisjoint(k for k, _ in sweep.keyed(
+        default, "v1"))
+
+
+def test_a_random_features_run_draws_its_heads_from_its_law() -> None:
+    from workbench.constructions.random_features import random_features
+
+    runs = [r for law in ("cosine_uniform", "tied", "independent")
+            for r in presets.random_features_runs("rf", "quick", 3, law)
+            if r.task.d == 8 and r.spec.heads == 16 and r.seed == 3]
+    rows = sweep.compute(runs, threads=1)
+    errors = {r["config"].get("law", "cosine_uniform"): r["heldout"] for r in rows}
+    for law, err in errors.items():
+        assert err == random_features(8, 16, law, generator=3, build_model=False)[1].value
+    assert len(set(errors.values())) == 3  # three laws, three different draws
+
+
+def test_runs_refuse_a_law_they_do_not_have() -> None:
+    rf = presets.plan("random_features", "quick")[0]
+    with pytest.raises(ValueError, match="law must be one of"):
+        replace(rf, law="gaussian")
+    tiny = presets.plan("tiny", "quick")[0]
+    with pytest.raises(ValueError, match="law must be 'cosine_uniform' for a train run"):
+        replace(tiny, law="tied")
+    with pytest.raises(ValueError, match="kind must be one of"):
+        replace(tiny, kind="construction")
+    with pytest.raises(ValueError, match="law must be one of"):
+        presets.random_features_preset("x", "gaussian")
+    built_in = presets.PRESETS["random_features"]
+    assert presets.random_features_preset().runs("quick") == built_in.runs("quick")
+
+
+def test_sweep_runs_a_preset_named_module_colon_attr(tmp_path: Path, plugin_preset,
+                                                     capsys: pytest.CaptureFixture[str]) -> None:
+    db = str(tmp_path / "p.sqlite")
+    assert main(["sweep", "my_presets:RF_TIED", "--db", db, "--threads", "1", "--json"]) == 0
+    p = json.loads(capsys.readouterr().out)
+    assert (p["preset"], p["planned"], p["computed"], p["model_class"]) == (
+        "rf_tied", 6, 6, "generalized")
+    with Store(db) as st:
+        rows = st.rows("rf_tied")
+    assert len(rows) == 6 and {r["config"]["law"] for r in rows} == {"tied"}
+    assert main(["sweep", "my_presets:RF_TIED", "--db", db, "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["computed"] == 0
+
+
+def test_sweep_runs_a_preset_registered_by_an_installed_package(
+        tmp_path: Path, plugin_preset, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from workbench import plugins
+
+    eps = [EntryPoint("rf-tied", "my_presets:RF_TIED", "workbench.presets")]
+    monkeypatch.setattr(plugins, "entry_points", lambda group: eps if group == "workbench.presets"
+                        else [])
+    monkeypatch.setattr(plugins, "_loaded", set())
+    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
+    monkeypatch.setattr(plugins, "LOAD_ERRORS", {})
+    db = str(tmp_path / "e.sqlite")
+    assert main(["sweep", "rf_tied", "--db", db, "--dry-run", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["planned"] == 6
+    assert main(["sweep", "nope", "--db", db]) == 2
+    err = capsys.readouterr().err
+    assert "preset must be one of" in err and "rf_tied" in err and "module:attr" in err
+
+
+def test_sweep_refuses_a_module_attr_that_is_not_a_preset(
+        tmp_path: Path, plugin_preset, capsys: pytest.CaptureFixture[str]) -> None:
+    before = sorted(p.name for p in tmp_path.iterdir())
+    for name in ("my_presets:_small", "my_presets:NOTHING", "no_such_module:P"):
+        assert main(["sweep", name, "--db", str(tmp_path / "x.sqlite")]) == 2
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and name in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.iterdir()) == before

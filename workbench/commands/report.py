@@ -4,6 +4,10 @@ One figure per preset in the store, in the style of the paper's figures (best-of
 error on a log scale, the seeds' spread shaded; random features with Theorem 2's certified lower
 bound beside them), each followed by the table of numbers behind it. Then the last
 ``workbench check --db`` in the same store: claims, verdicts, key evidence and the claims graph.
+
+A preset's axes and description come from the preset registry (``workbench.plugins``: the
+built-ins and those of installed packages); runs of a preset registered nowhere here (a sweep of
+``module:attr``) are still reported, with the axes read off their labels (``preset_for``).
 """
 
 from __future__ import annotations
@@ -64,16 +68,17 @@ def _latest(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, 
 def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: Path,
                  db: str) -> list[str]:
     """Write ``report.md`` and its PNGs into ``out``; the file names written."""
-    from workbench.verifiers.presets import PRESETS
+    from workbench.plugins import available
     from workbench.verifiers.sweep import best_of_seeds
 
     md = ["# Reproduction report", "", f"Results store: `{db}` ({len(rows)} runs).", ""]
     files: list[str] = []
+    known = available("preset")
     for (preset, scale), rs in _latest(rows).items():
-        p = PRESETS.get(preset)
         best = best_of_seeds(rs)
-        if p is None or not best:
+        if not best:
             continue
+        p = known.get(preset) or preset_for(preset, best)
         name = f"{preset}_{scale}.png"
         _figure(p, best, out / name, scale)
         files.append(name)
@@ -85,6 +90,28 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
     md += _check_section(check, out, files)
     (out / "report.md").write_text("\n".join(md) + "\n")
     return ["report.md", *files]
+
+
+def preset_for(name: str, best: list[dict[str, Any]]) -> Any:
+    """A stand-in ``Preset`` for runs of a preset that is not registered: the x axis is the
+    label with the most distinct values (the later one on ties), the curves the others
+    (logarithmic when every x is a positive number)."""
+    from workbench.verifiers.presets import Preset
+
+    labels = list(dict.fromkeys(k for b in best for k in b["labels"]))
+    spread = [len({repr(b["labels"].get(k)) for b in best}) for k in labels]
+    x = labels[max(range(len(labels)), key=lambda i: (spread[i], i))] if labels else "seed"
+    xs = [b["labels"].get(x) for b in best]
+    numeric = all(isinstance(v, int | float) and not isinstance(v, bool) and v > 0 for v in xs)
+    classes = sorted({b["model_class"] for b in best})
+    return Preset(name, f"runs of the preset {name}, which is not registered here (axes read off "
+                  "its labels)", "/".join(classes), "as recorded with the runs", x,
+                  tuple(k for k in labels if k != x), numeric, lambda scale, seed: [])
+
+
+def _has_bound(best: list[dict[str, Any]]) -> bool:
+    """Whether the runs carry Theorem 2's certified lower bound (random-features runs do)."""
+    return all("lower_bound" in (b.get("extra") or {}) for b in best)
 
 
 def _curve_key(p: Any, labels: dict[str, Any]) -> tuple[Any, ...]:
@@ -108,7 +135,7 @@ def _figure(p: Any, best: list[dict[str, Any]], path: Path, scale: str) -> None:
         line = ax.plot(xs, [b["heldout"] for b in bs], marker="o", label=label)[0]
         ax.fill_between(xs, [b["heldout"] for b in bs], [b["worst"] for b in bs],
                         color=line.get_color(), alpha=0.2)
-        if p.name == "random_features":
+        if _has_bound(bs):
             ax.plot(xs, [max(b["extra"]["lower_bound"], 1e-12) for b in bs], linestyle="--",
                     color=line.get_color(), label=f"lower bound, {label}")
     ax.set_yscale("log")
@@ -126,7 +153,7 @@ def _figure(p: Any, best: list[dict[str, Any]], path: Path, scale: str) -> None:
 
 
 def _table(p: Any, best: list[dict[str, Any]]) -> list[str]:
-    rf = p.name == "random_features"
+    rf = _has_bound(best)
     head = [*p.curves, p.x, "class", "seeds", "best held-out", "95% CI", "worst seed",
             *(["lower bound"] if rf else [])]
     lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]

@@ -1,5 +1,8 @@
 """``workbench sweep PRESET``: a resumable grid of docs/paper.md §7 into the results store.
 
+PRESET is resolved by ``workbench.plugins.get_preset``: a registered preset (the built-ins,
+``fig2``, ``tiny``, ..., and those of installed packages, entry-point group
+``workbench.presets``) or ``module:attr`` naming a ``workbench.verifiers.presets.Preset``.
 Every input is validated before anything is created: an unknown preset, an unusable ``--db``,
 an unreachable ``--address`` or a malformed ``--export`` path exits 2 with one line and writes
 no file. A killed sweep resumes where it stopped; a finished one reruns with no compute.
@@ -20,7 +23,8 @@ from workbench.commands._common import (
 )
 
 
-@click.command(help="Run a preset grid of the paper's experiments into the results store.")
+@click.command(help="Run a preset grid of the paper's experiments (a registered preset, or "
+               "module:attr naming a Preset) into the results store.")
 @click.argument("preset")
 @click.option("--scale", type=click.Choice(["quick", "paper"]), default="quick",
               show_default=True)
@@ -43,9 +47,11 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
         export_path: str | None, device: str, threads: int | None, cpus_per_task: float,
         gpus_per_task: float, dry_run: bool, as_json: bool, seed: int) -> None:
     from workbench.core.validation import check_float, check_int
-    from workbench.verifiers import presets, store, sweep
+    from workbench.plugins import get_preset
+    from workbench.verifiers import store, sweep
 
-    p = presets.get_preset(preset)
+    p = get_preset(preset)
+    name = p.name
     check_int("--seed", seed, lo=0)
     if threads is not None:
         check_int("--threads", threads, lo=1)
@@ -72,9 +78,9 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
         if dry_run:
             keys = [k for k, _ in sweep.keyed(runs)]
             done = len(st.done_keys(keys))
-            rep = sweep.SweepReport(preset, scale, backend, len(keys), done, 0, 0, 0.0, keys)
+            rep = sweep.SweepReport(name, scale, backend, len(keys), done, 0, 0, 0.0, keys)
         else:
-            rep = sweep.run_sweep(preset, scale, st, seed=seed, backend=backend,
+            rep = sweep.run_sweep(name, scale, st, seed=seed, backend=backend,
                                   address=address, cpus_per_task=cpus_per_task,
                                   gpus_per_task=gpus_per_task, threads=threads, device=dev,
                                   runs=runs, progress=say)
