@@ -29,7 +29,8 @@ CONTRACT: list[tuple[str, str]] = [
 SUMMARY: dict[str, str] = {
     "check": "Run the paper's claims in dependency order; a verdict and key evidence for each.",
     "graph": "The proof graph: claims and what they depend on.",
-    "bounds": "Certified lower bounds (N = 2, D_2) and the heads they imply.",
+    "bounds": "Lower bounds: the registered ones, the certified one (N = 2, D_2), the heads "
+    "they imply.",
     "falsify": "Search for counterexamples to a lower bound; prints the replay command.",
     "harmonics": "Gegenbauer coefficients of sign(t) and harmonic dimensions N(d, l).",
     "kernel": "Kernels of rank-1 hardmax heads on D_2.",
