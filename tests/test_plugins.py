@@ -8,6 +8,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
+from tests.plugin_registry import fresh_registry
 from workbench import plugins
 
 
@@ -51,13 +52,8 @@ def test_entry_points_register_and_a_broken_one_is_reported_by_name(monkeypatch)
     mod = types.ModuleType("pkg_bounds")
     mod.tight = lambda d, rank, heads, N: 0.25  # type: ignore[attr-defined]
     monkeypatch.setitem(sys.modules, "pkg_bounds", mod)
-    eps = [EntryPoint("tight", "pkg_bounds:tight", "workbench.bounds"),
-           EntryPoint("broken", "pkg_missing_module:f", "workbench.bounds")]
-    monkeypatch.setattr(plugins, "entry_points", lambda group: eps if group == "workbench.bounds"
-                        else [])
-    monkeypatch.setattr(plugins, "_loaded", set())
-    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
-    monkeypatch.setattr(plugins, "LOAD_ERRORS", {})
+    fresh_registry(monkeypatch, EntryPoint("tight", "pkg_bounds:tight", "workbench.bounds"),
+                   EntryPoint("broken", "pkg_missing_module:f", "workbench.bounds"))
     known = plugins.available("bound")
     assert known["tight"](4, 1, 1, 2) == 0.25 and known["tight"].spec == "pkg_bounds:tight"
     assert "certified" in known  # the built-ins still load
@@ -77,12 +73,8 @@ def test_a_name_registered_twice_is_refused():
 
 def test_a_builtin_name_is_answered_without_importing_the_installed_packages(monkeypatch):
     calls: list[str] = []
-    eps = [EntryPoint("slow", "pkg_never_imported:f", "workbench.bounds")]
-    monkeypatch.setattr(plugins, "entry_points", lambda group: calls.append(group) or (
-        eps if group == "workbench.bounds" else []))
-    monkeypatch.setattr(plugins, "_loaded", set())
-    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
-    monkeypatch.setattr(plugins, "LOAD_ERRORS", {})
+    fresh_registry(monkeypatch, EntryPoint("slow", "pkg_never_imported:f", "workbench.bounds"),
+                   asked=calls)
     assert plugins.get_bound("certified").name == "certified"
     assert calls == [] and plugins.LOAD_ERRORS == {}
     with pytest.raises(ValueError, match="must be one of"):  # an unknown name looks further

@@ -10,7 +10,7 @@ from importlib.metadata import EntryPoint
 
 import pytest
 
-from workbench import plugins
+from tests.plugin_registry import fresh_registry
 from workbench.cli import main
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.bounds.harmonic import harmonic_bound
@@ -194,13 +194,8 @@ def my_bounds(monkeypatch: pytest.MonkeyPatch) -> types.ModuleType:
 @pytest.fixture
 def entry_points(monkeypatch: pytest.MonkeyPatch, my_bounds: types.ModuleType) -> None:
     """Installed packages: one whose bound loads, one whose module is missing."""
-    eps = [EntryPoint("narrow", "my_bounds:NARROW", "workbench.bounds"),
-           EntryPoint("broken-pkg", "pkg_missing_module:f", "workbench.bounds")]
-    monkeypatch.setattr(plugins, "entry_points", lambda group: eps if group == "workbench.bounds"
-                        else [])
-    monkeypatch.setattr(plugins, "_loaded", set())
-    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
-    monkeypatch.setattr(plugins, "LOAD_ERRORS", {})
+    fresh_registry(monkeypatch, EntryPoint("narrow", "my_bounds:NARROW", "workbench.bounds"),
+                   EntryPoint("broken-pkg", "pkg_missing_module:f", "workbench.bounds"))
 
 
 def test_bounds_list_shows_every_bound_and_where_it_applies(

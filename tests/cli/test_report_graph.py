@@ -9,6 +9,7 @@ from pathlib import Path
 import matplotlib.image as mpimg
 import pytest
 
+from tests.plugin_registry import fresh_registry
 from workbench.cli import main
 from workbench.proofs import graph
 from workbench.proofs.claim import Claim
@@ -180,15 +181,13 @@ def test_report_labels_the_runs_of_a_plug_in_preset(tmp_path: Path,
     path = tmp_path / "plug.sqlite"
     with Store(path) as st:
         sweep.run_sweep("rf_tied", "quick", st, runs=runs, threads=1)
-    monkeypatch.setattr(plugins, "_loaded", set())
-    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
+    fresh_registry(monkeypatch)
     plugins.register("preset", mine)
     md = _report(path, tmp_path / "a", capsys)
     assert "## rf_tied (quick)" in md and "random features with tied heads" in md
     assert "| d | law | H | class |" in md and "| lower bound |" in md
     assert md.count("| 8 | tied |") == 2 and (tmp_path / "a" / "rf_tied_quick.png").is_file()
-    monkeypatch.setattr(plugins, "_loaded", set())
-    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
+    fresh_registry(monkeypatch)
     md = _report(path, tmp_path / "b", capsys)  # registered nowhere: axes from the labels
     assert "## rf_tied (quick)" in md and "not registered here" in md
     assert "| d | law | H | class |" in md and md.count("| 8 | tied | 1 |") == 1

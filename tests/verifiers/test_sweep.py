@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.plugin_registry import fresh_registry
 from workbench.cli import main
 from workbench.verifiers import presets, store, sweep
 from workbench.verifiers.store import Store
@@ -341,14 +342,7 @@ def test_sweep_runs_a_preset_named_module_colon_attr(tmp_path: Path, plugin_pres
 def test_sweep_runs_a_preset_registered_by_an_installed_package(
         tmp_path: Path, plugin_preset, monkeypatch: pytest.MonkeyPatch,
         capsys: pytest.CaptureFixture[str]) -> None:
-    from workbench import plugins
-
-    eps = [EntryPoint("rf-tied", "my_presets:RF_TIED", "workbench.presets")]
-    monkeypatch.setattr(plugins, "entry_points", lambda group: eps if group == "workbench.presets"
-                        else [])
-    monkeypatch.setattr(plugins, "_loaded", set())
-    monkeypatch.setattr(plugins, "_REGISTRY", {k: {} for k in plugins.KINDS})
-    monkeypatch.setattr(plugins, "LOAD_ERRORS", {})
+    fresh_registry(monkeypatch, EntryPoint("rf-tied", "my_presets:RF_TIED", "workbench.presets"))
     db = str(tmp_path / "e.sqlite")
     assert main(["sweep", "rf_tied", "--db", db, "--dry-run", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["planned"] == 6
