@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 import torch
-from hypothesis import given, settings
+from hypothesis import Phase, given, settings
 from hypothesis import strategies as st
 from hypothesis.errors import DeadlineExceeded
 
@@ -199,10 +199,10 @@ def test_torch_settings_take_the_active_profiles_examples(profile) -> None:
 
 
 def test_torch_settings_force_no_deadline(profile) -> None:
-    profile(max_examples=2, database=None)  # hypothesis's 200 ms deadline
+    profile(max_examples=1, database=None)  # hypothesis's 200 ms deadline
 
     def slow(n: int) -> None:
-        time.sleep(0.25)
+        time.sleep(0.3)  # over 1.25 x the deadline, which hypothesis allows while searching
 
     S.torch_settings(given(st.integers(0, 3))(slow))()  # no deadline: passes
     with pytest.raises(DeadlineExceeded):
@@ -244,9 +244,10 @@ def test_a_failing_property_prints_the_seed_not_the_tensors(strategy, name: str)
         if name == "instances_from_seed":
             _first_key_is_small(case)
         else:
-            assert (case[0][0, 0] < 0.9).all()
+            assert (case[0][0, 0] < 0.5).all()
 
-    prop = settings(database=None, max_examples=200)(given(strategy)(check))
+    prop = settings(database=None, max_examples=200, phases=[Phase.generate])(  # no shrinking
+        given(strategy)(check))
     with pytest.raises(AssertionError) as info:
         prop()
     report = "\n".join(getattr(info.value, "__notes__", []))
