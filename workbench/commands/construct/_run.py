@@ -97,11 +97,12 @@ class Evaluation:
 
 
 def construct_options(
-    seeds: int = 1, eval_samples: int = 20000
+    seeds: int | None = 1, eval_samples: int = 20000
 ) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
     """The options every ``construct`` command takes after its own (``--eval-samples``,
     ``--resolution``, ``--seeds``, ``--json``, ``--seed``), handed to the command as one
-    :class:`Evaluation`, its first argument. Put it below the command's own options."""
+    :class:`Evaluation`, its first argument. Put it below the command's own options.
+    ``seeds=None``: the command chooses (``Evaluation.seeds`` is ``None`` until it does)."""
 
     def deco(f: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(f)
@@ -110,8 +111,10 @@ def construct_options(
             return f(Evaluation(eval_samples, seeds, resolution, as_json, seed), **options)
 
         g = common_options(with_evaluation)
-        g = click.option("--seeds", type=int, default=seeds, show_default=True,
-                         help="Independent seeds seed..seed+K-1.")(g)
+        g = click.option("--seeds", type=int, default=seeds, show_default=seeds is not None,
+                         help="Independent seeds seed..seed+K-1." + ("" if seeds is not None else
+                         " Default: 1, or 8 where the claim averages over the construction's "
+                         "random draw."))(g)
         g = click.option("--resolution", type=float, default=0.01, show_default=True,
                          help="Smallest departure from an exact claimed error the verdict must "
                          "resolve (> 0); a wider interval is inconclusive.")(g)
