@@ -103,9 +103,9 @@ def hardmax_rank1(d: int, rank: int, heads: int, N: int, seed: int, *,
                   steps: int = 200) -> tuple[Any, Any]:
     """The sandwich's rank-1 witness: tied rank-1 hardmax heads (q_h = k_h, values a_h I),
     directions optimised on the exact kernel error; exact D_2 error (any rank >= 1)."""
+    _two_keys("hardmax-rank1", N)
     from workbench.constructions import optimized as opt
 
-    _two_keys("hardmax-rank1", N)
     w = opt.hardmax_rank1(d, heads, steps=steps, seed=seed)
     return opt.witness_model(w), opt.witness_claim(w)
 
@@ -114,9 +114,9 @@ def bayes_heads(d: int, rank: int, heads: int, N: int, seed: int, *, n_fit: int 
                 n_eval: int = 50_000) -> tuple[Any, Any]:
     """The sandwich's Bayes heads: H Bayes-optimal heads of key-rank r < d on random row
     spaces, least-squares scalar values; error on its own sample (empirical-Bernstein CI)."""
+    _two_keys("bayes-heads", N)
     from workbench.constructions import optimized as opt
 
-    _two_keys("bayes-heads", N)
     w = opt.bayes_heads(d, rank, heads, n_fit=n_fit, n_eval=n_eval, seed=seed)
     return opt.witness_model(w), opt.witness_claim(w)
 
