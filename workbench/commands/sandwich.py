@@ -72,8 +72,8 @@ def resolve_bound(name: str, d: int, r: int, heads: int) -> Any:
         raise ValueError(f"--bound: {e}") from None
     why = b.outside(d, r, heads, 2)
     if why is None and (b.side != "lower" or b.target != "nearest" or b.law == "iid"):
-        why = (f"is a {b.side} bound on the {b.target} target for {b.law} keys; the sandwich "
-               "needs a lower bound on the nearest neighbour for orthonormal keys")
+        why = (f"({b.side} bound, {b.target} target, {b.law} keys) does not fit: the "
+               "sandwich needs a lower bound on the nearest neighbour for orthonormal keys")
     if why is not None:
         raise ValueError(f"--bound {name} {why}")
     return b
