@@ -6,6 +6,8 @@ sandwich"): every number is the error of a model whose weights are saved and can
   ``a_h I`` fitted by least squares on one sample; the error is measured on a fresh sample.
 - ``hardmax_rank1``: H rank-1 hardmax heads with ``q_h = k_h``, directions optimised by Adam on the
   exact kernel error ``1 - 2 a.b + a.C.a`` (docs/paper.md §4) with ``C a = b``; the error is exact.
+- ``witness_model``, ``witness_claim``: a witness as a construction's ``(model, claimed)``
+  (registered as ``hardmax-rank1`` and ``bayes-heads``, docs/extending.md);
 - ``one_head_exact_error``: the closed form of one Bayes head with M = I,
   ``1/2 (1 - sum_{l odd} eta_l^2 C(l+r-1, r-1)/N(d,l))``, with a rigorous truncation enclosure.
 """
@@ -13,6 +15,7 @@ sandwich"): every number is the error of a model whose weights are saved and can
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +23,8 @@ import numpy as np
 import torch
 from scipy.special import betainc
 
+from workbench.constructions._montecarlo import ClaimedError
+from workbench.constructions.rank_one import rank_one_model
 from workbench.core.harmonics import dim_harmonics, sign_coefficients
 from workbench.core.head_kernels import head_target_agreement
 from workbench.core.sphere import make_generator, sample_instances
@@ -33,6 +38,8 @@ __all__ = [
     "hardmax_rank1",
     "replay",
     "bernstein_ci",
+    "witness_claim",
+    "witness_model",
 ]
 
 DELTA = 1e-3  # two-sided failure probability of every Monte Carlo interval
@@ -137,15 +144,21 @@ def _sample(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return X.numpy(), y.numpy()
 
 
-def _losses(params: dict[str, np.ndarray], d: int, n: int, seed: int) -> np.ndarray:
-    """Per-sample errors ``||f - A||^2`` of the model on the evaluation stream ``seed``; the
-    model output is formed explicitly from X (not through the identity above)."""
-    X, y = _sample(n, d, seed)
+def _outputs(params: dict[str, np.ndarray], X: np.ndarray,
+             y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Bayes heads' output ``A = sum_h a_h X phi_h`` (n, d), formed explicitly from X (not
+    through the identity above), and ``s = sign<y, w>`` (n,)."""
     psi, s = _scores(params["B"], X, y)
     u = (X[:, 0] + X[:, 1]) / math.sqrt(2)
     w = (X[:, 0] - X[:, 1]) / math.sqrt(2)
     a = params["a"]
-    A = (a.sum() * u + (psi @ a)[:, None] * w) / math.sqrt(2)
+    return (a.sum() * u + (psi @ a)[:, None] * w) / math.sqrt(2), s
+
+
+def _losses(params: dict[str, np.ndarray], d: int, n: int, seed: int) -> np.ndarray:
+    """Per-sample errors ``||f - A||^2`` of the model on the evaluation stream ``seed``."""
+    X, y = _sample(n, d, seed)
+    A, s = _outputs(params, X, y)
     f = np.where((s > 0)[:, None], X[:, 0], X[:, 1])
     return ((f - A) ** 2).sum(-1)
 
@@ -219,6 +232,38 @@ def _rank1_replay(params: dict[str, np.ndarray], d: int) -> float:
     Q = torch.from_numpy(params["Q"])
     b = head_target_agreement(d, (Q * Q).sum(-1))
     return float(kernel_error(torch.from_numpy(params["a"]), b, agreement_kernel(Q, Q)))
+
+
+def witness_model(w: Witness) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    """The witness as a model ``(X (b, 2, d), y (b, d)) -> (b, d)`` on two orthonormal keys
+    (float64): the rank-1 hardmax heads as an Eq. 2 layer
+    (``workbench.constructions.rank_one.rank_one_model``), the Bayes heads through the same
+    numpy evaluation as their recorded error."""
+    if w.method == "hardmax_rank1":
+        Q = torch.from_numpy(w.params["Q"])
+        return rank_one_model(Q, Q, torch.from_numpy(w.params["a"]))
+    if w.method in ("bayes_heads", "one_head_bayes"):
+        params = {"B": w.params["B"], "a": w.params["a"]}
+
+        def bayes(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            if X.ndim != 3 or X.shape[1] != 2:
+                raise ValueError(f"X must have shape (b, 2, d) (got {tuple(X.shape)})")
+            A, _ = _outputs(params, X.detach().cpu().double().numpy(),
+                            y.detach().cpu().double().numpy())
+            return torch.from_numpy(A).to(X.device)
+
+        return bayes
+    raise ValueError(f"unknown witness method {w.method!r}")
+
+
+def witness_claim(w: Witness) -> ClaimedError:
+    """The witness's recorded error as a claim: ``==``, exact (the kernel error, within 1e-9)
+    or with its empirical-Bernstein interval (``1 - DELTA``) on its own evaluation sample."""
+    exact = w.method == "hardmax_rank1"
+    return ClaimedError(w.error, "==", "exact_kernel" if exact else "monte_carlo",
+                        f"{w.method}: err(D_2) == the witness's recorded error", w.ci[0], w.ci[1],
+                        {} if exact else {"samples": w.n_eval, "interval": "bernstein",
+                                          "level": 1 - DELTA})
 
 
 def replay(w: Witness) -> tuple[float, tuple[float, float]]:

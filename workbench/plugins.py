@@ -274,7 +274,9 @@ def get(kind: str, name: str) -> Any:
 
     A ``module:attr`` that names a plain function is wrapped with the minimal contract (for a
     bound: status ``conjectured``, law and class unspecified, every N; the object keeps
-    ``module:attr`` as its ``spec``). Unknown names raise ``ValueError`` listing the known ones.
+    ``module:attr`` as its ``spec``). A built-in name is answered before the installed
+    packages are loaded (they may import torch). Unknown names raise ``ValueError`` listing the
+    known ones.
     """
     if ":" in name:
         mod_name, _, attr = name.partition(":")
@@ -295,6 +297,10 @@ def get(kind: str, name: str) -> Any:
                          status="conjectured", law="any", value_class="unspecified", N=None)
         return Construction(attr.replace("_", "-"), obj, params=_extra_params(obj), spec=name,
                             source=mod_name.split(".")[0])
+    if kind not in _loaded and name not in _REGISTRY[kind]:  # a built-in name needs no package
+        importlib.import_module("workbench.builtin_plugins").register_builtins(kind)
+    if name in _REGISTRY[kind]:
+        return _REGISTRY[kind][name]
     known = available(kind)
     if name not in known:
         raise ValueError(f"{kind} must be one of {sorted(known)} or module:function "
