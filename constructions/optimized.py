@@ -18,6 +18,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
@@ -74,13 +75,66 @@ class Witness:
 
     @staticmethod
     def load(path: str | Path) -> Witness:
-        z = np.load(path)
-        d, r, H, n, seed = (int(v) for v in z["meta"])
-        e = z["error"]
-        params = {k: z[k] for k in z.files if k not in ("method", "meta", "error")}
-        return Witness(
-            str(z["method"]), d, r, H, float(e[0]), (float(e[1]), float(e[2])), params, n, seed
-        )
+        """The witness saved at ``path``: numbers only (``allow_pickle=False``), its arrays'
+        names, dtypes and shapes checked against its method and ``(d, r, H)``
+        (``WITNESS_PARAMS``). Anything else raises a one-line ``ValueError`` naming ``witness``
+        (docs/sweeps.md, "Files the workbench reads")."""
+        where = repr(str(path))
+
+        def bad(why: str) -> ValueError:
+            return ValueError(f"witness must be a witness file written by workbench bounds "
+                              f"sandwich ({where} {why})")
+
+        try:
+            with open(path, "rb") as f:
+                zipped = f.read(4) == b"PK\x03\x04"  # np.savez writes a zip archive
+            z = np.load(path, allow_pickle=False)
+        except OSError as e:
+            raise bad(f"cannot be read: {e.strerror or e}") from None
+        except Exception:  # noqa: BLE001 - np.load takes anything else for a pickle
+            raise bad("is truncated or damaged" if zipped else "is not an .npz archive") \
+                from None
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise bad("is a single array, not an .npz archive")
+        try:
+            with z:
+                arrays = {k: z[k] for k in z.files}
+        except Exception as e:  # noqa: BLE001 - a damaged member, or an object array
+            pickled = "allow_pickle" in str(e)
+            raise bad("holds objects other than numbers, which are never unpickled" if pickled
+                      else "is truncated or damaged") from None
+        method, meta, error = (arrays.pop(k, None) for k in ("method", "meta", "error"))
+        if method is None or method.shape != () or method.dtype.kind != "U":
+            raise bad("has no method name")
+        name = str(method)
+        if name not in WITNESS_PARAMS:
+            raise bad(f"names the method {name!r}, not one of {', '.join(WITNESS_PARAMS)}")
+        if meta is None or meta.shape != (5,) or meta.dtype.kind not in "iu":
+            raise bad("has no meta array of 5 integers (d, r, heads, n_eval, seed)")
+        if error is None or error.shape != (3,) or error.dtype.kind != "f":
+            raise bad("has no error array of 3 floats (error, CI low, CI high)")
+        d, r, H, n, seed = (int(v) for v in meta)
+        if d < 2 or not 1 <= r <= d or H < 1 or n < 0 or seed < 0:
+            raise bad(f"records d={d}, r={r}, heads={H}, n_eval={n}, seed={seed}")
+        shapes = WITNESS_PARAMS[name](d, r, H)
+        if set(arrays) != set(shapes):
+            raise bad(f"holds the arrays {sorted(arrays)}, not {sorted(shapes)} of {name}")
+        for k, shape in shapes.items():
+            if arrays[k].shape != shape or arrays[k].dtype.kind != "f":
+                raise bad(f"holds {k} of shape {arrays[k].shape}, not a float array of shape "
+                          f"{shape} for d={d}, r={r}, heads={H}")
+        return Witness(name, d, r, H, float(error[0]), (float(error[1]), float(error[2])), arrays,
+                       n, seed)
+
+
+# the arrays of each method's witness and their shapes at (d, r, H); trained witnesses keep
+# their weights beside the witness (verifiers/sandwich.py)
+WITNESS_PARAMS: dict[str, Any] = {
+    "one_head_bayes": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
+    "bayes_heads": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
+    "hardmax_rank1": lambda d, r, H: {"Q": (H, d), "a": (H,)},
+    "trained_generalized": lambda d, r, H: {},
+}
 
 
 def bernstein_ci(x: np.ndarray, bound: float, delta: float = DELTA) -> tuple[float, float]:
