@@ -5,18 +5,17 @@ with one stderr line naming the flag, run nothing they hold and leave the folder
 
 from __future__ import annotations
 
-import builtins
 import contextlib
 import hashlib
 import importlib
 import json
 import pickle
-import sqlite3
 from pathlib import Path
 
 import pytest
 import torch
 
+from tests.planted_files import PRE_VERSIONING_SQL, RunsCode, sqlite_file, store_marker
 from workbench.cli import main
 from workbench.verifiers.store import APPLICATION_ID, SCHEMA_VERSION, Store
 
@@ -24,21 +23,6 @@ TRAIN = ["train", "--d", "4", "--N", "2", "--rank", "1", "--heads", "2", "--step
          "--batch", "16", "--eval-samples", "200", "--device", "cpu", "--json"]
 FAST_CLAIM = "setting.sphere_law"
 LABELS = {"L": 1, "c": 1, "r": 1}  # a run of the tiny preset
-
-# The store layout from before schema versioning, as the workbench created it then (the CREATE
-# statements of verifiers/store.py and workbench/commands/check.py of that time): no marker.
-PRE_VERSIONING_SQL = (
-    "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, preset TEXT NOT NULL, scale TEXT, "
-    "kind TEXT, model_class TEXT NOT NULL, group_key TEXT, seed INTEGER, labels TEXT, "
-    "config TEXT, params_paper INTEGER, params_total INTEGER, best_loss REAL, final_loss REAL, "
-    "heldout REAL, heldout_lo REAL, heldout_hi REAL, heldout_n INTEGER, extra TEXT, "
-    "seconds REAL, backend TEXT, code_version TEXT, created REAL)",
-    "CREATE TABLE IF NOT EXISTS check_runs (id INTEGER PRIMARY KEY, "
-    "started REAL, scale TEXT, seed INTEGER, device TEXT, summary TEXT)",
-    "CREATE TABLE IF NOT EXISTS claim_results (run_id INTEGER, claim_id TEXT, "
-    "verdict TEXT, seconds REAL, payload TEXT)",
-)
-
 
 def _snapshot(folder: Path) -> dict[str, str]:
     """Everything below ``folder``: each file with the digest of its bytes, each folder."""
@@ -55,16 +39,6 @@ def _refused(capsys: pytest.CaptureFixture[str], argv: list[str], flag: str) -> 
     return err
 
 
-class _RunsCode:
-    """Unpickled, it writes ``marker``: what a shared checkpoint could do to whoever loads it."""
-
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return builtins.exec, (f"open({str(self.marker)!r}, 'w').write('ran')",)
-
-
 @pytest.fixture(scope="module")
 def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> bytes:
     """The bytes of a finished checkpoint of ``TRAIN``."""
@@ -75,10 +49,10 @@ def checkpoint(tmp_path_factory: pytest.TempPathFactory) -> bytes:
 
 def _planted(kind: str, path: Path, marker: Path) -> None:
     if kind == "torch archive":  # what torch.save writes, with code in its pickle
-        torch.save({"fingerprint": _RunsCode(marker), "step": 0, "seconds": 0.0,
+        torch.save({"fingerprint": RunsCode(marker), "step": 0, "seconds": 0.0,
                     "groups": []}, path)
     else:  # a bare pickle, protocol 2 (the one torch's legacy format reads)
-        path.write_bytes(pickle.dumps(_RunsCode(marker), protocol=2))
+        path.write_bytes(pickle.dumps(RunsCode(marker), protocol=2))
 
 
 @pytest.mark.parametrize("kind", ["torch archive", "bare pickle"])
@@ -165,25 +139,17 @@ def test_a_real_checkpoint_still_resumes_bit_for_bit(tmp_path: Path,
 
 
 def _foreign(path: Path) -> None:
-    con = sqlite3.connect(path)
-    with con:
-        con.execute("CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)")
-        con.execute("INSERT INTO users (name) VALUES ('ada')")
-    con.close()
+    sqlite_file(path, "CREATE TABLE users (id INTEGER PRIMARY KEY, name TEXT)",
+                "INSERT INTO users (name) VALUES ('ada')")
 
 
 def _runs_of_another_layout(path: Path) -> None:
-    con = sqlite3.connect(path)
-    with con:
-        con.execute("CREATE TABLE runs (id INTEGER PRIMARY KEY, started REAL, status TEXT)")
-        con.execute("INSERT INTO runs (started, status) VALUES (1.0, 'done')")
-    con.close()
+    sqlite_file(path, "CREATE TABLE runs (id INTEGER PRIMARY KEY, started REAL, status TEXT)",
+                "INSERT INTO runs (started, status) VALUES (1.0, 'done')")
 
 
 def _other_application(path: Path) -> None:
-    con = sqlite3.connect(path)
-    con.execute("PRAGMA application_id = 1179011410")  # another program's marker
-    con.close()
+    sqlite_file(path, "PRAGMA application_id = 1179011410")  # another program's marker
 
 
 def _newer(path: Path) -> None:
@@ -219,37 +185,23 @@ def test_a_database_not_of_this_workbench_is_refused_and_left_alone(
 
 def _pre_versioning_store(path: Path) -> None:
     """A store as the workbench wrote it before versioning: one run and one check."""
-    con = sqlite3.connect(path)
-    with con:
-        for sql in PRE_VERSIONING_SQL:
-            con.execute(sql)
-        con.execute("INSERT INTO runs (key, preset, scale, model_class, seed, labels, heldout, "
-                    "heldout_lo, heldout_hi, heldout_n, code_version, created) VALUES ('old', "
-                    "'tiny', 'quick', 'standard', 0, ?, 0.25, 0.2, 0.3, 100, 'old', 1.0)",
-                    (json.dumps(LABELS),))
-        con.execute("INSERT INTO check_runs VALUES (1, 1.0, 'quick', 0, 'cpu', "
-                    "'{\"holds\": 1}')")
-        payload = {"id": FAST_CLAIM, "kind": "fact", "verdict": "holds", "depends_on": [],
-                   "evidence": []}
-        con.execute("INSERT INTO claim_results VALUES (1, ?, 'holds', 0.1, ?)",
-                    (FAST_CLAIM, json.dumps(payload)))
-    con.close()
-
-
-def _marker(path: Path) -> tuple[int, int]:
-    con = sqlite3.connect(path)
-    try:
-        return (con.execute("PRAGMA application_id").fetchone()[0],
-                con.execute("PRAGMA user_version").fetchone()[0])
-    finally:
-        con.close()
+    payload = {"id": FAST_CLAIM, "kind": "fact", "verdict": "holds", "depends_on": [],
+               "evidence": []}
+    sqlite_file(path, *PRE_VERSIONING_SQL,
+                ("INSERT INTO runs (key, preset, scale, model_class, seed, labels, heldout, "
+                 "heldout_lo, heldout_hi, heldout_n, code_version, created) VALUES ('old', "
+                 "'tiny', 'quick', 'standard', 0, ?, 0.25, 0.2, 0.3, 100, 'old', 1.0)",
+                 (json.dumps(LABELS),)),
+                "INSERT INTO check_runs VALUES (1, 1.0, 'quick', 0, 'cpu', '{\"holds\": 1}')",
+                ("INSERT INTO claim_results VALUES (1, ?, 'holds', 0.1, ?)",
+                 (FAST_CLAIM, json.dumps(payload))))
 
 
 def test_a_store_from_before_versioning_is_read_then_migrated(
         tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     db = tmp_path / "old.sqlite"
     _pre_versioning_store(db)
-    assert _marker(db) == (0, 0)
+    assert store_marker(db) == (0, 0)
     before = db.read_bytes()
     # read as it is: report and graph see its run and its check, and write nothing to it
     assert main(["report", "--db", str(db), "--out", str(tmp_path / "rep"), "--json"]) == 0
@@ -262,7 +214,7 @@ def test_a_store_from_before_versioning_is_read_then_migrated(
     # the first write stamps it, and keeps what it held
     assert main(["check", "--only", FAST_CLAIM, "--db", str(db), "--json"]) == 0
     capsys.readouterr()
-    assert _marker(db) == (APPLICATION_ID, SCHEMA_VERSION)
+    assert store_marker(db) == (APPLICATION_ID, SCHEMA_VERSION)
     with Store(db, readonly=True) as st:
         assert [r["key"] for r in st.rows()] == ["old"] and st.rows()[0]["labels"] == LABELS
         assert st.con.execute("SELECT COUNT(*) FROM check_runs").fetchone()[0] == 2
@@ -277,5 +229,5 @@ def test_a_new_store_gets_the_marker(tmp_path: Path, capsys: pytest.CaptureFixtu
     argv = [a.format(tmp=tmp_path, db=db) for a in COMMANDS[command]]
     assert main([*argv, "--json"]) == 0
     capsys.readouterr()
-    assert _marker(db) == (APPLICATION_ID, SCHEMA_VERSION)
+    assert store_marker(db) == (APPLICATION_ID, SCHEMA_VERSION)
     assert main(["report", "--db", str(db), "--out", str(tmp_path / "rep")]) == 0

@@ -5,21 +5,13 @@ nothing."""
 
 from __future__ import annotations
 
-import builtins
 from pathlib import Path
 
 import numpy as np
 import pytest
 
+from tests.planted_files import RunsCode
 from workbench.constructions.optimized import WITNESS_PARAMS, Witness, bayes_heads, hardmax_rank1
-
-
-class _RunsCode:
-    def __init__(self, marker: Path) -> None:
-        self.marker = marker
-
-    def __reduce__(self) -> tuple[object, tuple[str]]:
-        return builtins.exec, (f"open({str(self.marker)!r}, 'w').write('ran')",)
 
 
 @pytest.mark.parametrize("make", [lambda: hardmax_rank1(4, 3, steps=3, seed=1),
@@ -87,7 +79,7 @@ def test_a_bad_witness_is_one_line(tmp_path: Path, case: str | dict[str, object]
 def test_a_witness_holding_a_pickle_is_refused_unrun(tmp_path: Path) -> None:
     marker, path = tmp_path / "marker", tmp_path / "w.npz"
     planted = np.empty(1, dtype=object)
-    planted[0] = _RunsCode(marker)
+    planted[0] = RunsCode(marker)
     np.savez(path, **_arrays(a=planted))
     with np.load(path, allow_pickle=True) as z:  # the plant works: loading it so runs it
         z["a"]

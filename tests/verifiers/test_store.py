@@ -9,44 +9,20 @@ from pathlib import Path
 
 import pytest
 
+from tests.planted_files import PRE_VERSIONING_SQL, sqlite_file, store_marker
 from workbench.verifiers import store
 from workbench.verifiers.store import APPLICATION_ID, SCHEMA_VERSION, Store
 
 ROW = {"key": "k", "preset": "p", "model_class": "standard", "labels": {"r": 1}}
 
-# The layout from before versioning, as its code created it (data, not the current schema).
-PRE_VERSIONING_RUNS = (
-    "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, preset TEXT NOT NULL, scale TEXT, "
-    "kind TEXT, model_class TEXT NOT NULL, group_key TEXT, seed INTEGER, labels TEXT, "
-    "config TEXT, params_paper INTEGER, params_total INTEGER, best_loss REAL, final_loss REAL, "
-    "heldout REAL, heldout_lo REAL, heldout_hi REAL, heldout_n INTEGER, extra TEXT, "
-    "seconds REAL, backend TEXT, code_version TEXT, created REAL)"
-)
-
-
-def _pragmas(path: Path) -> tuple[int, int]:
-    con = sqlite3.connect(path)
-    try:
-        return (con.execute("PRAGMA application_id").fetchone()[0],
-                con.execute("PRAGMA user_version").fetchone()[0])
-    finally:
-        con.close()
-
-
-def _db(path: Path, *sql: str) -> Path:
-    con = sqlite3.connect(path)
-    for s in sql:
-        con.execute(s)
-    con.commit()
-    con.close()
-    return path
+PRE_VERSIONING_RUNS = PRE_VERSIONING_SQL[0]
 
 
 def test_a_new_store_is_marked_with_every_table(tmp_path: Path) -> None:
     db = tmp_path / "s.sqlite"
     with Store(db) as st:
         assert st.write([ROW]) == 1 and st.version == SCHEMA_VERSION
-    assert _pragmas(db) == (APPLICATION_ID, SCHEMA_VERSION)
+    assert store_marker(db) == (APPLICATION_ID, SCHEMA_VERSION)
     con = sqlite3.connect(db)
     tables = {r[0] for r in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
     con.close()
@@ -56,22 +32,22 @@ def test_a_new_store_is_marked_with_every_table(tmp_path: Path) -> None:
 
 
 def test_the_earlier_layout_is_read_unchanged_then_stamped_on_write(tmp_path: Path) -> None:
-    db = _db(tmp_path / "old.sqlite", PRE_VERSIONING_RUNS,
+    db = sqlite_file(tmp_path / "old.sqlite", PRE_VERSIONING_RUNS,
              "INSERT INTO runs (key, preset, model_class, labels) VALUES "
              "('old', 'p', 'standard', '{\"r\": 2}')")
     before = db.read_bytes()
     with Store(db, readonly=True) as st:
         assert st.version == 0 and [r["labels"] for r in st.rows()] == [{"r": 2}]
     store.check_database(db)
-    assert db.read_bytes() == before and _pragmas(db) == (0, 0)
+    assert db.read_bytes() == before and store_marker(db) == (0, 0)
     with Store(db) as st:
         st.write([ROW])
         assert {r["key"] for r in st.rows()} == {"old", "k"}
-    assert _pragmas(db) == (APPLICATION_ID, SCHEMA_VERSION)
+    assert store_marker(db) == (APPLICATION_ID, SCHEMA_VERSION)
 
 
 def test_a_store_with_check_tables_only_reads_as_having_no_runs(tmp_path: Path) -> None:
-    db = _db(tmp_path / "c.sqlite", store.TABLES["check_runs"], store.TABLES["claim_results"])
+    db = sqlite_file(tmp_path / "c.sqlite", *PRE_VERSIONING_SQL[1:])
     with Store(db, readonly=True) as st:
         assert st.rows() == [] and st.count() == 0 and st.done_keys(["k"]) == set()
     assert store.last_check(db) is None
@@ -91,7 +67,7 @@ def test_a_store_with_check_tables_only_reads_as_having_no_runs(tmp_path: Path) 
 ])
 def test_other_files_are_refused_before_anything_is_written(tmp_path: Path, sql: tuple[str, ...],
                                                              why: str) -> None:
-    db = _db(tmp_path / "x.sqlite", *sql)
+    db = sqlite_file(tmp_path / "x.sqlite", *sql)
     before = db.read_bytes()
     for open_it in (lambda: Store(db), lambda: Store(db, readonly=True),
                     lambda: store.check_database(db), lambda: store.check_writable(db)):
@@ -103,7 +79,7 @@ def test_other_files_are_refused_before_anything_is_written(tmp_path: Path, sql:
 
 
 def test_errors_name_the_given_flag(tmp_path: Path) -> None:
-    db = _db(tmp_path / "x.sqlite", "CREATE TABLE notes (body TEXT)")
+    db = sqlite_file(tmp_path / "x.sqlite", "CREATE TABLE notes (body TEXT)")
     with pytest.raises(ValueError, match="^--store must be a workbench results store"):
         Store(db, name="--store")
     (tmp_path / "junk").write_text("not a database " * 100)
