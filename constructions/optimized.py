@@ -133,6 +133,7 @@ WITNESS_PARAMS: dict[str, Any] = {
     "one_head_bayes": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
     "bayes_heads": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
     "hardmax_rank1": lambda d, r, H: {"Q": (H, d), "a": (H,)},
+    "random_features": lambda d, r, H: {"Q": (H, d), "K": (H, d), "a": (H,)},
     "trained_generalized": lambda d, r, H: {},
 }
 
