@@ -24,11 +24,12 @@ import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 APP = "attention-rank-workbench"
 COLUMNS: tuple[str, ...] = (
     "key", "preset", "scale", "kind", "model_class", "group_key", "seed", "labels", "config",
@@ -134,7 +135,7 @@ def _connect(p: Path, name: str, create: bool = False) -> sqlite3.Connection:
         raise ValueError(f"{name} must be an SQLite database file ({str(p)!r}: {e})") from None
 
 
-def _guarded(read: Any, name: str, p: Path) -> Any:
+def _guarded(read: Callable[[], T], name: str, p: Path) -> T:
     """``read()``, with SQLite's errors as one-line ``ValueError`` naming ``name``."""
     try:
         return read()
