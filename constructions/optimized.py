@@ -6,6 +6,8 @@ sandwich"): every number is the error of a model whose weights are saved and can
   ``a_h I`` fitted by least squares on one sample; the error is measured on a fresh sample.
 - ``hardmax_rank1``: H rank-1 hardmax heads with ``q_h = k_h``, directions optimised by Adam on the
   exact kernel error ``1 - 2 a.b + a.C.a`` (docs/paper.md §4) with ``C a = b``; the error is exact.
+- ``witness_model``, ``witness_claim``: a witness as a construction's ``(model, claimed)``
+  (registered as ``hardmax-rank1`` and ``bayes-heads``, docs/extending.md);
 - ``one_head_exact_error``: the closed form of one Bayes head with M = I,
   ``1/2 (1 - sum_{l odd} eta_l^2 C(l+r-1, r-1)/N(d,l))``, with a rigorous truncation enclosure.
 """
@@ -13,13 +15,17 @@ sandwich"): every number is the error of a model whose weights are saved and can
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import torch
 from scipy.special import betainc
 
+from workbench.constructions._montecarlo import ClaimedError
+from workbench.constructions.rank_one import rank_one_model
 from workbench.core.harmonics import dim_harmonics, sign_coefficients
 from workbench.core.head_kernels import head_target_agreement
 from workbench.core.sphere import make_generator, sample_instances
@@ -33,6 +39,8 @@ __all__ = [
     "hardmax_rank1",
     "replay",
     "bernstein_ci",
+    "witness_claim",
+    "witness_model",
 ]
 
 DELTA = 1e-3  # two-sided failure probability of every Monte Carlo interval
@@ -67,13 +75,67 @@ class Witness:
 
     @staticmethod
     def load(path: str | Path) -> Witness:
-        z = np.load(path)
-        d, r, H, n, seed = (int(v) for v in z["meta"])
-        e = z["error"]
-        params = {k: z[k] for k in z.files if k not in ("method", "meta", "error")}
-        return Witness(
-            str(z["method"]), d, r, H, float(e[0]), (float(e[1]), float(e[2])), params, n, seed
-        )
+        """The witness saved at ``path``: numbers only (``allow_pickle=False``), its arrays'
+        names, dtypes and shapes checked against its method and ``(d, r, H)``
+        (``WITNESS_PARAMS``). Anything else raises a one-line ``ValueError`` naming ``witness``
+        (docs/sweeps.md, "Files the workbench reads")."""
+        where = repr(str(path))
+
+        def bad(why: str) -> ValueError:
+            return ValueError(f"witness must be a witness file written by workbench bounds "
+                              f"sandwich ({where} {why})")
+
+        try:
+            with open(path, "rb") as f:
+                zipped = f.read(4) == b"PK\x03\x04"  # np.savez writes a zip archive
+            z = np.load(path, allow_pickle=False)
+        except OSError as e:
+            raise bad(f"cannot be read: {e.strerror or e}") from None
+        except Exception:  # noqa: BLE001 - np.load takes anything else for a pickle
+            raise bad("is truncated or damaged" if zipped else "is not an .npz archive") \
+                from None
+        if not isinstance(z, np.lib.npyio.NpzFile):
+            raise bad("is a single array, not an .npz archive")
+        try:
+            with z:
+                arrays = {k: z[k] for k in z.files}
+        except Exception as e:  # noqa: BLE001 - a damaged member, or an object array
+            pickled = "allow_pickle" in str(e)
+            raise bad("holds objects other than numbers, which are never unpickled" if pickled
+                      else "is truncated or damaged") from None
+        method, meta, error = (arrays.pop(k, None) for k in ("method", "meta", "error"))
+        if method is None or method.shape != () or method.dtype.kind != "U":
+            raise bad("has no method name")
+        name = str(method)
+        if name not in WITNESS_PARAMS:
+            raise bad(f"names the method {name!r}, not one of {', '.join(WITNESS_PARAMS)}")
+        if meta is None or meta.shape != (5,) or meta.dtype.kind not in "iu":
+            raise bad("has no meta array of 5 integers (d, r, heads, n_eval, seed)")
+        if error is None or error.shape != (3,) or error.dtype.kind != "f":
+            raise bad("has no error array of 3 floats (error, CI low, CI high)")
+        d, r, H, n, seed = (int(v) for v in meta)
+        if d < 2 or not 1 <= r <= d or H < 1 or n < 0 or seed < 0:
+            raise bad(f"records d={d}, r={r}, heads={H}, n_eval={n}, seed={seed}")
+        shapes = WITNESS_PARAMS[name](d, r, H)
+        if set(arrays) != set(shapes):
+            raise bad(f"holds the arrays {sorted(arrays)}, not {sorted(shapes)} of {name}")
+        for k, shape in shapes.items():
+            if arrays[k].shape != shape or arrays[k].dtype.kind != "f":
+                raise bad(f"holds {k} of shape {arrays[k].shape}, not a float array of shape "
+                          f"{shape} for d={d}, r={r}, heads={H}")
+        return Witness(name, d, r, H, float(error[0]), (float(error[1]), float(error[2])), arrays,
+                       n, seed)
+
+
+# the arrays of each method's witness and their shapes at (d, r, H); trained witnesses keep
+# their weights beside the witness (verifiers/sandwich.py)
+WITNESS_PARAMS: dict[str, Any] = {
+    "one_head_bayes": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
+    "bayes_heads": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
+    "hardmax_rank1": lambda d, r, H: {"Q": (H, d), "a": (H,)},
+    "random_features": lambda d, r, H: {"Q": (H, d), "K": (H, d), "a": (H,)},
+    "trained_generalized": lambda d, r, H: {},
+}
 
 
 def bernstein_ci(x: np.ndarray, bound: float, delta: float = DELTA) -> tuple[float, float]:
@@ -137,15 +199,21 @@ def _sample(n: int, d: int, seed: int) -> tuple[np.ndarray, np.ndarray]:
     return X.numpy(), y.numpy()
 
 
-def _losses(params: dict[str, np.ndarray], d: int, n: int, seed: int) -> np.ndarray:
-    """Per-sample errors ``||f - A||^2`` of the model on the evaluation stream ``seed``; the
-    model output is formed explicitly from X (not through the identity above)."""
-    X, y = _sample(n, d, seed)
+def _outputs(params: dict[str, np.ndarray], X: np.ndarray,
+             y: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The Bayes heads' output ``A = sum_h a_h X phi_h`` (n, d), formed explicitly from X (not
+    through the identity above), and ``s = sign<y, w>`` (n,)."""
     psi, s = _scores(params["B"], X, y)
     u = (X[:, 0] + X[:, 1]) / math.sqrt(2)
     w = (X[:, 0] - X[:, 1]) / math.sqrt(2)
     a = params["a"]
-    A = (a.sum() * u + (psi @ a)[:, None] * w) / math.sqrt(2)
+    return (a.sum() * u + (psi @ a)[:, None] * w) / math.sqrt(2), s
+
+
+def _losses(params: dict[str, np.ndarray], d: int, n: int, seed: int) -> np.ndarray:
+    """Per-sample errors ``||f - A||^2`` of the model on the evaluation stream ``seed``."""
+    X, y = _sample(n, d, seed)
+    A, s = _outputs(params, X, y)
     f = np.where((s > 0)[:, None], X[:, 0], X[:, 1])
     return ((f - A) ** 2).sum(-1)
 
@@ -219,6 +287,38 @@ def _rank1_replay(params: dict[str, np.ndarray], d: int) -> float:
     Q = torch.from_numpy(params["Q"])
     b = head_target_agreement(d, (Q * Q).sum(-1))
     return float(kernel_error(torch.from_numpy(params["a"]), b, agreement_kernel(Q, Q)))
+
+
+def witness_model(w: Witness) -> Callable[[torch.Tensor, torch.Tensor], torch.Tensor]:
+    """The witness as a model ``(X (b, 2, d), y (b, d)) -> (b, d)`` on two orthonormal keys
+    (float64): the rank-1 hardmax heads as an Eq. 2 layer
+    (``workbench.constructions.rank_one.rank_one_model``), the Bayes heads through the same
+    numpy evaluation as their recorded error."""
+    if w.method == "hardmax_rank1":
+        Q = torch.from_numpy(w.params["Q"])
+        return rank_one_model(Q, Q, torch.from_numpy(w.params["a"]))
+    if w.method in ("bayes_heads", "one_head_bayes"):
+        params = {"B": w.params["B"], "a": w.params["a"]}
+
+        def bayes(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+            if X.ndim != 3 or X.shape[1] != 2:
+                raise ValueError(f"X must have shape (b, 2, d) (got {tuple(X.shape)})")
+            A, _ = _outputs(params, X.detach().cpu().double().numpy(),
+                            y.detach().cpu().double().numpy())
+            return torch.from_numpy(A).to(X.device)
+
+        return bayes
+    raise ValueError(f"unknown witness method {w.method!r}")
+
+
+def witness_claim(w: Witness) -> ClaimedError:
+    """The witness's recorded error as a claim: ``==``, exact (the kernel error, within 1e-9)
+    or with its empirical-Bernstein interval (``1 - DELTA``) on its own evaluation sample."""
+    exact = w.method == "hardmax_rank1"
+    return ClaimedError(w.error, "==", "exact_kernel" if exact else "monte_carlo",
+                        f"{w.method}: err(D_2) == the witness's recorded error", w.ci[0], w.ci[1],
+                        {} if exact else {"samples": w.n_eval, "interval": "bernstein",
+                                          "level": 1 - DELTA})
 
 
 def replay(w: Witness) -> tuple[float, tuple[float, float]]:

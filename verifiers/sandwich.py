@@ -8,16 +8,29 @@ so a witness for fewer heads is one for more):
 - ``one_head_bayes``: one Bayes-optimal head, M = I; error exact (closed form), replayed by
   Monte Carlo;
 - ``bayes_heads``, ``hardmax_rank1``: ``workbench.constructions.optimized``;
+- ``random_features``: random rank-1 hardmax heads with optimal values
+  (``workbench.constructions.random_features``, a valid witness for every key-rank r >= 1),
+  measured by the public runner ``workbench.verifiers.construct.run_construction`` on a fresh
+  sample (CLT interval at 99.9%); left out where its Eq. 2 layer (H d^2 values) would be too
+  large to measure (``RF_MAX_SIZE``);
+- any construction passed as a :class:`ConstructionWitness` (``workbench bounds sandwich
+  --witness NAME``), measured the same way: its witness error is the measured estimate with its
+  interval, not its claim;
 - ``trained_generalized`` (budget ``full``): generalized attention (dot score, full d x d value
   maps) trained with several seeds by ``workbench.verifiers.train``; the best by held-out error,
   re-measured
   on a fresh sample (CLT interval at 99.9%).
+
+The lower side is the certified bound unless another one is given (``bound``: any
+``f(d, rank, heads, N) -> float``, such as a ``workbench.plugins.Bound``; this layer never
+resolves names): ``violated`` when a witness's whole interval lies below it.
 """
 
 from __future__ import annotations
 
 import math
 import time
+from collections.abc import Callable, Sequence
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -25,6 +38,7 @@ from typing import Any
 import numpy as np
 import torch
 
+from workbench.constructions import ClaimedError
 from workbench.constructions.optimized import (
     Witness,
     bayes_heads,
@@ -33,15 +47,31 @@ from workbench.constructions.optimized import (
     one_head_exact_error,
 )
 from workbench.constructions.optimized import replay as replay_construction
+from workbench.constructions.random_features import random_features
+from workbench.constructions.rank_one import exact_error, rank_one_model
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.bounds.fiber import one_head_error
 from workbench.core.validation import check_choice, check_dim, check_heads, check_rank
+from workbench.verifiers.construct import normalise, run_construction
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import ModelSpec, TrainConfig, build_model, train
 
 BUDGETS = ("quick", "full")
 LEVEL = 0.999
+RF_MAX_SIZE = {"quick": 2**20, "full": 2**22}  # H d^2: the random-features layer's value entries
+RF_LAW = "cosine_uniform"  # the paper's head law (workbench construct random-features)
+
+
+@dataclass(frozen=True)
+class ConstructionWitness:
+    """A construction as a witness at ``(d, r, H)``: ``build(seed)`` returns its result,
+    ``(model, claimed)`` or ``(model, claimed, target)``, for ``N = 2`` on ``D_2``, with at most
+    ``H`` heads of key-rank at most ``r`` (a model with ``heads`` and ``rank`` attributes is
+    checked)."""
+
+    name: str
+    build: Callable[[int], Any]
 
 
 @dataclass
@@ -64,6 +94,10 @@ class SandwichPoint:
     certified_harmonic: float = 0.0  # the D'_l count alone
     certified_fiber: float = 0.0  # the fiber bound alone (0 when H r >= d)
     certified_source: str = ""
+    bound: str = "certified"  # the lower side: the certified bound, or the one given
+    bound_value: float = 0.0
+    bound_status: str = "certified"
+    skipped: list[str] = field(default_factory=list)  # default witnesses left out, and why
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -126,6 +160,66 @@ def _replay_trained(
     return est.mean, (est.lo, est.hi)
 
 
+def _measure(name: str, build: Callable[[int], Any], d: int, n_eval: int,
+             seed: int) -> dict[str, Any]:
+    """One seed of ``build`` measured by the public runner on ``n_eval`` fresh samples of
+    ``D_2`` (the stream ``seed + 10**6``), CLT interval at ``LEVEL``: its payload."""
+    return run_construction(name, build, d=d, N=2, seeds=1, seed=seed, eval_samples=n_eval,
+                            level=LEVEL)
+
+
+def _check_size(model: Any, r: int, H: int, name: str) -> None:
+    """A model that says how many heads of which rank it has must fit ``(r, H)``, in one layer
+    (the class the bounds cover)."""
+    heads, rank = getattr(model, "heads", None), getattr(model, "rank", None)
+    if isinstance(heads, list | tuple):
+        raise ValueError(f"witness must be one attention layer of at most H = {H} heads "
+                         f"({name} has layers of {list(heads)} heads)")
+    if isinstance(heads, int) and isinstance(rank, int) and (heads > H or rank > r):
+        raise ValueError(f"witness must have at most H = {H} heads of key-rank at most r = {r} "
+                         f"({name} has {heads} heads of rank {rank})")
+
+
+def construction_witness(
+    cw: ConstructionWitness, d: int, r: int, H: int, *, n_eval: int = 20_000, seed: int = 0
+) -> tuple[Witness, dict[str, Any]]:
+    """A construction measured as a witness: its error is the runner's Monte Carlo estimate
+    (``LEVEL``), not its claim; the second value holds the model and the runner's payload."""
+    held: dict[str, Any] = {}
+
+    def build(s: int) -> Any:
+        built = normalise(cw.build(s), cw.name)
+        _check_size(built.model, r, H, cw.name)
+        held["model"] = built.model
+        return built
+
+    p = _measure(cw.name, build, d, n_eval, seed)
+    m = p["measured_error"]
+    return Witness(cw.name, d, r, H, m["mean"], (m["lo"], m["hi"]), {}, n_eval, seed), \
+        {"model": held["model"], "payload": p}
+
+
+def random_features_witness(d: int, H: int, *, n_eval: int = 20_000, seed: int = 0) -> Witness:
+    """Random features (``RF_LAW``, seed ``seed``) measured as a witness; saved as its heads
+    ``Q``, ``K`` and values ``a`` (rank 1, so a witness for every key-rank)."""
+    model, claim = random_features(d, H, RF_LAW, generator=seed)
+    w, _ = construction_witness(ConstructionWitness("random_features", lambda s: (model, claim)),
+                                d, 1, H, n_eval=n_eval, seed=seed)
+    assert model is not None  # build_model=True (the default) builds it
+    params = {"Q": model.score.Q[0, :, 0].detach().numpy(),  # type: ignore[index]
+              "K": model.W[0, :, 0].detach().numpy(), "a": model.M[0, :, 0, 0].detach().numpy()}
+    w.params = params
+    return w
+
+
+def _replay_random_features(w: Witness) -> tuple[float, tuple[float, float]]:
+    Q, K, a = (torch.from_numpy(w.params[k]) for k in ("Q", "K", "a"))
+    model = rank_one_model(Q, K, a)
+    claim = ClaimedError.exact(exact_error(Q, K, a), "==", "exact_kernel", "random features")
+    m = _measure(w.method, lambda s: (model, claim), w.d, w.n_eval, w.seed)["measured_error"]
+    return m["mean"], (m["lo"], m["hi"])
+
+
 def save_witness(w: Witness, path: Path, state: dict[str, torch.Tensor] | None = None) -> Path:
     """Write the witness (``.npz``; trained weights alongside as ``.pt``)."""
     out = w.save(path)
@@ -145,6 +239,9 @@ def replay_file(path: str | Path) -> tuple[Witness, float, tuple[float, float]]:
     if w.method == "one_head_bayes":
         loss = _one_head_losses(w)
         return w, float(loss.mean()), bernstein_ci(loss, 2.0)
+    if w.method == "random_features":  # the same evaluation stream: the same estimate
+        err, ci = _replay_random_features(w)
+        return w, err, ci
     err, ci = replay_construction(w)
     return w, err, ci
 
@@ -163,9 +260,14 @@ def sandwich(
     budget: str = "quick",
     witness_dir: str | Path | None = None,
     seed: int = 0,
+    bound: Callable[[int, int, int, int], float] | None = None,
+    bound_name: str | None = None,
+    witnesses: Sequence[ConstructionWitness] = (),
 ) -> SandwichPoint:
-    """Certified bound vs the best witness at (d, r, H); ``violated`` when a witness's whole
-    interval lies below the certified bound."""
+    """The lower bound vs the best witness at (d, r, H); ``violated`` when a witness's whole
+    interval lies below it. ``bound`` (default: the certified bound) is any ``f(d, rank, heads,
+    N)``, reported as ``bound_name`` (default: its ``name``) with its ``status`` where it has
+    one. ``witnesses`` are measured beside the built-in ones."""
     d, H = check_dim(d), check_heads(H)
     r = check_rank(r, d)
     budget = check_choice("budget", budget, BUDGETS)
@@ -173,6 +275,8 @@ def sandwich(
     lb = certified_lower_bound(d, r, H)
     lbq = certified_lower_bound(d, r, H, value_class="query-dependent-values")
     cands: list[tuple[Witness, dict[str, torch.Tensor] | None]] = []
+    measured: set[str] = set()  # the witnesses measured by the public runner
+    skipped: list[str] = []
     if r < d:
         cands.append((one_head_witness(d, r, seed=seed), None))
         if H > 1:
@@ -184,14 +288,34 @@ def sandwich(
         cands.append(
             (hardmax_rank1(d, H, steps=200 if budget == "quick" else 600, seed=seed), None)
         )
+    n_mc = 20_000 if budget == "quick" else 200_000
+    if H * d * d <= RF_MAX_SIZE[budget]:
+        cands.append((random_features_witness(d, H, n_eval=n_mc, seed=seed), None))
+        measured.add("random_features")
+    else:
+        skipped.append(f"random_features: its layer holds H d^2 = {H * d * d} values, over "
+                       f"{RF_MAX_SIZE[budget]} at budget {budget}")
+    for cw in witnesses:
+        if cw.name in ("random-features", "random_features"):
+            continue  # a default witness already
+        cands.append((construction_witness(cw, d, r, H, n_eval=n_mc, seed=seed)[0], None))
+        measured.add(cw.name)
     if budget == "full":
         cands.append(trained_witness(d, r, H, seed=seed))
     best, state = min(cands, key=lambda c: c[0].ci[1])
     file = ""
-    if witness_dir is not None:
+    # a construction named as a witness is measured again by its construct command, not saved
+    saved = best.method not in measured or best.method == "random_features"
+    if witness_dir is not None and saved:
         path = Path(witness_dir) / f"d{d}_r{r}_H{H}_{best.method}.npz"
         file = str(save_witness(best, path, state))
     cert = lb.value
+    if bound is None:
+        low, name, status = cert, "certified", "certified"
+    else:
+        low = float(bound(d, r, H, 2))
+        name = str(bound_name or getattr(bound, "name", "") or getattr(bound, "__name__", "?"))
+        status = str(getattr(bound, "status", "conjectured"))
     return SandwichPoint(
         d,
         r,
@@ -202,11 +326,22 @@ def sandwich(
         best.ci,
         best.method,
         file,
-        best.error / cert if cert > 0 else math.inf,
-        any(w.ci[1] < cert for w, _ in cands),
+        best.error / low if low > 0 else math.inf,
+        any(w.ci[1] < low for w, _ in cands),
         time.perf_counter() - t0,
-        [{"method": w.method, "error": w.error, "ci": list(w.ci)} for w, _ in cands],
+        [_candidate(w, w.method in measured) for w, _ in cands],
         lb.harmonic.enclosure[0],
         lb.fiber.enclosure[0],
         lb.source,
+        name,
+        low,
+        status,
+        skipped,
     )
+
+
+def _candidate(w: Witness, by_runner: bool) -> dict[str, Any]:
+    c: dict[str, Any] = {"method": w.method, "error": w.error, "ci": list(w.ci)}
+    if by_runner:  # measured by the public runner: a CLT interval on fresh samples
+        c.update(interval="normal", level=LEVEL, samples=w.n_eval)
+    return c

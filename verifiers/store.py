@@ -7,34 +7,50 @@
   the file is next opened.
 - ``default_path()`` is under the user's data directory (``$XDG_DATA_HOME`` or
   ``~/.local/share``; ``%LOCALAPPDATA%`` on Windows, ``~/Library/Application Support`` on macOS).
+- A store knows itself: ``PRAGMA application_id`` is ``APPLICATION_ID`` and ``PRAGMA
+  user_version`` the schema version (``SCHEMA_VERSION``, the tables of ``TABLES``). Every open
+  identifies the file first (``identify``) and refuses, before anything is written, another
+  program's database, a newer schema version and tables of another layout; a store of the layout
+  from before versioning (no marker, only the workbench's tables) is read as it is and stamped
+  when it is first opened for writing (docs/sweeps.md, "The store").
 """
 
 from __future__ import annotations
 
 import csv
+import functools
 import hashlib
 import json
 import os
 import sqlite3
 import sys
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
+T = TypeVar("T")
 APP = "attention-rank-workbench"
 COLUMNS: tuple[str, ...] = (
     "key", "preset", "scale", "kind", "model_class", "group_key", "seed", "labels", "config",
     "params_paper", "params_total", "best_loss", "final_loss", "heldout", "heldout_lo",
     "heldout_hi", "heldout_n", "extra", "seconds", "backend", "code_version", "created",
 )
-_SCHEMA = (
-    "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, preset TEXT NOT NULL, scale TEXT, "
-    "kind TEXT, model_class TEXT NOT NULL, group_key TEXT, seed INTEGER, labels TEXT, "
-    "config TEXT, params_paper INTEGER, params_total INTEGER, best_loss REAL, final_loss REAL, "
-    "heldout REAL, heldout_lo REAL, heldout_hi REAL, heldout_n INTEGER, extra TEXT, "
-    "seconds REAL, backend TEXT, code_version TEXT, created REAL)"
-)
+APPLICATION_ID = 0x41525742  # "ARWB" in the file's header: a workbench results store
+SCHEMA_VERSION = 1  # PRAGMA user_version of the layout below
+# schema version 1: every table of a store, with the statement that creates it (the sweep's runs,
+# and the runs and claim results of ``workbench check --db``)
+TABLES: dict[str, str] = {
+    "runs": "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, preset TEXT NOT NULL, "
+    "scale TEXT, kind TEXT, model_class TEXT NOT NULL, group_key TEXT, seed INTEGER, "
+    "labels TEXT, config TEXT, params_paper INTEGER, params_total INTEGER, best_loss REAL, "
+    "final_loss REAL, heldout REAL, heldout_lo REAL, heldout_hi REAL, heldout_n INTEGER, "
+    "extra TEXT, seconds REAL, backend TEXT, code_version TEXT, created REAL)",
+    "check_runs": "CREATE TABLE IF NOT EXISTS check_runs (id INTEGER PRIMARY KEY, started REAL, "
+    "scale TEXT, seed INTEGER, device TEXT, summary TEXT)",
+    "claim_results": "CREATE TABLE IF NOT EXISTS claim_results (run_id INTEGER, "
+    "claim_id TEXT, verdict TEXT, seconds REAL, payload TEXT)",
+}
 # the sources whose change changes a run's numbers (relative to the package ``workbench``)
 _CODE = ("verifiers/train.py", "verifiers/models.py", "verifiers/tasks.py",
          "verifiers/estimate.py", "verifiers/chunked_ffn.py", "verifiers/sweep.py",
@@ -80,8 +96,8 @@ def run_key(config: dict[str, Any], version: str, seed: int) -> str:
 def check_writable(path: str | os.PathLike[str], name: str = "--db") -> Path:
     """Fail (``ValueError`` naming ``name``) unless ``path`` can hold an SQLite store.
 
-    Creates nothing: the folder must exist and be writable, and an existing file must be an
-    SQLite database.
+    Creates nothing: the folder must exist and be writable, and an existing file must be a
+    workbench store (``check_database``).
     """
     p = Path(path)
     parent = p.resolve().parent
@@ -95,30 +111,130 @@ def check_writable(path: str | os.PathLike[str], name: str = "--db") -> Path:
 
 
 def check_database(path: str | os.PathLike[str], name: str = "--db") -> Path:
-    """Fail (``ValueError`` naming ``name``) unless ``path`` is an existing SQLite file."""
+    """Fail (``ValueError`` naming ``name``) unless ``path`` is an existing workbench store
+    (``identify``); writes nothing."""
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"{name} must be an existing results file (got {str(p)!r})")
+    con = _connect(p, name)
     try:
-        con = sqlite3.connect(f"file:{p}?mode=ro", uri=True)
-        try:
-            con.execute("PRAGMA schema_version").fetchone()
-        finally:
-            con.close()
-    except sqlite3.DatabaseError as e:
-        raise ValueError(f"{name} must be an SQLite database file ({str(p)!r}: {e})") from None
+        _guarded(lambda: identify(con, name, str(p)), name, p)
+    finally:
+        con.close()
     return p
 
 
-class Store:
-    """The SQLite results store (``runs`` table); usable as a context manager."""
+def _connect(p: Path, name: str, create: bool = False) -> sqlite3.Connection:
+    """A connection to the file ``p`` that never creates it unless ``create``. It may write
+    (a killed writer's journal is rolled back when the file is first read), but the workbench
+    writes only through ``Store``."""
+    uri = f"{p.resolve().as_uri()}?mode={'rwc' if create else 'rw'}"
+    try:
+        return sqlite3.connect(uri, uri=True, timeout=30.0)
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"{name} must be an SQLite database file ({str(p)!r}: {e})") from None
 
-    def __init__(self, path: str | os.PathLike[str]) -> None:
-        self.path = Path(path)
-        self.con = sqlite3.connect(self.path, timeout=30.0)
+
+def _guarded(read: Callable[[], T], name: str, p: Path) -> T:
+    """``read()``, with SQLite's errors as one-line ``ValueError`` naming ``name``."""
+    try:
+        return read()
+    except sqlite3.DatabaseError as e:
+        raise ValueError(f"{name} must be an SQLite database file ({str(p)!r}: {e})") from None
+
+
+def _layout(con: sqlite3.Connection) -> dict[str, list[tuple[Any, ...]]]:
+    """Each table's columns: ``(name, declared type, not null, primary key)``."""
+    tables = [r[0] for r in con.execute(
+        "SELECT name FROM sqlite_master WHERE type = 'table' AND name NOT LIKE 'sqlite_%'")]
+    return {t: [tuple(c) for c in con.execute(
+        'SELECT name, type, "notnull", pk FROM pragma_table_info(?)', (t,))] for t in tables}
+
+
+@functools.cache
+def _expected_layout() -> dict[str, list[tuple[Any, ...]]]:
+    con = sqlite3.connect(":memory:")
+    try:
+        for sql in TABLES.values():
+            con.execute(sql)
+        return _layout(con)
+    finally:
+        con.close()
+
+
+def identify(con: sqlite3.Connection, name: str = "--db", shown: str = "") -> int:
+    """The schema version of the store behind ``con``: ``SCHEMA_VERSION``, or 0 for an empty
+    database or a store of the layout from before versioning (no marker, nothing but the
+    workbench's tables). Reads only. Anything else raises a one-line ``ValueError`` naming
+    ``name``: another program's database (another application id, or other tables or objects),
+    an unknown (newer) schema version, or a workbench table of another layout."""
+    where = repr(shown)
+    app = int(con.execute("PRAGMA application_id").fetchone()[0])
+    version = int(con.execute("PRAGMA user_version").fetchone()[0])
+    ours = app == APPLICATION_ID
+    if not ours and (app != 0 or version != 0):
+        raise ValueError(f"{name} must be a workbench results store ({where} is another "
+                         f"program's SQLite database: application_id {app}, user_version "
+                         f"{version})")
+    if ours and not 1 <= version <= SCHEMA_VERSION:
+        known = "1" if SCHEMA_VERSION == 1 else f"1 to {SCHEMA_VERSION}"
+        newer = ": written by a newer workbench" if version > SCHEMA_VERSION else ""
+        raise ValueError(f"{name} must be a results store of schema version {known} ({where} "
+                         f"has schema version {version}{newer})")
+    want, have = _expected_layout(), _layout(con)
+    objects = con.execute("SELECT type, name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")
+    wrong = [f"{kind} {obj!r}" for kind, obj in objects if kind != "table" or obj not in want]
+    wrong += [f"table {t!r} of another layout" for t in have if t in want and have[t] != want[t]]
+    if wrong:
+        what = "a damaged workbench store" if ours else "another SQLite database"
+        more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
+        raise ValueError(f"{name} must be a workbench results store ({where} is {what}: it "
+                         f"holds {', '.join(wrong[:3])}{more})")
+    return version
+
+
+class Store:
+    """The SQLite results store (``TABLES``); usable as a context manager.
+
+    Opening identifies the file (``identify``) and refuses anything but a workbench store of a
+    known schema version before writing. For writing (the default) the file is created if
+    missing, its tables are created and an empty file or a store from before versioning gets
+    the marker and ``SCHEMA_VERSION``, all in one transaction; ``readonly=True`` writes nothing
+    (a store without a ``runs`` table then has no runs). Errors name ``name``.
+    """
+
+    def __init__(self, path: str | os.PathLike[str], *, readonly: bool = False,
+                 name: str = "--db") -> None:
+        self.path, self.name = Path(path), name
+        if readonly and not self.path.is_file():
+            raise ValueError(f"{name} must be an existing results file (got {str(self.path)!r})")
+        self.con = _connect(self.path, name, create=not readonly)
         self.con.row_factory = sqlite3.Row
-        with self.con:
-            self.con.execute(_SCHEMA)
+        try:
+            self.version = _guarded(self._open_read if readonly else self._open_write, name,
+                                    self.path)
+        except BaseException:
+            self.con.close()
+            raise
+        self.has_runs = "runs" in _layout(self.con)
+
+    def _open_read(self) -> int:
+        return identify(self.con, self.name, str(self.path))
+
+    def _open_write(self) -> int:
+        self.con.execute("BEGIN IMMEDIATE")  # nobody writes between the check and the stamp
+        try:
+            found = identify(self.con, self.name, str(self.path))
+            for sql in TABLES.values():
+                self.con.execute(sql)
+            if found < SCHEMA_VERSION:
+                self.con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+                self.con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            self.con.commit()
+        except BaseException:
+            self.con.rollback()
+            raise
+        return SCHEMA_VERSION
 
     def __enter__(self) -> Store:
         return self
@@ -133,7 +249,7 @@ class Store:
         """The subset of ``keys`` already stored."""
         ks = list(keys)
         out: set[str] = set()
-        for i in range(0, len(ks), 500):
+        for i in range(0, len(ks) if self.has_runs else 0, 500):
             part = ks[i : i + 500]
             q = f"SELECT key FROM runs WHERE key IN ({','.join('?' * len(part))})"
             out |= {r[0] for r in self.con.execute(q, part)}
@@ -151,21 +267,41 @@ class Store:
                 vals)
         return cur.rowcount
 
+    def record_check(self, started: float, head: dict[str, Any], summary: dict[str, Any],
+                     claims: Sequence[dict[str, Any]]) -> int:
+        """Store one ``workbench check`` run (``head``: scale, seed, device) and its claims'
+        JSON records in one transaction, so nothing is half-written; the run's id."""
+        with self.con:
+            cur = self.con.execute(
+                "INSERT INTO check_runs (started, scale, seed, device, summary) "
+                "VALUES (?,?,?,?,?)",
+                (started, head["scale"], head["seed"], head["device"], json.dumps(summary)))
+            self.con.executemany(
+                "INSERT INTO claim_results VALUES (?,?,?,?,?)",
+                [(cur.lastrowid, c["id"], c["verdict"], c["seconds"], json.dumps(c))
+                 for c in claims])
+        return int(cur.lastrowid or 0)
+
     def rows(self, preset: str | None = None, scale: str | None = None,
              keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
         """Stored runs (JSON columns decoded), optionally filtered, oldest first."""
+        if not self.has_runs:
+            return []
         q, args = "SELECT * FROM runs WHERE 1=1", list[str]()
         if preset is not None:
             q, args = q + " AND preset = ?", [*args, preset]
         if scale is not None:
             q, args = q + " AND scale = ?", [*args, scale]
-        out = [_decode(dict(r)) for r in self.con.execute(q + " ORDER BY created, key", args)]
+        out = [_decode(dict(r), self.name) for r in
+               self.con.execute(q + " ORDER BY created, key", args)]
         if keys is not None:
             wanted = set(keys)
             out = [r for r in out if r["key"] in wanted]
         return out
 
     def count(self) -> int:
+        if not self.has_runs:
+            return 0
         return int(self.con.execute("SELECT COUNT(*) FROM runs").fetchone()[0])
 
     def integrity(self) -> str:
@@ -190,35 +326,49 @@ def _current_ids(claim: dict[str, Any]) -> dict[str, Any]:
 
 
 def last_check(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The latest ``workbench check --db`` run in the file at ``path`` (tables ``check_runs`` and
-    ``claim_results``, written by ``workbench.commands.check``), or None if there is none. Claim
-    ids renamed since (``RENAMED_CLAIMS``) come back under their current ids."""
-    if not Path(path).is_file():
-        return None
-    con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    """The latest ``workbench check --db`` run in the store at ``path`` (tables ``check_runs``
+    and ``claim_results``, written by ``Store.record_check``), or None if there is none, or if
+    the file is no workbench store. Claim ids renamed since (``RENAMED_CLAIMS``) come back under
+    their current ids. Writes nothing."""
     try:
-        run = con.execute("SELECT id, started, scale, seed, device, summary FROM check_runs "
-                          "ORDER BY id DESC LIMIT 1").fetchone()
+        st = Store(path, readonly=True)
+    except ValueError:  # no such file, or not a workbench store
+        return None
+    try:
+        tables = _layout(st.con)
+        if "check_runs" not in tables or "claim_results" not in tables:
+            return None
+        run = st.con.execute("SELECT id, started, scale, seed, device, summary FROM check_runs "
+                             "ORDER BY id DESC LIMIT 1").fetchone()
         if run is None:
             return None
-        claims = [_current_ids(json.loads(p)) for (p,) in con.execute(
-            "SELECT payload FROM claim_results WHERE run_id = ? ORDER BY rowid", (run[0],))]
-    except sqlite3.DatabaseError:  # no check tables in this file, or not a database
-        return None
+        claims = [_current_ids(_json(p, "claim_results.payload", st.name)) for (p,) in
+                  st.con.execute("SELECT payload FROM claim_results WHERE run_id = ? "
+                                 "ORDER BY rowid", (run[0],))]
+        summary = _json(run[5], "check_runs.summary", st.name)
     finally:
-        con.close()
+        st.close()
     return {"id": run[0], "started": run[1], "scale": run[2], "seed": run[3], "device": run[4],
-            "summary": json.loads(run[5]), "claims": claims}
+            "summary": summary, "claims": claims}
+
+
+def _json(text: Any, column: str, name: str) -> Any:
+    """A JSON cell of the store, decoded; a cell that is not JSON is a damaged store."""
+    try:
+        return json.loads(text)
+    except (TypeError, ValueError):
+        raise ValueError(f"{name} must be an undamaged workbench results store (a {column} "
+                         f"cell is not JSON: {str(text)[:40]!r})") from None
 
 
 def _cell(v: Any) -> Any:
     return json.dumps(v, sort_keys=True, default=str) if isinstance(v, (dict, list)) else v
 
 
-def _decode(row: dict[str, Any]) -> dict[str, Any]:
+def _decode(row: dict[str, Any], name: str = "--db") -> dict[str, Any]:
     for c in ("labels", "config", "extra"):
         if isinstance(row.get(c), str):
-            row[c] = json.loads(row[c])
+            row[c] = _json(row[c], f"runs.{c}", name)
     return row
 
 

@@ -13,7 +13,10 @@ gradient search against Theorem 2's lower bound.
   training them one at a time, and evaluation never sees training data.
 - ``checkpoint``: the whole state (parameters, optimiser moments, sampler states, loss history)
   is written atomically every ``checkpoint_every`` steps; rerunning with the same path resumes
-  and ends with the same result as an uninterrupted run.
+  and ends with the same result as an uninterrupted run. A checkpoint is read as tensors and
+  plain data only (``read_checkpoint``), never as arbitrary pickled objects, and its layout and
+  run fingerprint are checked before anything of it is used (docs/sweeps.md, "Files the
+  workbench reads").
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import json
 import math
 import os
 import time
+import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, cast
@@ -234,13 +238,42 @@ class _Group:
                 "gens": [g.get_state() for g in self.gens], "losses": self.losses}
 
     def load(self, st: dict[str, Any]) -> None:
+        """Restore a state of ``state()``'s layout (``check_state`` checked it)."""
         self.module.load_state_dict(st["module"])
         for mine, saved in ((self.m, st["m"]), (self.v, st["v"])):
             for a, b in zip(mine, saved):
                 a.copy_(b)
         for g, s in zip(self.gens, st["gens"]):
-            g.set_state(s)
+            g.set_state(s.cpu())  # a generator's state is a CPU byte tensor on every device
         self.losses.copy_(st["losses"])
+
+    def check_state(self, st: object, where: str) -> None:
+        """Fail (``ValueError`` naming ``checkpoint``) unless ``st`` has ``state()``'s layout:
+        the same keys, and tensors of this group's shapes and dtypes."""
+
+        def bad(why: str) -> ValueError:
+            return ValueError(f"checkpoint must be a checkpoint of this run ({where}: {why})")
+
+        def tensors(name: str, got: object, want: list[torch.Tensor]) -> None:
+            if not isinstance(got, (list, tuple)) or len(got) != len(want):
+                raise bad(f"{name} is not a list of {len(want)} tensors")
+            for i, (a, b) in enumerate(zip(got, want)):
+                if not isinstance(a, torch.Tensor) or a.shape != b.shape or a.dtype != b.dtype:
+                    raise bad(f"{name}[{i}] is not a {b.dtype} tensor of shape {tuple(b.shape)}")
+
+        if not isinstance(st, dict) or set(st) != {"module", "m", "v", "gens", "losses"}:
+            keys = sorted(map(str, st)) if isinstance(st, dict) else type(st).__name__
+            raise bad(f"a group holds {keys}, not module, m, v, gens, losses")
+        mine = self.module.state_dict()
+        saved = st["module"]
+        if not isinstance(saved, dict) or set(saved) != set(mine):
+            raise bad("the module's parameters are not those of this run's model")
+        tensors("module", [saved[k] for k in mine], list(mine.values()))
+        tensors("m", st["m"], self.m)
+        tensors("v", st["v"], self.v)
+        states = [g.get_state() for g in self.gens]
+        tensors("gens", st["gens"], states)
+        tensors("losses", [st["losses"]], [self.losses])
 
 
 @torch.no_grad()
@@ -284,6 +317,14 @@ def fingerprint_diff(saved: str, current: str, limit: int = 6) -> str:
     return "; ".join(out[:limit]) + more if out else "fingerprints differ"
 
 
+def _diff(saved: str, current: str) -> str:
+    """``fingerprint_diff``, or a plain statement when the saved one is not a fingerprint."""
+    try:
+        return fingerprint_diff(saved, current)
+    except (ValueError, TypeError):
+        return "its fingerprint is not one of a run"
+
+
 def _window(steps: int) -> int:
     return max(1, min(100, steps // 20))
 
@@ -312,13 +353,21 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
                              sort_keys=True, default=str)
     start, elapsed = 0, 0.0
     if checkpoint is not None and os.path.exists(checkpoint):
-        saved = torch.load(checkpoint, map_location=cfg.device, weights_only=False)
+        saved = read_checkpoint(checkpoint, cfg.device)
+        where = repr(os.fspath(checkpoint))
         if saved["fingerprint"] != fingerprint:
-            raise ValueError(f"checkpoint {os.fspath(checkpoint)!r} belongs to a different run "
-                             f"({fingerprint_diff(saved['fingerprint'], fingerprint)})")
+            raise ValueError(f"checkpoint must belong to this run's configuration ({where} was "
+                             f"written by another: {_diff(saved['fingerprint'], fingerprint)}; "
+                             "delete it to start afresh)")
+        if len(saved["groups"]) != len(groups) or not 0 <= saved["step"] <= cfg.steps:
+            raise ValueError(f"checkpoint must be a checkpoint of this run ({where}: "
+                             f"{len(saved['groups'])} groups at step {saved['step']}, not "
+                             f"{len(groups)} groups at a step in 0..{cfg.steps})")
+        for grp, st in zip(groups, saved["groups"]):
+            grp.check_state(st, where)
         for grp, st in zip(groups, saved["groups"]):
             grp.load(st)
-        start, elapsed = saved["step"], saved["seconds"]
+        start, elapsed = saved["step"], float(saved["seconds"])
     every = cfg.checkpoint_every or max(1, cfg.steps // 20)
     t0 = time.perf_counter()
     for t in range(start, cfg.steps):
@@ -356,6 +405,61 @@ def _collect(grp: _Group, task: Task, cfg: TrainConfig, out: list[ModelResult | 
                  for a, seg in zip(cuts, segs)]
         out[i] = ModelResult(s, float(smooth[:, k].min()), float(smooth[-1, k]), ests[k],
                              paper, total, unstack_state(grp.module, k), curve)
+
+
+CHECKPOINT_KEYS: dict[str, type | tuple[type, ...]] = {
+    "fingerprint": str, "step": int, "seconds": (int, float), "groups": list}
+
+
+def read_checkpoint(path: str | os.PathLike[str], device: str = "cpu") -> dict[str, Any]:
+    """The checkpoint at ``path``, loaded as tensors and plain data only (never unpickling
+    objects: a checkpoint that holds any is refused unloaded), with its top-level keys and
+    types checked (``CHECKPOINT_KEYS``); the groups' layout is checked against the run later.
+
+    Every unreadable, truncated, foreign or malformed file raises a one-line ``ValueError``
+    naming ``checkpoint`` and what is wrong (docs/sweeps.md, "Files the workbench reads").
+    """
+    where = repr(os.fspath(path))
+
+    def bad(why: str) -> ValueError:
+        return ValueError(f"checkpoint must be a checkpoint file written by workbench train "
+                          f"({where} {why})")
+
+    try:
+        with open(path, "rb") as f:
+            head = f.read(4)
+    except OSError as e:
+        raise ValueError(f"checkpoint must be a readable file ({where}: "
+                         f"{e.strerror or e})") from None
+    if not head:
+        raise bad("is empty")
+    try:
+        with warnings.catch_warnings():  # torch warns about pickle protocols on stderr
+            warnings.simplefilter("ignore")
+            saved = torch.load(path, map_location=device, weights_only=True)
+    except Exception as e:  # any failure to read is a refused, damaged or foreign file
+        text = str(e)
+        if "Weights only load failed" in text:  # torch's restricted unpickler refused it
+            lines = [ln.strip() for ln in text.split("Check the documentation")[0].splitlines()
+                     if ln.strip()]
+            reason = f" ({lines[-1][:80].rstrip('.')})" if len(lines) > 1 else ""
+            raise bad(f"holds objects other than tensors and plain data, which are never "
+                      f"loaded{reason}") from None
+        damaged = head == b"PK\x03\x04"  # a zip archive, as torch.save writes
+        raise bad("is truncated or damaged" if damaged else "is not a PyTorch checkpoint") \
+            from None
+    if not isinstance(saved, dict):
+        raise bad(f"holds a {type(saved).__name__}, not a dict of {', '.join(CHECKPOINT_KEYS)}")
+    for key, kind in CHECKPOINT_KEYS.items():
+        value = saved.get(key)
+        if key not in saved or isinstance(value, bool) or not isinstance(value, kind):
+            raise bad(f"has no {key!r} entry of the expected type")
+    if set(saved) != set(CHECKPOINT_KEYS):
+        raise bad(f"has entries other than {', '.join(CHECKPOINT_KEYS)}: "
+                  f"{', '.join(sorted(map(str, set(saved) - set(CHECKPOINT_KEYS))))}")
+    if not math.isfinite(saved["seconds"]) or saved["seconds"] < 0:
+        raise bad(f"records {saved['seconds']!r} seconds")
+    return saved
 
 
 def _save(path: str | os.PathLike[str], fingerprint: str, step: int, seconds: float,

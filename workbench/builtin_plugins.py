@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.plugins import Bound, Construction, register
+from workbench.plugins import Bound, Construction, _extra_params, register
 
 # --------------------------------------------------------------------------------- bounds
 _N2_D2 = "N = 2 on D_2 (two orthonormal keys, uniform queries), generalized attention (Eq. 2)"
@@ -99,25 +99,60 @@ def biased(d: int, rank: int, heads: int, N: int, seed: int, *, normalizer: str 
     return model, claimed, family.target
 
 
+def hardmax_rank1(d: int, rank: int, heads: int, N: int, seed: int, *,
+                  steps: int = 200) -> tuple[Any, Any]:
+    """The sandwich's rank-1 witness: tied rank-1 hardmax heads (q_h = k_h, values a_h I),
+    directions optimised on the exact kernel error; exact D_2 error (any rank >= 1)."""
+    _two_keys("hardmax-rank1", N)
+    from workbench.constructions import optimized as opt
+
+    w = opt.hardmax_rank1(d, heads, steps=steps, seed=seed)
+    return opt.witness_model(w), opt.witness_claim(w)
+
+
+def bayes_heads(d: int, rank: int, heads: int, N: int, seed: int, *, n_fit: int = 20_000,
+                n_eval: int = 50_000) -> tuple[Any, Any]:
+    """The sandwich's Bayes heads: H Bayes-optimal heads of key-rank r < d on random row
+    spaces, least-squares scalar values; error on its own sample (empirical-Bernstein CI)."""
+    _two_keys("bayes-heads", N)
+    from workbench.constructions import optimized as opt
+
+    w = opt.bayes_heads(d, rank, heads, n_fit=n_fit, n_eval=n_eval, seed=seed)
+    return opt.witness_model(w), opt.witness_claim(w)
+
+
+def _two_keys(name: str, N: int) -> None:
+    if N != 2:
+        raise ValueError(f"N must be 2 for {name}, a witness on D_2 (got {N})")
+
+
+def _make(fn: Any, **kw: Any) -> Construction:
+    doc = " ".join((fn.__doc__ or "").split("\n\n")[0].split())  # the first paragraph
+    return Construction(fn.__name__.replace("_", "-"), fn, params=_extra_params(fn),
+                        description=doc, **kw)
+
+
+# the registered objects, also reachable as workbench.builtin_plugins:FULL_RANK and so on
+FULL_RANK = _make(full_rank, defaults={"d": 8, "rank": 8, "heads": 1, "N": 2},
+                  ref="paper.md#fact-1-one-full-rank-head-suffices")
+RANDOM_FEATURES = _make(random_features, defaults={"d": 8, "rank": 1, "heads": 64, "N": 2},
+                        ref="derivations/constructions.md#2-random-features")
+MAJORITY_VOTE = _make(majority_vote, ensemble=True,
+                      defaults={"d": 8, "rank": 1, "heads": 15, "N": 2},
+                      ref="paper.md#theorem-5-depth-helps-when-the-context-is-short")
+BIASED = _make(biased, target="theorem3", queries="gaussian",
+               defaults={"d": 2, "rank": 2, "heads": 9, "N": 2},
+               ref="paper.md#theorem-3-exponential-separation")
+
+HARDMAX_RANK1 = _make(hardmax_rank1, defaults={"d": 8, "rank": 1, "heads": 16, "N": 2},
+                      ref="derivations/lower_bound.md#the-sandwich-certified-bound-against-"
+                      "explicit-models")
+BAYES_HEADS = _make(bayes_heads, defaults={"d": 8, "rank": 2, "heads": 4, "N": 2},
+                    ref=HARDMAX_RANK1.ref)
+
+
 def _constructions() -> list[Construction]:
-    def make(fn: Any, **kw: Any) -> Construction:
-        from workbench.plugins import _extra_params
-
-        doc = (fn.__doc__ or "").split("\n")[0]
-        return Construction(fn.__name__.replace("_", "-"), fn, params=_extra_params(fn),
-                            description=doc, **kw)
-
-    return [
-        make(full_rank, defaults={"d": 8, "rank": 8, "heads": 1, "N": 2},
-             ref="paper.md#fact-1-one-full-rank-head-suffices"),
-        make(random_features, defaults={"d": 8, "rank": 1, "heads": 64, "N": 2},
-             ref="derivations/constructions.md#2-random-features"),
-        make(majority_vote, ensemble=True, defaults={"d": 8, "rank": 1, "heads": 15, "N": 2},
-             ref="paper.md#theorem-5-depth-helps-when-the-context-is-short"),
-        make(biased, target="theorem3", queries="gaussian",
-             defaults={"d": 2, "rank": 2, "heads": 9, "N": 2},
-             ref="paper.md#theorem-3-exponential-separation"),
-    ]
+    return [FULL_RANK, RANDOM_FEATURES, MAJORITY_VOTE, BIASED, HARDMAX_RANK1, BAYES_HEADS]
 
 
 def register_builtins(kind: str) -> None:

@@ -223,20 +223,12 @@ def _extra_params(fn: Callable[..., Any]) -> dict[str, Any]:
             if k not in fixed and p.default is not inspect.Parameter.empty}
 
 
-def _load_builtins(kind: str) -> None:
-    """The built-in objects of ``kind`` (once per process; ``_loaded`` holds ``kind:builtin``)."""
-    if f"{kind}:builtin" in _loaded:
-        return
-    _loaded.add(f"{kind}:builtin")
-    importlib.import_module("workbench.builtin_plugins").register_builtins(kind)
-
-
 def _load(kind: str) -> None:
     """The built-ins, then the entry points of ``kind``'s group (once per process)."""
     if kind in _loaded:
         return
     _loaded.add(kind)
-    _load_builtins(kind)
+    importlib.import_module("workbench.builtin_plugins").register_builtins(kind)
     for ep in entry_points(group=_GROUPS[kind]):
         key = f"{_GROUPS[kind]}:{ep.name}"
         try:
@@ -282,9 +274,9 @@ def get(kind: str, name: str) -> Any:
 
     A ``module:attr`` that names a plain function is wrapped with the minimal contract (for a
     bound: status ``conjectured``, law and class unspecified, every N; the object keeps
-    ``module:attr`` as its ``spec``). A built-in name is answered without importing the
-    installed packages (which cannot register a name twice). Unknown names raise ``ValueError``
-    listing the known ones.
+    ``module:attr`` as its ``spec``). A built-in name is answered before the installed
+    packages are loaded (they may import torch). Unknown names raise ``ValueError`` listing the
+    known ones.
     """
     if ":" in name:
         mod_name, _, attr = name.partition(":")
@@ -305,7 +297,8 @@ def get(kind: str, name: str) -> Any:
                          status="conjectured", law="any", value_class="unspecified", N=None)
         return Construction(attr.replace("_", "-"), obj, params=_extra_params(obj), spec=name,
                             source=mod_name.split(".")[0])
-    _load_builtins(kind)  # a built-in name needs no package imported (no name is taken twice)
+    if kind not in _loaded and name not in _REGISTRY[kind]:  # a built-in name needs no package
+        importlib.import_module("workbench.builtin_plugins").register_builtins(kind)
     if name in _REGISTRY[kind]:
         return _REGISTRY[kind][name]
     known = available(kind)

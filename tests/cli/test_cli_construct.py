@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 
+from tests import plugin_fixtures as fx
 from workbench.cli import main
 
 
@@ -144,3 +147,140 @@ def test_cli_choices_match_the_library():
     assert set(mv_cmd.COPY_STYLES) == set(majority_vote.COPY_STYLES)
     assert set(b_cmd.NORMALIZERS) == set(biased.NORMALIZERS)
     assert set(b_cmd.COEFFICIENTS) == set(biased.COEFFICIENT_LAWS)
+
+
+# ------------------------------------------------- construct NAME: any registered construction
+FX = "tests.plugin_fixtures"
+
+
+def test_a_module_function_returning_a_module_and_a_number_holds(capsys):
+    rc, out, err = _run(capsys, f"{FX}:midpoint", "--d", "5", "--eval-samples", "2000", "--json")
+    assert rc == 0, err
+    p = json.loads(out)
+    assert p["construction"] == f"{FX}:midpoint" and p["verdict"] == "holds"
+    assert p["measured_error"]["mean"] == pytest.approx(0.5, abs=1e-6)
+    assert p["claimed_error"]["value"] == 0.55 and p["claimed_error"]["relation"] == "<="
+    assert p["params"]["d"] == 5 and p["params"]["claim"] == 0.55
+
+
+def test_a_claimed_error_the_model_does_not_reach_is_violated(capsys):
+    rc, out, err = _run(capsys, f"{FX}:overclaimed", "--eval-samples", "2000", "--json")
+    assert rc == 1 and json.loads(out)["verdict"] == "violated"
+    assert "contradicts the claimed error" in err and len(err.strip().splitlines()) == 1
+    rc, out, _ = _run(capsys, f"{FX}:overclaimed", "--eval-samples", "2000")
+    assert rc == 1 and "verdict: violated" in out
+
+
+def test_params_are_typed_by_their_defaults(capsys):
+    rc, out, err = _run(capsys, f"{FX}:midpoint", "--param", "claim=0.6", "--param",
+                        "stacked=true", "--param", "copies=3", "--param", "label=7",
+                        "--eval-samples", "500", "--json")
+    assert rc == 0, err
+    p = json.loads(out)["params"]
+    assert (p["claim"], p["stacked"], p["copies"], p["label"]) == (0.6, True, 3, "7")
+    assert [type(p[k]) for k in ("claim", "stacked", "copies", "label")] == [float, bool, int, str]
+    rc, out, _ = _run(capsys, f"{FX}:midpoint", "--param", "claim=0.45", "--param",
+                      "stacked=no", "--eval-samples", "500", "--json")
+    assert rc == 1 and json.loads(out)["params"]["stacked"] is False  # the claim reaches fn
+
+
+@pytest.mark.parametrize("item,says", [
+    ("nope=1", "KEY one of: claim, copies, label, stacked"),
+    ("claim", "KEY one of: claim, copies, label, stacked"),
+    ("claim=abc", "claim must be a number"),
+    ("copies=1.5", "copies must be an integer"),
+    ("stacked=maybe", "stacked must be true or false"),
+])
+def test_a_bad_param_exits_2_naming_param(capsys, item, says):
+    rc, out, err = _run(capsys, f"{FX}:midpoint", "--param", item)
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith("error: --param") and says in err
+
+
+def test_a_construction_without_params_says_so(capsys):
+    rc, _, err = _run(capsys, f"{FX}:overclaimed", "--param", "claim=1")
+    assert rc == 2 and "--param" in err and "takes none" in err
+
+
+@pytest.mark.parametrize("args,says", [
+    (["no-such-construction"], "NAME: construction must be one of"),
+    (["workbench.builtin_plugins:nothing_here"], "cannot be imported"),
+    (["hardmax-rank1", "--param", "nope=2"], "--param must be KEY=VALUE with KEY one of: steps"),
+    (["hardmax-rank1", "--heads", "0"], "--heads"),
+    (["bayes-heads", "--d", "1"], "--d"),
+    (["hardmax-rank1", "--N", "3"], "--N must be 2"),
+])
+def test_bad_input_to_a_named_construction_exits_2_before_torch(args, says):
+    """A built-in name is answered before any installed package loads; an unknown one needs
+    the packages (which may import torch), so torch stays out only when none is installed."""
+    from importlib.metadata import entry_points
+
+    probe = ("import sys, json; from workbench.cli import main; rc = main(json.loads(sys.argv[1]));"
+             " print(json.dumps({'rc': rc, 'torch': 'torch' in sys.modules}))")
+    proc = subprocess.run([sys.executable, "-c", probe, json.dumps(["construct", *args])],
+                          capture_output=True, text=True, timeout=120)
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    packages = bool(entry_points(group="workbench.constructions"))
+    builtin = args[0] in ("hardmax-rank1", "bayes-heads")
+    assert res["rc"] == 2 and (packages and not builtin or not res["torch"]), (res, proc.stderr)
+    err = proc.stderr.strip()
+    assert err.startswith("error: ") and "\n" not in err and says in err, err
+
+
+def test_construct_help_lists_every_registered_construction(capsys, monkeypatch):
+    from workbench import plugins
+
+    known = dict(plugins.available("construction"))
+    mine = plugins.Construction("listed-toy", fx.midpoint, source="my-package",
+                                description="a toy that must be listed")
+    registry = {**plugins._REGISTRY, "construction": {**known, "listed-toy": mine}}
+    monkeypatch.setattr(plugins, "_REGISTRY", registry)
+    assert main(["construct", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "listed-toy" in out and "[my-package] a toy that must be listed" in out
+    for name, c in known.items():
+        assert name in out and f"[{c.source}" in out, name
+    assert {"hardmax-rank1", "bayes-heads"} <= set(known)
+    rc = main(["construct", "listed-toy", "--eval-samples", "300", "--json"])
+    assert rc == 0 and json.loads(capsys.readouterr().out)["construction"] == "listed-toy"
+
+
+def test_a_named_construction_shows_its_defaults_and_params(capsys):
+    assert main(["construct", "bayes-heads", "--help"]) == 0
+    out = capsys.readouterr().out
+    assert "n_fit=20000" in out and "[default: 4]" in out and "--param" in out
+
+
+@pytest.mark.parametrize("own,registered", [
+    (["random-features", "--d", "4", "--heads", "16"],
+     ["workbench.builtin_plugins:RANDOM_FEATURES", "--d", "4", "--heads", "16"]),
+    (["majority-vote", "--d", "4", "--heads", "5", "--seeds", "3"],
+     ["workbench.builtin_plugins:MAJORITY_VOTE", "--d", "4", "--heads", "5", "--seeds", "3"]),
+    (["full-rank", "--d", "4", "--eps", "0.05"],
+     ["workbench.builtin_plugins:FULL_RANK", "--d", "4", "--param", "eps=0.05"]),
+])
+def test_the_registered_builtins_measure_as_their_own_commands(capsys, own, registered):
+    """The specialised subcommands and the registered objects (through the generic path) are
+    the same construction on the same samples."""
+    tail = ["--eval-samples", "800", "--seed", "2", "--json"]
+    a = json.loads(_run(capsys, *own, *tail)[1])
+    b = json.loads(_run(capsys, *registered, *tail)[1])
+    assert a["measured_error"] == b["measured_error"] and a["verdict"] == b["verdict"]
+    assert a["claimed_error"]["value"] == b["claimed_error"]["value"]
+
+
+def test_the_sandwich_witnesses_as_constructions_keep_their_numbers(capsys):
+    from workbench.constructions.optimized import bayes_heads, hardmax_rank1
+
+    rc, out, err = _run(capsys, "hardmax-rank1", "--d", "6", "--heads", "4", "--param",
+                        "steps=30", "--seed", "1", "--eval-samples", "20000", "--json")
+    p = json.loads(out)
+    assert rc == 0 and p["verdict"] == "holds", err
+    assert p["claimed_error"]["value"] == hardmax_rank1(6, 4, steps=30, seed=1).error
+    rc, out, err = _run(capsys, "bayes-heads", "--d", "6", "--rank", "2", "--heads", "3",
+                        "--param", "n_fit=4000", "--param", "n_eval=8000", "--seed", "1",
+                        "--eval-samples", "8000", "--json")
+    p = json.loads(out)
+    w = bayes_heads(6, 2, 3, n_fit=4000, n_eval=8000, seed=1)
+    assert rc == 0 and p["verdict"] != "violated", err
+    assert (p["claimed_error"]["value"], p["claimed_error"]["lo"]) == (w.error, w.ci[0])

@@ -27,6 +27,10 @@ BAD = [
     ["construct", "majority-vote", "--heads", "0"],
     ["construct", "biased", "--d", "1"],
     ["construct", "random-features", "--heads", "-1"],
+    ["construct", "hardmax-rank1", "--param", "nope=1"],
+    ["construct", "bayes-heads", "--rank", "0"],
+    ["bounds", "sandwich", "--d", "6", "--rank", "1", "--heads", "1", "--bound", "fiber",
+     "--witness", "biased"],
     ["falsify", "--bound", "certified", "--budget", "0"],
     ["check", "--seed", "-1"],
 ]

@@ -145,3 +145,95 @@ def test_cli_sandwich(
 
     monkeypatch.setattr(sw, "certified_lower_bound", _scaled_bound(1.5, heads=None))
     assert main(["bounds", "sandwich", "--d", "6", "--rank", "2", "--heads", "1"]) == 1
+
+
+# ------------------------------------------------ random features, named bounds and witnesses
+FX = "tests.plugin_fixtures"
+
+
+def _sandwich(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, dict, str]:
+    code = main(["bounds", "sandwich", *args, "--json"])
+    out, err = capsys.readouterr()
+    return code, (json.loads(out) if out else {}), err
+
+
+def test_random_features_is_a_default_witness(capsys: pytest.CaptureFixture[str]) -> None:
+    """At (8, 1, 256) random features (error 0.205) beat every other quick witness (one Bayes
+    head: 0.457); the best reported is at most their error, measured by ``construct``."""
+    p = sw.sandwich(8, 1, 256)
+    rf = [c for c in p.candidates if c["method"] == "random_features"]
+    assert len(rf) == 1 and rf[0]["interval"] == "normal" and rf[0]["level"] == sw.LEVEL
+    assert main(["construct", "random-features", "--d", "8", "--heads", "256", "--json"]) == 0
+    measured = json.loads(capsys.readouterr().out)["measured_error"]
+    assert rf[0]["error"] == measured["mean"]  # the same construction on the same samples
+    assert p.best_error <= measured["mean"] and p.best_ci[1] <= measured["hi"] + 0.01
+    assert p.best_error < 0.3 and not p.violated
+
+
+def test_random_features_are_left_out_only_when_too_large(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    small = sw.sandwich(4, 1, 2)
+    assert "random_features" in [c["method"] for c in small.candidates] and not small.skipped
+    monkeypatch.setitem(sw.RF_MAX_SIZE, "quick", 4 * 4 * 2 - 1)
+    p = sw.sandwich(4, 1, 2)
+    assert "random_features" not in [c["method"] for c in p.candidates]
+    assert p.skipped and "H d^2 = 32" in p.skipped[0]
+    assert [c for c in p.candidates] == [c for c in small.candidates
+                                         if c["method"] != "random_features"]
+
+
+def test_a_random_features_witness_replays_and_a_weakened_one_is_caught(tmp_path: Path) -> None:
+    w = sw.random_features_witness(6, 8, n_eval=8000, seed=3)
+    path = sw.save_witness(w, tmp_path / "rf.npz")
+    loaded, err, ci = sw.replay_file(path)
+    assert loaded.method == "random_features" and err == pytest.approx(w.error, abs=1e-12)
+    assert combine(claims.replay_evidence(path), "experiment") == "holds"
+    weak = dataclasses.replace(w, params={**w.params, "a": 0.9 * w.params["a"]})
+    path = sw.save_witness(weak, tmp_path / "weak.npz")
+    assert combine(claims.replay_evidence(path), "experiment") == "violated"
+
+
+def test_the_bound_is_any_named_bound(capsys: pytest.CaptureFixture[str]) -> None:
+    code, p, _ = _sandwich(capsys, "--d", "6", "--rank", "1", "--heads", "1")
+    assert code == 0 and p["bound"] == "certified" and p["bound_value"] == p["certified"]
+    code, p, err = _sandwich(capsys, "--d", "6", "--rank", "1", "--heads", "1", "--bound",
+                             f"{FX}:bound_0_6")
+    assert code == 1 and p["violated"] and "bound_0_6" in err  # one head: 0.441 < 0.6
+    assert (p["bound"], p["bound_value"], p["bound_status"]) == (f"{FX}:bound_0_6", 0.6,
+                                                                 "conjectured")
+    assert p["ratio"] == pytest.approx(p["best_error"] / 0.6)
+    assert p["certified"] == true_certified(6, 1, 1).value  # still reported
+    code, p, _ = _sandwich(capsys, "--d", "6", "--rank", "1", "--heads", "1", "--bound",
+                           f"{FX}:bound_0_3")
+    assert code == 0 and not p["violated"] and p["bound_value"] == 0.3
+
+
+@pytest.mark.parametrize("args,says", [
+    (["--bound", "no-such-bound"], "--bound: bound must be one of"),
+    (["--bound", f"{FX}:UPPER"], "--bound tests.plugin_fixtures:UPPER (upper bound, "),
+    (["--bound", "certified", "--N", "3"], "No such option"),
+    (["--witness", "no-such-construction"], "--witness: construction must be one of"),
+    (["--witness", "biased"], "--witness biased is measured on orthonormal keys, gaussian"),
+    (["--witness", f"{FX}:too_many_heads"], "--witness must have at most H = 1 heads"),
+    (["--witness", "majority-vote"], "--witness must be one attention layer"),
+])
+def test_a_bad_bound_or_witness_exits_2(capsys: pytest.CaptureFixture[str], args: list[str],
+                                         says: str) -> None:
+    code = main(["bounds", "sandwich", "--d", "6", "--rank", "1", "--heads", "1", *args])
+    out, err = capsys.readouterr()
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1 and says in err, err
+
+
+def test_named_witnesses_are_measured_by_the_runner(capsys: pytest.CaptureFixture[str]) -> None:
+    code, p, _ = _sandwich(capsys, "--d", "8", "--rank", "1", "--heads", "1", "--witness",
+                           f"{FX}:midpoint")
+    mid = [c for c in p["candidates"] if c["method"] == f"{FX}:midpoint"]
+    assert code == 0 and len(mid) == 1 and not p["violated"]
+    assert mid[0]["error"] == pytest.approx(0.5, abs=1e-6)  # measured, not the claimed 0.55
+    assert mid[0]["interval"] == "normal" and mid[0]["ci"][0] <= 0.5 <= mid[0]["ci"][1] + 1e-6
+    assert mid[0]["replay"].startswith(f"workbench construct {FX}:midpoint --d 8 --rank 1")
+    code, p, err = _sandwich(capsys, "--d", "8", "--rank", "1", "--heads", "1", "--witness",
+                             f"{FX}:oracle")  # error 0: below every bound
+    assert code == 1 and p["violated"] and p["method"] == f"{FX}:oracle"
+    assert p["witness_file"] == "" and "certified lower bound" in err

@@ -18,7 +18,14 @@ from workbench.models.attention import MultiHeadAttention
 from workbench.models.mixed_attention import MixedAttention
 from workbench.verifiers.models import EncoderStack, RegressionStack
 from workbench.verifiers.tasks import Task, sample_stacked
-from workbench.verifiers.train import ModelSpec, TrainConfig, lr_factor, train
+from workbench.verifiers.train import (
+    CHECKPOINT_KEYS,
+    ModelSpec,
+    TrainConfig,
+    lr_factor,
+    read_checkpoint,
+    train,
+)
 
 SMALL = TrainConfig(steps=12, batch=32, eval_samples=512, eval_batch=256)
 
@@ -75,7 +82,7 @@ def test_resume_after_interrupt_matches_uninterrupted(tmp_path) -> None:
 
     with pytest.raises(KeyboardInterrupt):
         train(specs, task, cfg, checkpoint=ck, progress=stop)
-    assert torch.load(ck, weights_only=False)["step"] == 9
+    assert torch.load(ck, weights_only=True)["step"] == 9
     resumed = train(specs, task, cfg, checkpoint=ck)
     for a, b in zip(ref.results, resumed.results):
         _close_states(a.state, b.state)
@@ -103,7 +110,7 @@ def test_hard_kill_then_resume(tmp_path) -> None:
     first = subprocess.run([sys.executable, "-c", body, "7"], capture_output=True, text=True,
                            env=env)
     assert first.returncode == 137 and ck.exists(), first.stderr
-    assert torch.load(ck, weights_only=False)["step"] == 4
+    assert torch.load(ck, weights_only=True)["step"] == 4
     resumed = subprocess.run([sys.executable, "-c", body, "-1"], capture_output=True, text=True,
                              env=env)
     assert resumed.returncode == 0, resumed.stderr
@@ -124,6 +131,62 @@ def test_checkpoint_of_another_run_is_refused(tmp_path) -> None:
     with pytest.raises(ValueError, match="checkpoint"):
         train([ModelSpec(seed=9)], task, TrainConfig(steps=2, batch=8, eval_samples=0),
               checkpoint=ck)
+
+
+def test_resume_is_bit_identical(tmp_path) -> None:
+    task = Task("nearest", d=5, N=3)
+    specs = [ModelSpec(seed=0), ModelSpec(rank=2, heads=2, seed=1, lr=0.02)]
+    cfg = TrainConfig(steps=14, batch=16, eval_samples=256, checkpoint_every=4)
+    ref = train(specs, task, cfg)
+    ck = tmp_path / "run.pt"
+
+    def stop(step: int, steps: int) -> None:
+        if step == 10:  # dies after the checkpoint at 8
+            raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        train(specs, task, cfg, checkpoint=ck, progress=stop)
+    assert read_checkpoint(ck)["step"] == 8
+    resumed = train(specs, task, cfg, checkpoint=ck)
+    for a, b in zip(ref.results, resumed.results):
+        assert a.state.keys() == b.state.keys()
+        assert all(torch.equal(a.state[k], b.state[k]) for k in a.state)
+        assert (a.best_loss, a.final_loss, a.heldout, a.curve) == (
+            b.best_loss, b.final_loss, b.heldout, b.curve)
+
+
+def test_checkpoint_is_read_as_tensors_and_plain_data(tmp_path) -> None:
+    ck = tmp_path / "a.pt"
+    task, cfg = Task("nearest", d=4, N=2), TrainConfig(steps=3, batch=8, eval_samples=0)
+    train([ModelSpec(heads=2)], task, cfg, checkpoint=ck)
+    saved = read_checkpoint(ck)
+    assert set(saved) == set(CHECKPOINT_KEYS) and saved["step"] == 3
+    assert isinstance(saved["groups"][0]["losses"], torch.Tensor)
+
+
+@pytest.mark.parametrize("edit, why", [
+    (lambda s: s["groups"][0]["m"].pop(), "m is not a list of"),
+    (lambda s: s["groups"][0]["module"].popitem(), "parameters are not those"),
+    (lambda s: s["groups"][0]["gens"].__setitem__(0, torch.zeros(3, dtype=torch.uint8)),
+     "gens[0] is not a torch.uint8 tensor"),
+    (lambda s: s["groups"][0].pop("losses"), "a group holds"),
+    (lambda s: s["groups"].append({}), "2 groups at step 3, not 1"),
+    (lambda s: s.__setitem__("step", 99), "at step 99"),
+    (lambda s: s.__setitem__("seconds", "soon"), "no 'seconds' entry"),
+    (lambda s: s.__setitem__("extra", 1), "entries other than"),
+])
+def test_checkpoint_of_another_layout_is_refused_before_use(tmp_path, edit, why) -> None:
+    ck = tmp_path / "a.pt"
+    task, cfg = Task("nearest", d=4, N=2), TrainConfig(steps=3, batch=8, eval_samples=0)
+    train([ModelSpec(heads=2)], task, cfg, checkpoint=ck)
+    saved = torch.load(ck, weights_only=True)
+    edit(saved)
+    torch.save(saved, ck)
+    before = ck.read_bytes()
+    with pytest.raises(ValueError, match="^checkpoint must ") as e:
+        train([ModelSpec(heads=2)], task, cfg, checkpoint=ck)
+    assert why in str(e.value) and "\n" not in str(e.value)
+    assert ck.read_bytes() == before
 
 
 def test_schedule_warmup_then_cosine() -> None:

@@ -8,9 +8,7 @@ lists every evidence row, ``--list`` lists the claims and their dependencies wit
 
 from __future__ import annotations
 
-import json
 import math
-import sqlite3
 import time
 from contextlib import nullcontext
 from typing import Any
@@ -250,32 +248,11 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
 
 
 def _record(db: str, payload: dict[str, Any]) -> None:
-    """Write the whole run in one transaction, so nothing is half-written."""
-    con = sqlite3.connect(db)
-    try:
-        with con:
-            con.execute(
-                "CREATE TABLE IF NOT EXISTS check_runs (id INTEGER PRIMARY KEY, "
-                "started REAL, scale TEXT, seed INTEGER, device TEXT, summary TEXT)"
-            )
-            con.execute(
-                "CREATE TABLE IF NOT EXISTS claim_results (run_id INTEGER, claim_id TEXT, "
-                "verdict TEXT, seconds REAL, payload TEXT)"
-            )
-            cur = con.execute(
-                "INSERT INTO check_runs (started, scale, seed, device, summary) VALUES (?,?,?,?,?)",
-                (
-                    time.time(),
-                    payload["scale"],
-                    payload["seed"],
-                    payload["device"],
-                    json.dumps(payload["summary"]),
-                ),
-            )
-            rows = [
-                (cur.lastrowid, c["id"], c["verdict"], c["seconds"], json.dumps(to_jsonable(c)))
-                for c in payload["claims"]
-            ]
-            con.executemany("INSERT INTO claim_results VALUES (?,?,?,?,?)", rows)
-    finally:
-        con.close()
+    """Write the whole run in one transaction, so nothing is half-written (the store checks the
+    file is a workbench store first: docs/sweeps.md, "The store")."""
+    from workbench.verifiers.store import Store
+
+    head = {k: payload[k] for k in ("scale", "seed", "device")}
+    with Store(db) as st:
+        st.record_check(time.time(), head, payload["summary"],
+                        [to_jsonable(c) for c in payload["claims"]])

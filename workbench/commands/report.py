@@ -43,7 +43,7 @@ def cli(db: str | None, out: str, as_json: bool, seed: int) -> None:
         raise ValueError(f"--out must be a folder (got {out!r})")
     if not out_dir.exists() and (not parent.is_dir() or not os.access(parent, os.W_OK)):
         raise ValueError(f"--out must be a folder in an existing, writable folder (got {out!r})")
-    with Store(path) as st:
+    with Store(path, readonly=True) as st:  # a report never writes to the store
         rows = st.rows()
     check = last_check(path)
     out_dir.mkdir(exist_ok=True)

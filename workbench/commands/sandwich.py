@@ -1,9 +1,16 @@
 """``workbench bounds sandwich``: the certified lower bound (Eq. 2: the larger of the harmonic
 count and the fiber bound) against the best explicit model found (docs/derivations/lower_bound.md,
-"The sandwich"; docs/derivations/fiber_bound.md); exit 1 if a witness beats it."""
+"The sandwich"; docs/derivations/fiber_bound.md); exit 1 if a witness beats it.
+
+``--bound NAME`` puts any registered bound (``workbench.plugins.get_bound``, or
+``module:function``) on the lower side instead; ``--witness NAME`` (repeatable) adds a registered
+construction (or ``module:function``) to the built-in witnesses, measured by the public runner
+(docs/extending.md). Names are resolved here and passed down as objects: the verifiers layer
+never imports ``workbench.plugins``."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import click
@@ -24,8 +31,11 @@ MAX_HEADS = 4096
 
 def _human(p: dict[str, Any]) -> str:
     lo, hi = p["best_ci"]
+    other = p["bound"] != "certified"
     lines = [
         f"d={p['d']} r={p['r']} H={p['heads']}",
+        *([f"  bound {p['bound']} ({p['bound_status']}):  error >= {p['bound_value']:.6g}"]
+          if other else []),
         f"  certified (Eq. 2):                   error >= {p['certified']:.6g}  "
         f"({p['certified_source']}; harmonic count {p['certified_harmonic']:.6g}, "
         f"fiber {p['certified_fiber']:.6g})",
@@ -33,13 +43,57 @@ def _human(p: dict[str, Any]) -> str:
         f"  best achievable: {p['best_error']:.6g}  CI [{lo:.6g}, {hi:.6g}]  "
         f"({p['method']}; witness {p['witness_file'] or 'not saved'})",
         f"  enclosure of the optimum: [{p['certified']:.6g}, {hi:.6g}]  "
-        f"ratio best / certified = {p['ratio']:.4g}",
+        f"ratio best / {'bound' if other else 'certified'} = {p['ratio']:.4g}",
     ]
     for c in p["candidates"]:
-        lines.append(f"    candidate {c['method']:<22} {c['error']:.6g}")
+        lines.append(f"    candidate {c['method']:<22} {c['error']:.6g}"
+                     + (f"  (replay: {c['replay']})" if c.get("replay") else ""))
+    for why in p["skipped"]:
+        lines.append(f"    left out: {why}")
     if p["violated"]:
-        lines.append("  VIOLATED: a witness lies below the certified bound beyond its CI")
+        what = f"bound {p['bound']}" if other else "certified bound"
+        lines.append(f"  VIOLATED: a witness lies below the {what} beyond its CI")
     return "\n".join(lines)
+
+
+def _build(c: Any, d: int, r: int, heads: int, seed: int) -> Any:
+    """The construction ``c`` at ``(d, r, H, N = 2)`` with its default parameters."""
+    return c.fn(d, r, heads, 2, seed, **c.params)
+
+
+def resolve_bound(name: str, d: int, r: int, heads: int) -> Any:
+    """``--bound``: a lower bound on the nearest-neighbour error that covers ``(d, r, H, N = 2)``
+    on two orthonormal keys."""
+    from workbench.plugins import get_bound
+
+    try:
+        b = get_bound(name)
+    except ValueError as e:
+        raise ValueError(f"--bound: {e}") from None
+    why = b.outside(d, r, heads, 2)
+    if why is None and (b.side != "lower" or b.target != "nearest" or b.law == "iid"):
+        why = (f"({b.side} bound, {b.target} target, {b.law} keys) does not fit: the "
+               "sandwich needs a lower bound on the nearest neighbour for orthonormal keys")
+    if why is not None:
+        raise ValueError(f"--bound {name} {why}")
+    return b
+
+
+def resolve_witness(name: str) -> Any:
+    """``--witness``: a construction measured on ``D_2`` (N = 2, orthonormal keys, uniform
+    queries, nearest neighbour)."""
+    from workbench.plugins import get_construction
+
+    try:
+        c = get_construction(name)
+    except ValueError as e:
+        raise ValueError(f"--witness: {e}") from None
+    law = c.params.get("points", c.law)
+    if (law, c.queries, c.target) != ("orthonormal", "uniform", "nearest"):
+        raise ValueError(f"--witness {name} is measured on {law} keys, {c.queries} queries, "
+                         f"against the {c.target} target; the sandwich needs N = 2 on D_2 "
+                         "(orthonormal keys, uniform queries, nearest neighbour)")
+    return c
 
 
 @aliases({"--r": "--rank"})
@@ -56,17 +110,34 @@ def _human(p: dict[str, Any]) -> str:
 )
 @path_option("--witness-dir", "Save the best witness here (.npz, trained weights as .pt).",
              folder=True)
+@click.option("--bound", "bound", default=None, metavar="NAME",
+              help="The lower side: a registered bound (workbench bounds list) or "
+              "module:function  [default: certified]")
+@click.option("--witness", "witness", multiple=True, metavar="NAME",
+              help="Also measure this construction (registered, or module:function) as a "
+              "witness (repeatable).")
 @common_options
 def sandwich_cmd(
-    d: int, r: int, heads: int, budget: str, witness_dir: str | None, as_json: bool, seed: int
+    d: int, r: int, heads: int, budget: str, witness_dir: str | None, bound: str | None,
+    witness: tuple[str, ...], as_json: bool, seed: int
 ) -> None:
     """Certified lower bound vs the best achievable error at (d, r, H), N = 2 on D_2."""
     d = check_int("--d", d, lo=2, hi=MAX_D)
     check_int("--rank", r, lo=1, hi=d)
     check_int("--heads", heads, lo=1, hi=MAX_HEADS)
-    from workbench.verifiers.sandwich import sandwich
+    lower = None if bound is None else resolve_bound(bound, d, r, heads)
+    named = {name: resolve_witness(name) for name in witness}
+    from workbench.verifiers.sandwich import ConstructionWitness, sandwich
 
-    p = sandwich(d, r, heads, budget=budget, witness_dir=witness_dir, seed=seed).to_dict()
+    extra = [ConstructionWitness(name, functools.partial(_build, c, d, r, heads))
+             for name, c in named.items()]
+    p = sandwich(d, r, heads, budget=budget, witness_dir=witness_dir, seed=seed, bound=lower,
+                 bound_name=bound, witnesses=extra).to_dict()
+    for c in p["candidates"]:  # the construct command measures a named witness again
+        if c["method"] in witness:
+            c["replay"] = (f"workbench construct {c['method']} --d {d} --rank {r} --heads "
+                           f"{heads} --N 2 --seed {seed} --eval-samples {c['samples']}")
     emit(p, as_json, _human)
     if p["violated"]:
-        raise CheckFailed("a witness beats the certified lower bound beyond its CI")
+        what = "the certified lower bound" if bound is None else f"the bound {p['bound']}"
+        raise CheckFailed(f"a witness beats {what} beyond its CI")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands.construct._run import POINTS, Built, Evaluation, construct_options
+from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_float
 
 NORMALIZERS = ("hardmax", "softmax")  # workbench.constructions.biased.NORMALIZERS
@@ -39,12 +39,13 @@ def biased_cmd(
     if spacing is not None:
         check_float("--spacing", spacing, lo=0.0, lo_open=True)
     from workbench.constructions import biased as biased_mod
+    from workbench.verifiers.construct import Built
 
     def build(s: int) -> Built:
         model, claim, fam = biased_mod.biased(
             d, N, normalizer, beta, points, spacing, coefficients, generator=s
         )
-        return model, fam.target, claim, {"heads": fam.terms}
+        return Built(model, claim, fam.target, {"heads": fam.terms})
 
     build(ev.seed)  # validate before any work
     params = {

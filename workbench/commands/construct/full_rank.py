@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands.construct._run import POINTS, Built, Evaluation, construct_options
+from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_float
 
 
@@ -30,13 +30,12 @@ def full_rank_cmd(
     if beta is not None:
         check_float("--beta", beta, lo=0.0)
     from workbench.constructions import full_rank as full_rank_mod
-    from workbench.core.targets import nearest_neighbour
 
     b = full_rank_mod.beta_for(eps, d, N, points) if beta is None else beta
-    model, claim = full_rank_mod.full_rank(d, b, N, points, generator=ev.seed)
+    built = full_rank_mod.full_rank(d, b, N, points, generator=ev.seed)
 
-    def build(s: int) -> Built:
-        return model, nearest_neighbour, claim, {}
+    def build(s: int) -> tuple[object, object]:
+        return built
 
     params = {"d": d, "N": N, "beta": b, "eps": eps if beta is None else None, "points": points}
     ev.measure("full-rank", params, build, d, N, points, "uniform")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands.construct._run import POINTS, Built, Evaluation, construct_options
+from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_heads
 
 COPY_STYLES = ("generalized", "standard")  # workbench.constructions.majority_vote.COPY_STYLES
@@ -45,13 +45,13 @@ def majority_vote_cmd(
         raise
     check_heads(heads, "--heads")
     from workbench.constructions import majority_vote as mv_mod
-    from workbench.core.targets import nearest_neighbour
+    from workbench.verifiers.construct import Built
 
     mv_mod.majority_vote(d, 1, N, points, copy_style, generator=0, claim_samples=2)
 
     def build(s: int) -> Built:
         model, claim = mv_mod.majority_vote(d, heads, N, points, copy_style, generator=s)
-        return model, nearest_neighbour, claim, {"size": model.size()}
+        return Built(model, claim, meta={"size": model.size()})
 
     params = {"d": d, "heads": heads, "N": N, "points": points, "copy_style": copy_style}
     ev.measure("majority-vote", params, build, d, N, points, "uniform", ensemble=True)

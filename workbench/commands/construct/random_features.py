@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands.construct._run import Built, Evaluation, construct_options
+from workbench.commands.construct._run import Evaluation, construct_options
 from workbench.core.validation import check_heads
 
 # workbench.constructions.random_features.HEAD_LAWS
@@ -29,12 +29,9 @@ def random_features_cmd(
     ev.check(d, 2, "orthonormal")
     check_heads(heads, "--heads")
     from workbench.constructions import random_features as rf_mod
-    from workbench.core.targets import nearest_neighbour
 
-    def build(s: int) -> Built:
-        model, claim = rf_mod.random_features(d, heads, law, solver, generator=s)
-        assert model is not None  # build_model=True (the default) always builds it
-        return model, nearest_neighbour, claim, {}
+    def build(s: int) -> tuple[object, object]:
+        return rf_mod.random_features(d, heads, law, solver, generator=s)
 
     params = {"d": d, "heads": heads, "law": law, "solver": solver, "N": 2, "points": "orthonormal"}
     ev.measure("random-features", params, build, d, 2, "orthonormal", "uniform")

@@ -97,13 +97,13 @@ def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
     out: list[Evidence] = []
     for d, r, e, h in pts:
         p = {"d": d, "r": r, "eps": e, "H*": h}
-        at = harmonic.harmonic_bound(d, r, h).enclosure[0]
+        at = harmonic.harmonic_bound(d, r, h).enclosure[0]  # the certified lower end itself
         out.append(Evidence(at, e, "<=", "interval", {**p, "H": h},
                             note=f"{HARMONIC_ONLY}: at H* it does not exclude eps"))
-        if h > 1:
-            below = harmonic.harmonic_bound(d, r, h - 1).enclosure[0]
-            out.append(Evidence(below, math.nextafter(e, math.inf), ">=", "interval",
-                                {**p, "H": h - 1},
+        if h > 1:  # the 96-bit enclosure may straddle eps where heads_needed resolved it
+            below = harmonic.harmonic_bound(d, r, h - 1).enclosure
+            out.append(Evidence(below[0], math.nextafter(e, math.inf), ">=", "interval",
+                                {**p, "H": h - 1}, ci=below, ci_level=1.0, interval="enclosure",
                                 note=f"{HARMONIC_ONLY}: at H* - 1 it exceeds eps"))
     return out
 

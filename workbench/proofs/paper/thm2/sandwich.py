@@ -92,15 +92,17 @@ def one_head_exact(ctx: CheckContext) -> list[Evidence]:
 
 
 def point_evidence(p: sw.SandwichPoint) -> list[Evidence]:
-    """Every candidate witness must not lie below the certified bound beyond its interval."""
+    """Every candidate witness must not lie below the certified bound beyond its interval (a
+    witness measured by the construction runner says which interval it has, and its level)."""
     out = []
     for c in p.candidates:
         exact = c["method"] in ("hardmax_rank1", "one_head_bayes")
         out.append(Evidence(
             c["error"], p.certified, ">=", "exact" if exact else "monte_carlo",
             {"d": p.d, "r": p.r, "H": p.heads, "witness": c["method"]}, ci=tuple(c["ci"]),
-            ci_level=1.0 if exact else 0.999,
-            interval=_exact_interval(c["method"]) if exact else _interval_of(c["method"]),
+            ci_level=1.0 if exact else c.get("level", 0.999),
+            interval=_exact_interval(c["method"]) if exact else
+            c.get("interval", _interval_of(c["method"])),
             note="witness error >= certified Eq. 2 bound"))
     return out
 
