@@ -242,22 +242,22 @@ def _load(kind: str) -> None:
 
 
 def _adopt(kind: str, obj: Any, name: str, spec: str, source: str) -> Any:
-    """Register ``obj`` under ``name``: an object of the kind's type as it is (renamed only if
-    it has no spec yet), a plain function wrapped with the minimal contract."""
+    """Register an entry point's ``obj``: an object of the kind's type as it is, a plain
+    function wrapped with the minimal contract under the entry point's ``name``. Either is named
+    again by its registered name (a replay resolves it through the registry, which re-imports
+    the package), so no ``spec`` is set; ``spec`` (the entry point's value) only names it in
+    errors."""
     typ = _type_of(kind)
     if isinstance(obj, typ):
-        if kind != "preset" and not obj.spec:
-            obj = replace(obj, spec=spec)
         return register(kind, obj)
     if kind == "preset" or not callable(obj):
         raise TypeError(f"{spec} must be a {typ.__name__}" + ("" if kind == "preset" else
                         " or a function") + f" (got {type(obj).__name__})")
     if kind == "bound":
-        return register(kind, Bound(name, obj, spec=spec, source=source,
+        return register(kind, Bound(name, obj, source=source,
                                     status="conjectured", law="any", value_class="unspecified",
                                     N=None, description=(inspect.getdoc(obj) or "").split("\n")[0]))
-    return register(kind, Construction(name, obj, params=_extra_params(obj), spec=spec,
-                                       source=source,
+    return register(kind, Construction(name, obj, params=_extra_params(obj), source=source,
                                        description=(inspect.getdoc(obj) or "").split("\n")[0]))
 
 
