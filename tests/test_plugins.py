@@ -81,3 +81,15 @@ def test_a_builtin_name_is_answered_without_importing_the_installed_packages(mon
     with pytest.raises(ValueError, match="must be one of"):  # an unknown name looks further
         plugins.get_bound("slow-or-not")
     assert calls == ["workbench.bounds"] and "workbench.bounds:slow" in plugins.LOAD_ERRORS
+
+
+def test_theorem3_lower_side_is_registered_for_its_own_target():
+    from workbench.core.bounds.biased import biased_lower_bound
+    from workbench.proofs.claim import CheckContext
+    from workbench.proofs.support.theorem3 import target_energies
+
+    b = plugins.get_bound("theorem3-lower")
+    assert b.target == "theorem3-biased" and b.value_class == "query-dependent-values"
+    e = target_energies(6, CheckContext())
+    assert b(6, 1, 4) == biased_lower_bound(e, 1, 4).ci[0]
+    assert b(6, 1, 64) <= b(6, 1, 4) <= e.energy  # more heads capture more; never above E S^2/2

@@ -56,9 +56,29 @@ def _fiber(value_class: str) -> Bound:
                  description=f"the fiber bound (0 when H r >= d); {_N2_D2}")
 
 
+def _theorem3_lower() -> Bound:
+    """Theorem 3's lower side for the documented reading of its biased target (Gaussian
+    queries): ``ci[0]`` of ``biased_lower_bound``, a Hoeffding interval at 99.9 % over the
+    stratified chi_d average (quick-scale energies: degrees <= 300, 1000 strata)."""
+
+    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+        from workbench.core.bounds.biased import biased_lower_bound
+        from workbench.proofs.claim import CheckContext
+        from workbench.proofs.support.theorem3 import target_energies
+
+        return biased_lower_bound(target_energies(d, CheckContext()), r, H).ci
+
+    return Bound("theorem3-lower", lambda d, r, H, N: enclosure(d, r, H, N)[0],
+                 target="theorem3-biased", value_class="query-dependent-values",
+                 enclosure=enclosure,
+                 ref="derivations/biased_lower_bound.md#what-the-claims-assert",
+                 description="Theorem 3's lower side on its biased target (reading; Gaussian "
+                 "queries, D_2 keys), valid with probability 0.999 (Hoeffding over the strata)")
+
+
 def _bounds() -> list[Bound]:
     return [make(vc) for make in (_certified, _harmonic, _fiber)
-            for vc in ("eq2", "query-dependent-values")]
+            for vc in ("eq2", "query-dependent-values")] + [_theorem3_lower()]
 
 
 # --------------------------------------------------------------------------- constructions
