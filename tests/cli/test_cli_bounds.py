@@ -226,7 +226,7 @@ def test_bounds_list_reports_a_broken_package_by_name_and_lists_the_rest(
     rows = {b["name"]: b for b in p["bounds"]}
     assert "certified" in rows and rows["narrow"]["N"] == "3"
     assert (rows["narrow"]["status"], rows["narrow"]["law"], rows["narrow"]["value_class"],
-            rows["narrow"]["spec"]) == ("conjectured", "iid", "mine", "my_bounds:NARROW")
+            rows["narrow"]["spec"]) == ("conjectured", "iid", "mine", "narrow")  # its name
     assert set(p["load_errors"]) == {"broken-pkg"}
     assert "pkg_missing_module" in p["load_errors"]["broken-pkg"]
     code, out, _ = _run(capsys, ["bounds", "list"])
@@ -326,4 +326,4 @@ def test_bounds_lower_names_an_installed_bound_as_it_was_given(
                                  "--N", "3", "--bound", "narrow", "--json"])
     p = json.loads(out)
     assert code == 0 and p["bound"] == "narrow" and p["value"] == 0.125
-    assert p["bound_info"]["spec"] == "my_bounds:NARROW" and p["status"] == "conjectured"
+    assert p["bound_info"]["spec"] == "narrow" and p["status"] == "conjectured"
