@@ -16,6 +16,7 @@ from __future__ import annotations
 import functools
 import json
 import math
+import os
 import re
 import sys
 from collections.abc import Callable
@@ -50,10 +51,16 @@ class CheckFailed(click.ClickException):
 
 
 def common_options(func: F) -> F:
-    """Add the contract's ``--json`` and ``--seed`` options to a command."""
+    """Add the contract's ``--json`` and ``--seed`` options to a command that draws at random."""
+    return click.option("--seed", type=int, default=0, show_default=True,
+                        help="Random seed.")(json_option(func))
+
+
+def json_option(func: F) -> F:
+    """Add the contract's ``--json`` option (and its flag-naming errors) to a command that draws
+    nothing at random, so it takes no ``--seed``."""
 
     @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
-    @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -67,18 +74,93 @@ def common_options(func: F) -> F:
 
 
 DEVICES = ("auto", "cpu", "cuda")
+NO_CUDA = "--device must be 'cpu' or 'auto' on this machine (no CUDA device found)"
 
 
-def device_option(default: str = "auto") -> Callable[[F], F]:
-    """The ``--device`` option: ``auto`` (CUDA when available), ``cpu`` or ``cuda``."""
-    return click.option("--device", type=click.Choice(DEVICES), default=default,
-                        show_default=True)
+def device_option() -> Callable[[F], F]:
+    """The ``--device`` option: ``auto`` (CUDA when available, the one default), ``cpu`` or
+    ``cuda``; ``cuda`` on a machine without an NVIDIA driver is refused while parsing."""
+    return click.option("--device", type=click.Choice(DEVICES), default="auto",
+                        show_default=True, callback=_device_present)
 
 
-def path_option(flag: str, help: str, folder: bool = False) -> Callable[[F], F]:
-    """An optional path option (default ``None``): a file, or with ``folder=True`` a folder."""
+def _device_present(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if value == "cuda" and not nvidia_driver_present():
+        raise ValueError(NO_CUDA)
+    return value
+
+
+def nvidia_driver_present() -> bool:
+    """Whether an NVIDIA driver is loaded (``/proc/driver/nvidia`` or a ``/dev/nvidia*``
+    device), read without torch; torch then says whether CUDA works."""
+    if os.path.exists("/proc/driver/nvidia/version"):
+        return True
+    try:
+        return any(n.startswith("nvidia") for n in os.listdir("/dev"))
+    except OSError:
+        return False
+
+
+def path_option(flag: str, help: str, folder: bool = False,
+                access: str | None = None) -> Callable[[F], F]:
+    """An optional path option (default ``None``): a file, or with ``folder=True`` a folder.
+    ``access="write"`` (the command writes there) or ``"read"`` checks it while parsing,
+    before any work (:func:`writable_path`, :func:`readable_file`)."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is None or access is None:
+            return value
+        if access == "read":
+            return readable_file(flag, value)
+        return writable_path(flag, value, folder)
+
     return click.option(flag, type=click.Path(file_okay=not folder, dir_okay=folder),
-                        default=None, help=help)
+                        default=None, help=help, callback=check)
+
+
+def writable_path(flag: str, path: str, folder: bool = False) -> str:
+    """``path`` if the command can write there: a file (new or existing) in a folder it can
+    create files in, or with ``folder=True`` a folder that exists or can be made in one.
+    Checked by creating and removing a probe file, so it holds for root and on /proc too; it
+    leaves the folder as it was."""
+    p = os.path.abspath(path)
+    kind = "folder" if folder else "file"
+    if folder and os.path.isdir(p):
+        where = p
+    elif os.path.exists(p) and (folder or os.path.isdir(p)):
+        raise ValueError(f"{flag} must be a {kind} (got {path!r}, which is not)")
+    else:
+        where = os.path.dirname(p)
+    if not os.path.isdir(where) or not _can_create_in(where):
+        raise ValueError(f"{flag} must be a {kind} in an existing, writable folder "
+                         f"(got {path!r})")
+    if os.path.isfile(p) and not os.access(p, os.W_OK):
+        raise ValueError(f"{flag} must be a writable file (got {path!r})")
+    return path
+
+
+def _can_create_in(folder: str) -> bool:
+    import tempfile
+
+    try:
+        fd, probe = tempfile.mkstemp(prefix=".workbench-probe-", dir=folder)
+    except OSError:
+        return False
+    os.close(fd)
+    os.unlink(probe)
+    return True
+
+
+def readable_file(flag: str, path: str) -> str:
+    """``path`` if it is an existing file that can be opened for reading."""
+    if not os.path.isfile(path):
+        raise ValueError(f"{flag} must be an existing file (got {path!r})")
+    try:
+        with open(path, "rb"):
+            pass
+    except OSError as e:
+        raise ValueError(f"{flag} must be a readable file (got {path!r}: {e.strerror})") from None
+    return path
 
 
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[\d+\])?) must ")
@@ -108,9 +190,15 @@ class AliasCommand(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         out = []
+        seen: dict[str, str] = {}  # flag -> the spelling first used for it
         for a in args:
             flag, eq, val = a.partition("=")
-            out.append(self.aliases.get(flag, flag) + eq + val if flag in self.aliases else a)
+            new = self.aliases.get(flag, flag)
+            if new in self.aliases.values() and seen.setdefault(new, flag) != flag:
+                old = flag if flag != new else seen[new]
+                raise ValueError(f"{new} was given twice, as {seen[new]} and {flag} ({old} is "
+                                 "its old spelling): give it once")
+            out.append(new + eq + val if flag in self.aliases else a)
         return super().parse_args(ctx, out)
 
 
@@ -163,7 +251,7 @@ def resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("--device must be 'cpu' or 'auto' on this machine (no CUDA device found)")
+        raise ValueError(NO_CUDA)
     return device
 
 
@@ -220,6 +308,11 @@ def emit(payload: dict[str, Any], as_json: bool, human: Callable[[dict[str, Any]
         click.echo(json.dumps(to_jsonable(payload), indent=2))
     else:
         click.echo(human(payload))
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 claim``, ``2 claims`` (``many`` for an irregular plural)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 MAX_EXACT_DIGITS = 100_000  # decimal strings longer than this are not printed
