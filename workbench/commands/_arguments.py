@@ -30,7 +30,7 @@ RANGES = {
     "--spacing": "> 0", "--resolution": "> 0", "--theta": "in [0, pi]", "--threads": ">= 1",
     "--cpus-per-task": "> 0", "--gpus-per-task": ">= 0", "--budget": "in 1..1000",
     "--alpha": "in (0, 1)", "--max-degree": ">= 0", "--degree": ">= 0", "--jobs": ">= 1",
-    "sandwich --d": "in 2..256", "sandwich --heads": "in 1..4096",
+    "sandwich --d": "in 2..256", "sandwich --heads": "in 1..4096", "bounds --d": "in 2..2048",
     "construct --eval-samples": ">= 2",
 }
 

@@ -126,6 +126,7 @@ def sandwich_cmd(
     d = check_int("--d", d, lo=2, hi=MAX_D)
     check_int("--rank", r, lo=1, hi=d)
     check_int("--heads", heads, lo=1, hi=MAX_HEADS)
+    check_int("--seed", seed, lo=0)
     lower = None if bound is None else resolve_bound(bound, d, r, heads)
     named = {name: resolve_witness(name) for name in witness}
     from workbench.verifiers.sandwich import ConstructionWitness, sandwich

@@ -81,11 +81,15 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     if ":" not in preset and preset not in known and not has_entry_points("workbench.presets"):
         raise ValueError(f"PRESET must be one of {sorted(known)} or module:attr (got {preset!r})")
     from workbench.plugins import get_preset
+
+    try:
+        p = get_preset(preset)
+    except ValueError as e:
+        raise ValueError(f"PRESET: {e}") from None
     from workbench.verifiers import sweep
 
     if address is not None:
         sweep.check_address(address)
-    p = get_preset(preset)
     name = p.name
     dev = resolve_device(device)
     runs = p.runs(SCALES[scale], seed)
