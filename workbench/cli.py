@@ -14,7 +14,7 @@ import click
 
 from workbench import __version__
 from workbench.commands import registry
-from workbench.commands._arguments import ECHO_CHARS, cut, rephrase, screen
+from workbench.commands._arguments import LONG_ECHO, cut, rephrase, screen
 from workbench.commands._common import EXIT_BAD_INPUT
 
 
@@ -53,8 +53,8 @@ def _bad(msg: str, args: Sequence[str]) -> int:
 
 
 def _one_line(msg: str, args: Sequence[str] = ()) -> str:
-    """``msg`` on one line, with any long argument it echoes cut to ``ECHO_CHARS``."""
-    for a in sorted({a for a in args if len(a) > ECHO_CHARS}, key=len, reverse=True):
+    """``msg`` on one line, with any argument longer than ``LONG_ECHO`` that it echoes cut."""
+    for a in sorted({a for a in args if len(a) > LONG_ECHO}, key=len, reverse=True):
         msg = msg.replace(a, cut(a))
     return " ".join(msg.split())
 

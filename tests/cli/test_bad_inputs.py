@@ -91,7 +91,7 @@ CASES: list[tuple[list[str], str]] = [
     *[(_lower()[:4] + ["--rank", v, "--heads", "2"], "--rank") for v in ("0", "99", "-1")],
     *[(_lower()[:6] + ["--heads", v], "--heads") for v in ("0", "-1", "2.5")],
     (_lower("--bound", "nope"), "--bound"),
-    (_lower("--bound", "x" * 200), "--bound"),
+    (_lower("--bound", "x" * 300), "--bound"),
     (_lower("--N", "0"), "--N"),
     (_lower("--r", "2"), "--rank"),
     (["bounds", "lower", "--rank", "1", "--heads", "2"], "--d"),
@@ -376,9 +376,9 @@ def test_the_checks_fail_without_the_writability_probe(capsys: pytest.CaptureFix
 
 
 def test_a_long_value_is_echoed_cut(results: dict[int, Any]) -> None:
-    i = next(i for i, (a, _) in enumerate(CASES) if a[-2:] == ["--bound", "x" * 200])
+    i = next(i for i, (a, _) in enumerate(CASES) if a[-2:] == ["--bound", "x" * 300])
     line = results[i]["err"]
-    assert "x" * 60 not in line and "…" in line and "200 characters" in line
+    assert "x" * 60 not in line and "…" in line and "300 characters" in line
 
 
 @pytest.mark.parametrize("args,flag", [

@@ -5,8 +5,8 @@ naming the flag and its allowed range, exit 2).
   arguments, and an old spelling given with the new one (``--rank 1 --r 2``); it rewrites the
   old spellings (``OLD_SPELLINGS``) to the flag they stand for, in every command.
 - :func:`rephrase` turns click's own messages (``'1.5' is not a valid integer``) into the
-  contract's (``--d must be an integer >= 2 (got '1.5')``), with every echoed value cut to
-  ``ECHO_CHARS``.
+  contract's (``--d must be an integer >= 2 (got '1.5')``), with every echoed value longer
+  than ``LONG_ECHO`` cut to ``ECHO_CHARS``.
 """
 
 from __future__ import annotations
@@ -18,7 +18,8 @@ from collections.abc import Sequence
 import click
 
 MAX_ARG_CHARS = 4096  # longer than any path, name or range a command takes
-ECHO_CHARS = 60  # an echoed value is cut to this many characters
+ECHO_CHARS = 60  # an echoed value longer than LONG_ECHO is cut to this many characters
+LONG_ECHO = 200  # longer than any path a user would want to read back whole
 # old spelling -> the flag it stands for, in every command that has that flag
 OLD_SPELLINGS = {"--r": "--rank", "--distribution": "--points"}
 # the allowed range of a numeric flag, said when click cannot even read the number; a command
@@ -36,8 +37,11 @@ RANGES = {
 
 
 def cut(text: str, n: int = ECHO_CHARS) -> str:
-    """``text`` cut to ``n`` characters with an ellipsis, saying how long it was."""
-    return text if len(text) <= n else f"{text[: n - 1]}… ({len(text)} characters)"
+    """``text``, or when longer than ``LONG_ECHO`` (and ``n``) its first ``n`` characters with
+    an ellipsis, saying how long it was."""
+    if len(text) <= max(n, LONG_ECHO):
+        return text
+    return f"{text[: n - 1]}… ({len(text)} characters)"
 
 
 def _flag_of(args: Sequence[str], i: int) -> str:

@@ -66,7 +66,12 @@ def builtin_preset_names() -> frozenset[str]:
 
 
 def has_entry_points(group: str) -> bool:
-    """Whether an installed package registers anything in the entry-point group ``group``."""
+    """Whether an installed package registers anything in the entry-point group ``group`` (as
+    ``workbench.plugins`` sees the installed packages, for the plug-in groups)."""
+    from workbench import plugins
+
+    if group in plugins._GROUPS.values():
+        return any(True for _ in plugins.entry_points(group=group))
     return any(True for _ in entry_points(group=group))
 
 

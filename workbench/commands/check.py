@@ -119,10 +119,15 @@ def cli(
 
 def _check_only(only: tuple[str, ...], builtin: bool) -> None:
     """``--only`` names that select no built-in claim, answered before the claim modules (and
-    torch) are imported when no installed package may declare them."""
+    torch) are imported when nothing else can have declared them: no installed package's entry
+    point, and no claim registered in this process already (the registry not yet imported)."""
+    import sys
+
     from workbench.commands._declared import builtin_claim_ids, has_entry_points, selects
 
-    if not only or (not builtin and has_entry_points("workbench.claims")):
+    if not only or "workbench.proofs.registry" in sys.modules:
+        return
+    if not builtin and has_entry_points("workbench.claims"):
         return
     ids = builtin_claim_ids()
     for name in only:

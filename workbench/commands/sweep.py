@@ -70,6 +70,10 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
         writable_path("--export", export_path)
     if address is not None and backend != "ray":
         raise ValueError("--address must be used with --backend ray")
+    if backend == "ray" and address is not None:  # reachable first, as ray's own error says
+        from workbench.verifiers.sweep import check_address
+
+        check_address(address)
     if backend == "ray" and importlib.util.find_spec("ray") is None:
         raise ValueError("--backend ray needs the ray extra (pip install "
                          "'attention-rank-workbench[ray]')")
@@ -79,7 +83,8 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
         store.check_writable(path)
     known = builtin_preset_names()
     if ":" not in preset and preset not in known and not has_entry_points("workbench.presets"):
-        raise ValueError(f"PRESET must be one of {sorted(known)} or module:attr (got {preset!r})")
+        raise ValueError(f"PRESET: preset must be one of {sorted(known)} or module:attr "
+                         f"(got {preset!r})")
     from workbench.plugins import get_preset
 
     try:
@@ -88,8 +93,6 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
         raise ValueError(f"PRESET: {e}") from None
     from workbench.verifiers import sweep
 
-    if address is not None:
-        sweep.check_address(address)
     name = p.name
     dev = resolve_device(device)
     runs = p.runs(SCALES[scale], seed)
