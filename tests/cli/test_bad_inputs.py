@@ -171,6 +171,8 @@ CASES: list[tuple[list[str], str]] = [
     (["construct", "random-features", "--law", "nope"], "--law"),
     (["construct", "random-features", "--solver", "nope"], "--solver"),
     (["construct", "majority-vote", "--heads", "0"], "--heads"),
+    (["construct", "majority-vote", "--heads", "1000000000"], "--heads"),
+    (["construct", "full-rank", "--d", "1000000"], "--d"),
     (["construct", "majority-vote", "--seeds", "1"], "--seeds"),
     (["construct", "majority-vote", "--copy-style", "nope"], "--copy-style"),
     (["construct", "majority-vote", "--N", "0"], "--N"),

@@ -46,6 +46,28 @@ def test_biased_estimate_is_the_allocated_heads(d: int, N: int) -> None:
     assert _term(res.biased_terms(d, N), "the 2d^2+1 heads") == real
 
 
+@pytest.mark.parametrize("d", [2, 5])
+def test_full_rank_estimate_is_the_allocated_head(d: int) -> None:
+    from workbench.constructions.full_rank import full_rank_model
+
+    model = full_rank_model(d, 1.0)
+    real = sum(p.numel() * p.element_size() for p in model.parameters())
+    assert _term(res.full_rank_terms(d), "the head's") == real
+
+
+@pytest.mark.parametrize("d,H,N", [(4, 8, 2), (4, 8, 3)])
+def test_majority_vote_estimate_is_below_the_allocated_model(d: int, H: int, N: int) -> None:
+    import torch
+
+    from workbench.constructions.majority_vote import majority_vote
+
+    model = majority_vote(d, H, N, generator=0, claim_samples=2)[0]
+    real = sum(t.numel() * t.element_size() for m in model.modules()
+               for t in [*m.parameters(recurse=False), *m.buffers(recurse=False)]
+               if isinstance(t, torch.Tensor))
+    assert 0 < _term(res.majority_vote_terms(d, H), "the votes'") <= real
+
+
 @pytest.mark.parametrize("arch", ["generalized", "attention"])
 def test_train_parameter_estimate_is_the_built_model(arch: str) -> None:
     from workbench.verifiers.tasks import Task

@@ -116,3 +116,15 @@ def biased_terms(d: int, N: int) -> list[Term]:
     return [Term("the 2d^2+1 heads' W, Q and M, 3 x (2d^2 + 1) x d x d float64", ("--d",),
                  FLOAT64 * 3 * J * d * d),
             Term("the biases, (2d^2 + 1) x N float64", ("--d", "--N"), FLOAT64 * J * N)]
+
+
+def full_rank_terms(d: int) -> list[Term]:
+    """Fact 1's head: ``Wq, Wk, Wv, Wo`` of shape (1, 1, d, d) in float64."""
+    return [Term("the head's four d x d maps, float64", ("--d",), FLOAT64 * 4 * d * d)]
+
+
+def majority_vote_terms(d: int, heads: int) -> list[Term]:
+    """Theorem 5's voting heads: at least the directions (H x d) and the four maps of the vote
+    layer (H x D each, with the scratch width D >= d), in float64."""
+    return [Term("the votes' directions and four maps, at least 5 x H x d float64",
+                 ("--heads", "--d"), FLOAT64 * 5 * heads * d)]
