@@ -20,7 +20,7 @@ from typing import Any
 
 import pytest
 
-from workbench.commands._common import nvidia_driver_present
+from workbench.commands._paths import nvidia_driver_present
 from workbench.testing import plant, replaced
 
 TRAIN = ["train", "--d", "8", "--N", "2", "--rank", "1", "--heads", "2", "--steps", "1"]
@@ -373,7 +373,7 @@ def test_the_checks_fail_without_the_writability_probe(capsys: pytest.CaptureFix
     monkeypatch.chdir(tmp_path)
     args = ["graph", "--format", "dot", "--out", "/proc/claims.dot"]
     assert problems(_in_process(capsys, args), "--out") == []
-    with plant("workbench.commands._common:_can_create_in", replaced(lambda folder: True)):
+    with plant("workbench.commands._paths:_can_create_in", replaced(lambda folder: True)):
         assert problems(_in_process(capsys, args), "--out") != []
 
 

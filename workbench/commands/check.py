@@ -26,8 +26,8 @@ from workbench.commands._common import (
     resolve_device,
     status_line,
     to_jsonable,
-    writable_path,
 )
+from workbench.commands._paths import writable_path
 
 VERDICT_ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}
 CONJECTURE_REASON = (

@@ -22,8 +22,8 @@ from workbench.commands._common import (
     json_option,
     path_option,
     plural,
-    writable_path,
 )
+from workbench.commands._paths import writable_path
 
 FIG_SIZE, DPI = (6.4, 4.0), 100  # every figure is 640 x 400 pixels
 _ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}

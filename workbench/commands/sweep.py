@@ -24,8 +24,8 @@ from workbench.commands._common import (
     emit,
     plural,
     resolve_device,
-    writable_path,
 )
+from workbench.commands._paths import writable_path
 
 SCALES = {"quick": "quick", "full": "paper", "paper": "paper"}  # the word -> the preset's scale
 
