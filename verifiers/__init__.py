@@ -1,16 +1,28 @@
 """Measurement layer (docs/architecture.md): Monte Carlo errors with CIs, trainer, falsifier.
 
 Imports ``workbench.core`` and ``constructions`` only, never ``workbench.commands``/``proofs``.
+The names below are imported on first use, so that importing a torch-free submodule (the results
+store, the presets' descriptions) does not import torch.
 """
 
-from workbench.core.intervals import Estimate
-from workbench.core.montecarlo import estimate_mean
-from workbench.verifiers.estimate import estimate_error
-from workbench.verifiers.falsify import Attempt, Domain, FalsifyReport, falsify, replay
-from workbench.verifiers.tasks import Task
-from workbench.verifiers.train import ModelResult, ModelSpec, TrainConfig, TrainRun, train
+from __future__ import annotations
 
-__all__ = [
-    "Attempt", "Domain", "Estimate", "FalsifyReport", "ModelResult", "ModelSpec", "Task",
-    "TrainConfig", "TrainRun", "estimate_error", "estimate_mean", "falsify", "replay", "train",
-]
+import importlib
+from typing import Any
+
+_HOME = {
+    "Estimate": "workbench.core.intervals", "estimate_mean": "workbench.core.montecarlo",
+    "estimate_error": "workbench.verifiers.estimate", "Attempt": "workbench.verifiers.falsify",
+    "Domain": "workbench.verifiers.falsify", "FalsifyReport": "workbench.verifiers.falsify",
+    "falsify": "workbench.verifiers.falsify", "replay": "workbench.verifiers.falsify",
+    "Task": "workbench.verifiers.tasks", "ModelResult": "workbench.verifiers.train",
+    "ModelSpec": "workbench.verifiers.train", "TrainConfig": "workbench.verifiers.train",
+    "TrainRun": "workbench.verifiers.train", "train": "workbench.verifiers.train",
+}
+__all__ = sorted(_HOME)
+
+
+def __getattr__(name: str) -> Any:
+    if name not in _HOME:
+        raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+    return getattr(importlib.import_module(_HOME[name]), name)

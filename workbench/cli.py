@@ -1,7 +1,8 @@
 """The ``workbench`` console script (the CLI contract in docs/architecture.md and README).
 
-Every command takes ``--json`` and ``--seed``. Exit codes: 0 ok, 1 violated/failed, 2 bad input.
-Bad input prints exactly one line on stderr, never a traceback.
+Every command takes ``--json``. Exit codes: 0 ok, 1 violated/failed, 2 bad input. Bad input
+prints exactly one line on stderr naming the flag and its allowed range, never a traceback, and
+is answered before torch is imported (``workbench.commands._arguments``).
 """
 
 from __future__ import annotations
@@ -13,6 +14,7 @@ import click
 
 from workbench import __version__
 from workbench.commands import registry
+from workbench.commands._arguments import LONG_ECHO, cut, rephrase, screen
 from workbench.commands._common import EXIT_BAD_INPUT
 
 
@@ -26,29 +28,34 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; map bad input to one stderr line and exit code 2."""
     args = list(sys.argv[1:] if argv is None else argv)
     try:
+        args = screen(args)
         rv = app.main(args=args, prog_name="workbench", standalone_mode=False)
     except click.exceptions.Exit as e:  # --help, --version
         return int(e.exit_code or 0)
     except click.Abort:
-        click.echo("error: aborted", err=True)
-        return EXIT_BAD_INPUT
+        return _bad("aborted", args)
     except click.UsageError as e:
-        click.echo(f"error: {_one_line(e.format_message())}", err=True)
-        return EXIT_BAD_INPUT
+        return _bad(rephrase(e), args)
     except click.ClickException as e:
-        click.echo(f"error: {_one_line(e.format_message())}", err=True)
+        click.echo(f"error: {_one_line(e.format_message(), args)}", err=True)
         return e.exit_code
     except OSError as e:  # an unreadable or unwritable path given on the command line
         where = f": {e.filename}" if e.filename else ""
-        click.echo(f"error: {e.strerror or _one_line(str(e))}{where}", err=True)
-        return EXIT_BAD_INPUT
+        return _bad(f"{e.strerror or str(e)}{where}", args)
     except ValueError as e:  # commands name the flag (commands._common.flag_message)
-        click.echo(f"error: {_one_line(str(e))}", err=True)
-        return EXIT_BAD_INPUT
+        return _bad(str(e), args)
     return int(rv) if isinstance(rv, int) else 0
 
 
-def _one_line(msg: str) -> str:
+def _bad(msg: str, args: Sequence[str]) -> int:
+    click.echo(f"error: {_one_line(msg, args)}", err=True)
+    return EXIT_BAD_INPUT
+
+
+def _one_line(msg: str, args: Sequence[str] = ()) -> str:
+    """``msg`` on one line, with any argument longer than ``LONG_ECHO`` that it echoes cut."""
+    for a in sorted({a for a in args if len(a) > LONG_ECHO}, key=len, reverse=True):
+        msg = msg.replace(a, cut(a))
     return " ".join(msg.split())
 
 

@@ -91,7 +91,7 @@ def test_mistyped_depends_on_marks_that_claim_and_runs_the_rest(capsys, monkeypa
                         Claim("t.typo", "mine", "lemma", _ok, ("t.okk",)),
                         Claim("t.after", "needs the typo", "lemma", _ok, ("t.typo",))])
     code, out, err = run(capsys, "check", "--json")
-    assert code == 1 and "1 check(s) failed" not in err
+    assert code == 1 and "1 check failed" not in err
     res = {c["id"]: c for c in json.loads(out)["claims"]}
     assert res["t.ok"]["verdict"] == "holds"
     assert res["t.typo"]["verdict"] == "skipped" and "'t.okk'" in res["t.typo"]["error"]
@@ -137,7 +137,7 @@ def test_crashing_check_is_an_error_with_replay(capsys, monkeypatch) -> None:
     code, out, err = run(capsys, "check", "--seed", "2")
     assert code == 1 and "ERROR: RuntimeError: boom" in out
     assert "replay: workbench check --only t.crash --scale quick --seed 2" in out
-    assert "1 check(s) failed to run" in err
+    assert "1 check failed to run" in err
 
 
 def test_broken_entry_point_is_reported_and_the_rest_runs(capsys, monkeypatch) -> None:

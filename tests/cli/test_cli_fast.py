@@ -58,8 +58,8 @@ def test_help_imports_no_command_module() -> None:
              "print(sorted(m for m in sys.modules if m.startswith('workbench.commands.')))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=120).stdout
-    assert out.strip().splitlines()[-1] == "['workbench.commands._common', " \
-        "'workbench.commands.registry']"
+    assert out.strip().splitlines()[-1] == "['workbench.commands._arguments', " \
+        "'workbench.commands._common', 'workbench.commands._paths', 'workbench.commands.registry']"
     assert "falsify" in out and "check" in out
 
 

@@ -222,7 +222,14 @@ def test_a_store_from_before_versioning_is_read_then_migrated(
     assert json.loads(capsys.readouterr().out)["planned"] == 24
 
 
-@pytest.mark.parametrize("command", ["sweep", "check"])
+def test_a_dry_run_sweep_creates_no_store(tmp_path: Path,
+                                         capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "new.sqlite"
+    assert main(["sweep", "tiny", "--dry-run", "--db", str(db), "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["planned"] == 24 and not db.exists()
+
+
+@pytest.mark.parametrize("command", ["check"])
 def test_a_new_store_gets_the_marker(tmp_path: Path, capsys: pytest.CaptureFixture[str],
                                      command: str) -> None:
     db = tmp_path / "new.sqlite"

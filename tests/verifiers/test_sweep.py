@@ -227,8 +227,9 @@ def test_default_store_is_under_the_data_dir(tmp_path: Path, monkeypatch: pytest
     if sys.platform.startswith(("win", "darwin")):
         pytest.skip("XDG_DATA_HOME is the Linux data directory")
     assert store.default_path() == tmp_path / "data" / store.APP / "runs.sqlite"
-    assert main(["sweep", "tiny", "--dry-run", "--json"]) == 0
-    assert store.default_path().is_file() and str(store.default_path()) in capsys.readouterr().out
+    assert main(["sweep", "tiny", "--dry-run", "--json"]) == 0  # a dry run creates no store
+    assert not store.default_path().exists()
+    assert str(store.default_path()) in capsys.readouterr().out
 
 
 def test_parquet_export_needs_pyarrow(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from workbench.commands._paths import nvidia_driver_present, readable_file, writable_path
+
 if TYPE_CHECKING:
     from rich.progress import Progress
     from rich.status import Status
@@ -50,10 +52,16 @@ class CheckFailed(click.ClickException):
 
 
 def common_options(func: F) -> F:
-    """Add the contract's ``--json`` and ``--seed`` options to a command."""
+    """Add the contract's ``--json`` and ``--seed`` options to a command that draws at random."""
+    return click.option("--seed", type=int, default=0, show_default=True,
+                        help="Random seed.")(json_option(func))
+
+
+def json_option(func: F) -> F:
+    """Add the contract's ``--json`` option (and its flag-naming errors) to a command that draws
+    nothing at random, so it takes no ``--seed``."""
 
     @click.option("--json", "as_json", is_flag=True, help="Machine-readable output on stdout.")
-    @click.option("--seed", type=int, default=0, show_default=True, help="Random seed.")
     @functools.wraps(func)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
@@ -67,18 +75,37 @@ def common_options(func: F) -> F:
 
 
 DEVICES = ("auto", "cpu", "cuda")
+NO_CUDA = "--device must be 'cpu' or 'auto' on this machine (no CUDA device found)"
 
 
-def device_option(default: str = "auto") -> Callable[[F], F]:
-    """The ``--device`` option: ``auto`` (CUDA when available), ``cpu`` or ``cuda``."""
-    return click.option("--device", type=click.Choice(DEVICES), default=default,
-                        show_default=True)
+def device_option() -> Callable[[F], F]:
+    """The ``--device`` option: ``auto`` (CUDA when available, the one default), ``cpu`` or
+    ``cuda``; ``cuda`` on a machine without an NVIDIA driver is refused while parsing."""
+    return click.option("--device", type=click.Choice(DEVICES), default="auto",
+                        show_default=True, callback=_device_present)
 
 
-def path_option(flag: str, help: str, folder: bool = False) -> Callable[[F], F]:
-    """An optional path option (default ``None``): a file, or with ``folder=True`` a folder."""
+def _device_present(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    if value == "cuda" and not nvidia_driver_present():
+        raise ValueError(NO_CUDA)
+    return value
+
+
+def path_option(flag: str, help: str, folder: bool = False,
+                access: str | None = None) -> Callable[[F], F]:
+    """An optional path option (default ``None``): a file, or with ``folder=True`` a folder.
+    ``access="write"`` (the command writes there) or ``"read"`` checks it while parsing,
+    before any work (:func:`writable_path`, :func:`readable_file`)."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+        if value is None or access is None:
+            return value
+        if access == "read":
+            return readable_file(flag, value)
+        return writable_path(flag, value, folder)
+
     return click.option(flag, type=click.Path(file_okay=not folder, dir_okay=folder),
-                        default=None, help=help)
+                        default=None, help=help, callback=check)
 
 
 _NAME = re.compile(r"^([A-Za-z_][A-Za-z0-9_\-]*)((?:\[\d+\])?) must ")
@@ -108,9 +135,15 @@ class AliasCommand(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         out = []
+        seen: dict[str, str] = {}  # flag -> the spelling first used for it
         for a in args:
             flag, eq, val = a.partition("=")
-            out.append(self.aliases.get(flag, flag) + eq + val if flag in self.aliases else a)
+            new = self.aliases.get(flag, flag)
+            if new in self.aliases.values() and seen.setdefault(new, flag) != flag:
+                old = flag if flag != new else seen[new]
+                raise ValueError(f"{new} was given twice, as {seen[new]} and {flag} ({old} is "
+                                 "its old spelling): give it once")
+            out.append(new + eq + val if flag in self.aliases else a)
         return super().parse_args(ctx, out)
 
 
@@ -163,7 +196,7 @@ def resolve_device(device: str) -> str:
     if device == "auto":
         return "cuda" if torch.cuda.is_available() else "cpu"
     if device == "cuda" and not torch.cuda.is_available():
-        raise ValueError("--device must be 'cpu' or 'auto' on this machine (no CUDA device found)")
+        raise ValueError(NO_CUDA)
     return device
 
 
@@ -220,6 +253,11 @@ def emit(payload: dict[str, Any], as_json: bool, human: Callable[[dict[str, Any]
         click.echo(json.dumps(to_jsonable(payload), indent=2))
     else:
         click.echo(human(payload))
+
+
+def plural(n: int, word: str, many: str | None = None) -> str:
+    """``1 claim``, ``2 claims`` (``many`` for an irregular plural)."""
+    return f"{n} {word if n == 1 else many or word + 's'}"
 
 
 MAX_EXACT_DIGITS = 100_000  # decimal strings longer than this are not printed

@@ -21,9 +21,9 @@ from workbench.commands._common import (
     AliasCommand,
     CheckFailed,
     aliases,
-    common_options,
     emit,
     exact_decimal,
+    json_option,
     readable_int,
 )
 from workbench.core.bounds import EQ2, QUERY_VALUES, VALUE_CLASSES  # imports nothing: fast
@@ -71,8 +71,8 @@ def cli() -> None:
 
 
 @cli.command(name="list")
-@common_options
-def list_cmd(as_json: bool, seed: int) -> None:
+@json_option
+def list_cmd(as_json: bool) -> None:
     """Every registered bound (built-ins and installed packages) and where it applies."""
     from workbench import plugins
 
@@ -138,10 +138,10 @@ def _human_lower(p: dict[str, Any]) -> str:
     help="Model class the bound covers: eq2 (one fixed value map per head, the default) or "
     "query-dependent-values (value maps may depend on the query; a weaker bound).",
 )
-@common_options
+@json_option
 def lower(
     d: int, rank: int, heads: int, bound: str, N: int, max_degree: int | None, value_class: str,
-    as_json: bool, seed: int,
+    as_json: bool,
 ) -> None:
     """Lower bound on the error of H rank-r heads: the certified one (N = 2, D_2) by default,
     or any registered bound."""
@@ -289,9 +289,9 @@ def _human_other(p: dict[str, Any]) -> str:
 @click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
 @click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
 @click.option("--max-degree", type=int, default=None, help="Sum odd degrees up to this.")
-@common_options
+@json_option
 def heads_needed_cmd(
-    d: int, rank: int, eps: float, max_degree: int | None, as_json: bool, seed: int
+    d: int, rank: int, eps: float, max_degree: int | None, as_json: bool
 ) -> None:
     """Least H for which the harmonic count allows error <= eps (all smaller H cannot)."""
     d, rank = _check_common(d, rank, max_degree)
@@ -319,7 +319,8 @@ def heads_needed_cmd(
 
 def _human_heads(p: dict[str, Any]) -> str:
     line = (
-        f"d={p['d']} rank={p['r']} eps={p['eps']:g}: at least {p['readable']} heads "
+        f"d={p['d']} rank={p['r']} eps={p['eps']:g}: at least {p['readable']} "
+        f"head{'' if p['readable'] == '1' else 's'} "
         "(every smaller H is certified to have error > eps)"
     )
     if p["digits"] > 15:

@@ -22,10 +22,12 @@ from workbench.commands._common import (
     device_option,
     emit,
     path_option,
+    plural,
     resolve_device,
     status_line,
     to_jsonable,
 )
+from workbench.commands._paths import writable_path
 
 VERDICT_ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}
 CONJECTURE_REASON = (
@@ -61,7 +63,8 @@ def cli(
     if db is not None:  # the results store sweep writes too: fail before any claim runs
         from workbench.verifiers.store import check_writable
 
-        check_writable(db)
+        check_writable(writable_path("--db", db))
+    _check_only(only, builtin)
     from workbench.proofs.registry import (
         LOAD_ERRORS,
         broken_dependencies,
@@ -109,8 +112,28 @@ def cli(
     emit(payload, as_json, lambda p: _human_summary(p["summary"]))
     if summary["violated"] or summary["errors"]:
         raise CheckFailed(
-            f"{summary['violated']} claim(s) violated, {summary['errors']} check(s) failed to run"
+            f"{plural(summary['violated'], 'claim')} violated, "
+            f"{plural(summary['errors'], 'check')} failed to run"
         )
+
+
+def _check_only(only: tuple[str, ...], builtin: bool) -> None:
+    """``--only`` names that select no built-in claim, answered before the claim modules (and
+    torch) are imported when nothing else can have declared them: no installed package's entry
+    point, and no claim registered in this process already (the registry not yet imported)."""
+    import sys
+
+    from workbench.commands._declared import builtin_claim_ids, has_entry_points, selects
+
+    if not only or "workbench.proofs.registry" in sys.modules:
+        return
+    if not builtin and has_entry_points("workbench.claims"):
+        return
+    ids = builtin_claim_ids()
+    for name in only:
+        if not selects(ids, name):
+            raise ValueError(f"--only must name known claims or an id prefix (got {name!r}; "
+                             "see --list)")
 
 
 def _list(
@@ -140,7 +163,7 @@ def _list(
 
 
 def _human_list(p: dict[str, Any]) -> str:
-    lines = [f"{p['total']} claims (dependency order):"]
+    lines = [f"{plural(p['total'], 'claim')} (dependency order):"]
     lines += [f"  ERROR: {msg}" for msg in p["load_errors"]]
     for c in p["claims"]:
         lines.append(f"  {c['id']:<40} {c['kind']:<11} {_short(c['title'], 70)}")
@@ -231,7 +254,7 @@ def _human_summary(s: dict[str, Any]) -> str:
     return (
         f"summary: {s['holds']} holds, {s['violated']} violated, {s['inconclusive']} "
         f"inconclusive, {s['unsupported']} unsupported, {s['skipped']} skipped, "
-        f"{s['errors']} errors ({s['total']} claims, {s['seconds']}s)"
+        f"{plural(s['errors'], 'error')} ({plural(s['total'], 'claim')}, {s['seconds']}s)"
     )
 
 

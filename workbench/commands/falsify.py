@@ -24,6 +24,7 @@ from workbench.commands._common import (
     CheckFailed,
     common_options,
     emit,
+    plural,
     progress_bar,
 )
 from workbench.core.validation import check_float, check_int
@@ -185,7 +186,8 @@ def _trial_line(t: dict[str, Any]) -> str:
 
 
 def _human(p: dict[str, Any]) -> str:
-    lines = [f"falsify --bound {p['bound']}: {len(p['trials'])} trial(s) in {p['seconds']:.1f}s, "
+    lines = [f"falsify --bound {p['bound']}: {plural(len(p['trials']), 'trial')} in "
+             f"{p['seconds']:.1f}s, "
              f"each CI at level {p['level']:.4g} (Bonferroni over the budget)", ERROR_MEANING]
     lines += ["  " + _trial_line(t) for t in p["trials"]]
     if p["counterexample"] is None:

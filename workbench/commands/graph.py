@@ -1,55 +1,69 @@
 """``workbench graph``: the claims graph as JSON, Graphviz dot or a PNG picture.
 
 Nodes are coloured by the verdicts of the last ``workbench check --db`` in the store (``--db``,
-default the sweep store) when there is one. A dependency cycle is bad input (exit 2).
+default the sweep store) when there is one. A dependency cycle is bad input (exit 2). With
+``--json`` the output is always a JSON object: the graph itself for ``--format json``, else
+``{"format", "path", "claims", "dependencies"}`` with the file written (``path``), or the dot
+text under ``dot`` when there is no ``--out``. Every argument is checked before the claim
+modules (and torch) are imported.
 """
 
 from __future__ import annotations
 
 import json
 import os
+from typing import Any
 
 import click
 
 from workbench.commands._common import (
-    common_options,
+    emit,
+    json_option,
     path_option,
+    plural,
 )
 
 
 @click.command(help="Draw the claims graph (json, dot or png), coloured by the last check.")
 @click.option("--format", "fmt", type=click.Choice(["json", "dot", "png"]), default="json",
               show_default=True)
-@path_option("--out", "Write here (required for png; json and dot go to stdout without it).")
-@path_option("--db", "Store holding `workbench check --db` results (default: the sweep store).")
-@common_options
-def cli(fmt: str, out: str | None, db: str | None, as_json: bool, seed: int) -> None:
-    from workbench.proofs import graph
-    from workbench.proofs.registry import load_claims
+@path_option("--out", "Write here (required for png; json and dot go to stdout without it).",
+             access="write")
+@path_option("--db", "Store holding `workbench check --db` results (default: the sweep store).",
+             access="read")
+@json_option
+def cli(fmt: str, out: str | None, db: str | None, as_json: bool) -> None:
+    if out is None and fmt == "png":
+        raise ValueError("--out must be given for --format png (a .png file to write)")
     from workbench.verifiers.store import check_database, default_path, last_check
 
-    if out is not None:
-        parent = os.path.dirname(os.path.abspath(out))
-        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-            raise ValueError(f"--out must be a file in an existing, writable folder (got {out!r})")
-    elif fmt == "png":
-        raise ValueError("--out must be given for --format png")
     if db is not None:
         check_database(db)
+    from workbench.proofs import graph
+    from workbench.proofs.registry import load_claims
+
     g = graph.claim_graph(load_claims())
     check = last_check(db if db is not None else default_path())
     verdicts = {c["id"]: c["verdict"] for c in check["claims"]} if check else {}
+    about: dict[str, Any] = {"format": fmt, "path": out, "claims": len(g),
+                             "dependencies": g.number_of_edges()}
     if fmt == "png":
         assert out is not None
         graph.draw_png(g, out, verdicts)
-        click.echo(f"wrote {out} ({len(g)} claims, {g.number_of_edges()} dependencies)")
+        emit(about, as_json, lambda p: f"wrote {p['path']} ({plural(p['claims'], 'claim')}, "
+             f"{plural(p['dependencies'], 'dependency', 'dependencies')})")
         return
     text = (json.dumps(graph.to_json(g, verdicts), indent=2) + "\n" if fmt == "json"
             else graph.to_dot(g, verdicts))
     if out is None:
-        click.echo(text, nl=False)
-    else:
-        tmp = f"{out}.tmp"
-        with open(tmp, "w") as f:
-            f.write(text)
-        os.replace(tmp, out)
+        if as_json and fmt == "dot":
+            click.echo(json.dumps({**about, "dot": text}, indent=2))
+        else:
+            click.echo(text, nl=False)
+        return
+    tmp = f"{out}.tmp"
+    with open(tmp, "w") as f:
+        f.write(text)
+    os.replace(tmp, out)
+    if as_json:
+        click.echo(json.dumps(about, indent=2))

@@ -10,7 +10,7 @@ from typing import Any
 
 import click
 
-from workbench.commands._common import common_options, emit, exact_decimal, readable_int
+from workbench.commands._common import emit, exact_decimal, json_option, readable_int
 from workbench.core.validation import check_dim, check_int
 
 MAX_EXACT_DIM_DIGITS = 10_000  # N(d,l) is written out exactly up to this many digits
@@ -44,8 +44,8 @@ def _human_sign(p: dict[str, Any]) -> str:
 @click.option("--d", "d", type=int, required=True, help="Ambient dimension d >= 2.")
 @click.option("--max-degree", type=int, required=True, help="Largest degree l >= 0.")
 @click.option("--exact", is_flag=True, help="Also print the exact sympy closed form.")
-@common_options
-def sign(d: int, max_degree: int, exact: bool, as_json: bool, seed: int) -> None:
+@json_option
+def sign(d: int, max_degree: int, exact: bool, as_json: bool) -> None:
     """Closed-form coefficients eta_l(d) of sign(t), l = 0..max-degree."""
     d = check_dim(d, "--d")
     L = check_int("--max-degree", max_degree, lo=0, hi=MAX_SIGN_DEGREE)
@@ -68,8 +68,8 @@ def sign(d: int, max_degree: int, exact: bool, as_json: bool, seed: int) -> None
 @cli.command(name="dim")
 @click.option("--d", "d", type=int, required=True, help="Ambient dimension d >= 2.")
 @click.option("--degree", type=int, required=True, help="Degree l >= 0.")
-@common_options
-def dim(d: int, degree: int, as_json: bool, seed: int) -> None:
+@json_option
+def dim(d: int, degree: int, as_json: bool) -> None:
     """N(d,l): dimension of the degree-l spherical harmonics on S^{d-1}."""
     d = check_dim(d, "--d")
     l = check_int("--degree", degree, lo=0)

@@ -7,7 +7,7 @@ import math
 
 import click
 
-from workbench.commands._common import common_options, emit
+from workbench.commands._common import emit, json_option
 from workbench.core.validation import check_float, check_int
 
 MAX_D = 10_000  # the hypergeometric antiderivative table stops converging near d = 1e5
@@ -21,8 +21,8 @@ def cli() -> None:
 @cli.command(name="head-vs-target")
 @click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
 @click.option("--theta", type=float, required=True, help="Angle between q and k, in [0, pi].")
-@common_options
-def head_vs_target(d: int, theta: float, as_json: bool, seed: int) -> None:
+@json_option
+def head_vs_target(d: int, theta: float, as_json: bool) -> None:
     """b(theta) = Pr[head (q,k) picks the nearest neighbour] on D_2."""
     d = check_int("--d", d, lo=2, hi=MAX_D)
     theta = check_float("--theta", theta, lo=0.0, hi=math.pi)

@@ -12,17 +12,18 @@ built-ins and those of installed packages); runs of a preset registered nowhere 
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import Any
 
 import click
 
 from workbench.commands._common import (
-    common_options,
     emit,
+    json_option,
     path_option,
+    plural,
 )
+from workbench.commands._paths import writable_path
 
 FIG_SIZE, DPI = (6.4, 4.0), 100  # every figure is 640 x 400 pixels
 _ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}
@@ -32,17 +33,12 @@ _ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "hol
 @path_option("--db", "Results store (default: runs.sqlite under the user's data directory).")
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="Folder for report.md and the figures (created if missing).")
-@common_options
-def cli(db: str | None, out: str, as_json: bool, seed: int) -> None:
+@json_option
+def cli(db: str | None, out: str, as_json: bool) -> None:
     from workbench.verifiers.store import Store, check_database, default_path, last_check
 
     path = check_database(Path(db) if db is not None else default_path())
-    out_dir = Path(out)
-    parent = out_dir.resolve().parent
-    if out_dir.exists() and not out_dir.is_dir():
-        raise ValueError(f"--out must be a folder (got {out!r})")
-    if not out_dir.exists() and (not parent.is_dir() or not os.access(parent, os.W_OK)):
-        raise ValueError(f"--out must be a folder in an existing, writable folder (got {out!r})")
+    out_dir = Path(writable_path("--out", out, folder=True))
     with Store(path, readonly=True) as st:  # a report never writes to the store
         rows = st.rows()
     check = last_check(path)
@@ -50,7 +46,7 @@ def cli(db: str | None, out: str, as_json: bool, seed: int) -> None:
     written = write_report(rows, check, out_dir, str(path))
     emit({"out": str(out_dir), "files": written, "runs": len(rows),
           "check": None if check is None else check["summary"]}, as_json,
-         lambda p: f"wrote {', '.join(p['files'])} to {p['out']} ({p['runs']} runs)")
+         lambda p: f"wrote {', '.join(p['files'])} to {p['out']} ({plural(p['runs'], 'run')})")
 
 
 def _latest(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, Any]]]:
@@ -71,7 +67,7 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
     from workbench.plugins import available
     from workbench.verifiers.sweep import best_of_seeds
 
-    md = ["# Reproduction report", "", f"Results store: `{db}` ({len(rows)} runs).", ""]
+    md = ["# Reproduction report", "", f"Results store: `{db}` ({plural(len(rows), 'run')}).", ""]
     files: list[str] = []
     known = available("preset")
     for (preset, scale), rs in _latest(rows).items():

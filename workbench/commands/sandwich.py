@@ -96,20 +96,21 @@ def resolve_witness(name: str) -> Any:
     return c
 
 
-@aliases({"--r": "--rank"})
+@aliases({"--r": "--rank", "--budget": "--scale"})
 @click.command(name="sandwich", cls=AliasCommand)
 @click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
 @click.option("--rank", "r", type=int, required=True, help="Key rank r in 1..d.")
 @click.option("--heads", type=int, required=True, help=f"Number of heads H in 1..{MAX_HEADS}.")
 @click.option(
-    "--budget",
+    "--scale",
+    "budget",
     type=click.Choice(["quick", "full"]),
     default="quick",
     show_default=True,
-    help="quick: constructions only; full: also trained models.",
+    help="quick: constructions only; full: also trained models (old spelling: --budget).",
 )
 @path_option("--witness-dir", "Save the best witness here (.npz, trained weights as .pt).",
-             folder=True)
+             folder=True, access="write")
 @click.option("--bound", "bound", default=None, metavar="NAME",
               help="The lower side: a registered bound (workbench bounds list) or "
               "module:function  [default: certified]")
@@ -125,6 +126,7 @@ def sandwich_cmd(
     d = check_int("--d", d, lo=2, hi=MAX_D)
     check_int("--rank", r, lo=1, hi=d)
     check_int("--heads", heads, lo=1, hi=MAX_HEADS)
+    check_int("--seed", seed, lo=0)
     lower = None if bound is None else resolve_bound(bound, d, r, heads)
     named = {name: resolve_witness(name) for name in witness}
     from workbench.verifiers.sandwich import ConstructionWitness, sandwich

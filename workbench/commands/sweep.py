@@ -5,7 +5,10 @@ PRESET is resolved by ``workbench.plugins.get_preset``: a registered preset (the
 ``workbench.presets``) or ``module:attr`` naming a ``workbench.verifiers.presets.Preset``.
 Every input is validated before anything is created: an unknown preset, an unusable ``--db``,
 an unreachable ``--address`` or a malformed ``--export`` path exits 2 with one line and writes
-no file. A killed sweep resumes where it stopped; a finished one reruns with no compute.
+no file, before torch is imported (the built-in presets' names are read from their source).
+``--scale full`` (or ``paper``) runs the paper's sizes, stored under the preset's scale ``paper``;
+``--dry-run`` only reads the store. A killed sweep resumes where it stopped; a finished one
+reruns with no compute.
 """
 
 from __future__ import annotations
@@ -19,39 +22,44 @@ from workbench.commands._common import (
     common_options,
     device_option,
     emit,
+    plural,
     resolve_device,
 )
+from workbench.commands._paths import writable_path
+
+SCALES = {"quick": "quick", "full": "paper", "paper": "paper"}  # the word -> the preset's scale
 
 
 @click.command(help="Run a preset grid of the paper's experiments (a registered preset, or "
                "module:attr naming a Preset) into the results store.")
 @click.argument("preset")
-@click.option("--scale", type=click.Choice(["quick", "paper"]), default="quick",
-              show_default=True)
+@click.option("--scale", type=click.Choice(["quick", "full", "paper"]), default="quick",
+              show_default=True, help="quick, or full: the paper's sizes (paper is the same).")
 @click.option("--backend", type=click.Choice(["local", "ray"]), default="local",
               show_default=True)
-@click.option("--db", type=click.Path(), default=None,
+@click.option("--db", type=click.Path(dir_okay=False), default=None,
               help="SQLite store (default: runs.sqlite under the user's data directory).")
 @click.option("--address", default=None, help="Ray: attach to this cluster (host:port).")
-@click.option("--export", "export_path", type=click.Path(), default=None,
+@click.option("--export", "export_path", type=click.Path(dir_okay=False), default=None,
               help="Also write this sweep's runs to a .csv or .parquet file.")
-@device_option("cpu")
+@device_option()
 @click.option("--threads", type=int, default=None, help="Torch threads per group.")
 @click.option("--cpus-per-task", type=float, default=1.0, show_default=True,
               help="Ray: CPUs each group declares.")
 @click.option("--gpus-per-task", type=float, default=0.0, show_default=True,
               help="Ray: GPUs each group declares.")
-@click.option("--dry-run", is_flag=True, help="Only count the runs planned and stored.")
+@click.option("--dry-run", is_flag=True,
+              help="Only count the runs planned and stored; creates no file.")
 @common_options
 def cli(preset: str, scale: str, backend: str, db: str | None, address: str | None,
         export_path: str | None, device: str, threads: int | None, cpus_per_task: float,
         gpus_per_task: float, dry_run: bool, as_json: bool, seed: int) -> None:
-    from workbench.core.validation import check_float, check_int
-    from workbench.plugins import get_preset
-    from workbench.verifiers import store, sweep
+    import importlib.util
 
-    p = get_preset(preset)
-    name = p.name
+    from workbench.commands._declared import builtin_preset_names, has_entry_points
+    from workbench.core.validation import check_float, check_int
+    from workbench.verifiers import store
+
     check_int("--seed", seed, lo=0)
     if threads is not None:
         check_int("--threads", threads, lo=1)
@@ -59,37 +67,60 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     check_float("--gpus-per-task", gpus_per_task, lo=0.0)
     if export_path is not None:
         store.check_export_path(export_path)
+        writable_path("--export", export_path)
     if address is not None and backend != "ray":
         raise ValueError("--address must be used with --backend ray")
-    if backend == "ray":
-        if address is not None:
-            sweep.check_address(address)
-        if not sweep.ray_available():
-            raise ValueError("--backend ray needs the ray extra (pip install "
-                             "'attention-rank-workbench[ray]')")
-    dev = resolve_device(device)
+    if backend == "ray" and address is not None:  # reachable first, as ray's own error says
+        from workbench.verifiers.sweep import check_address
+
+        check_address(address)
+    if backend == "ray" and importlib.util.find_spec("ray") is None:
+        raise ValueError("--backend ray needs the ray extra (pip install "
+                         "'attention-rank-workbench[ray]')")
     path = Path(db) if db is not None else store.default_path()
-    if db is None:
-        path.parent.mkdir(parents=True, exist_ok=True)
-    store.check_writable(path)
-    runs = p.runs(scale, seed)
+    if db is not None or path.parent.is_dir():
+        writable_path("--db", str(path))
+        store.check_writable(path)
+    known = builtin_preset_names()
+    if ":" not in preset and preset not in known and not has_entry_points("workbench.presets"):
+        raise ValueError(f"PRESET: preset must be one of {sorted(known)} or module:attr "
+                         f"(got {preset!r})")
+    from workbench.plugins import get_preset
+
+    try:
+        p = get_preset(preset)
+    except ValueError as e:
+        raise ValueError(f"PRESET: {e}") from None
+    from workbench.verifiers import sweep
+
+    name = p.name
+    dev = resolve_device(device)
+    runs = p.runs(SCALES[scale], seed)
     say = (lambda m: click.echo(m, err=True)) if not as_json else None
-    with store.Store(path) as st:
-        if dry_run:
-            keys = [k for k, _ in sweep.keyed(runs)]
-            done = len(st.done_keys(keys))
-            rep = sweep.SweepReport(name, scale, backend, len(keys), done, 0, 0, 0.0, keys)
+    if dry_run:  # counts only: an existing store is read, a missing one is not created
+        keys = [k for k, _ in sweep.keyed(runs)]
+        rows: list[dict[str, Any]] = []
+        if path.exists():
+            with store.Store(path, readonly=True) as st:
+                done = len(st.done_keys(keys))
+                rows = st.rows(keys=keys)
         else:
-            rep = sweep.run_sweep(name, scale, st, seed=seed, backend=backend,
+            done = 0
+        rep = sweep.SweepReport(name, SCALES[scale], backend, len(keys), done, 0, 0, 0.0, keys)
+    else:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        with store.Store(path) as st:
+            rep = sweep.run_sweep(name, SCALES[scale], st, seed=seed, backend=backend,
                                   address=address, cpus_per_task=cpus_per_task,
                                   gpus_per_task=gpus_per_task, threads=threads, device=dev,
                                   runs=runs, progress=say)
-        rows = st.rows(keys=rep.keys)
-        if export_path is not None:
-            store.export(rows, export_path)
+            rows = st.rows(keys=rep.keys)
+    if export_path is not None:
+        store.export(rows, export_path)
     best = sweep.best_of_seeds(rows)
     payload: dict[str, Any] = {
-        **rep.to_dict(), "db": str(path), "model_class": p.model_class, "why": p.why,
+        **rep.to_dict(), "scale": scale if scale != "paper" else "full", "db": str(path),
+        "model_class": p.model_class, "why": p.why,
         "export": export_path, "dry_run": dry_run,
         "best_of_seeds": [{"labels": b["labels"], "heldout": b["heldout"], "seed": b["seed"],
                            "seeds": b["seeds"], "worst": b["worst"],
@@ -99,8 +130,9 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
 
 
 def _human(p: dict[str, Any]) -> str:
-    lines = [f"sweep {p['preset']} ({p['scale']}, {p['backend']}): {p['planned']} runs planned, "
-             f"{p['already']} already stored, {p['computed']} computed in {p['groups']} groups "
+    lines = [f"sweep {p['preset']} ({p['scale']}, {p['backend']}): "
+             f"{plural(p['planned'], 'run')} planned, {p['already']} already stored, "
+             f"{p['computed']} computed in {plural(p['groups'], 'group')} "
              f"({p['seconds']:.1f}s); store {p['db']}",
              f"model class: {p['model_class']} -- {p['why']}"]
     if p["export"]:

@@ -11,7 +11,6 @@ imported.
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 import click
@@ -29,6 +28,7 @@ from workbench.commands._common import (
     progress_bar,
     resolve_device,
 )
+from workbench.commands._resources import EVAL_BATCH, check_fits, train_terms
 from workbench.core.validation import (
     check_dim,
     check_float,
@@ -90,7 +90,8 @@ For --task nearest --N 2 --points orthonormal at one layer, the certified lower 
 @click.option("--batch", type=int, default=256, show_default=True, help="Fresh samples/step.")
 @click.option("--eval-samples", type=int, default=20_000, show_default=True,
               help=f"Held-out samples per model ({LEVEL:.0%} CI).")
-@path_option("--checkpoint", "Checkpoint file: written during training, resumed from if present.")
+@path_option("--checkpoint", "Checkpoint file: written during training, resumed from if present.",
+             access="write")
 @common_options
 def cli(
     d: int,
@@ -132,12 +133,11 @@ def cli(
     if score != "dot" and arch != "generalized":
         raise ValueError(f"--score must be 'dot' unless --arch generalized (got {score!r})")
     check_orthonormal_keys(points, N, d, "--N")
-    if checkpoint is not None:
-        parent = os.path.dirname(os.path.abspath(checkpoint))
-        if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
-            raise ValueError(
-                f"--checkpoint must be a file in an existing, writable folder (got {checkpoint!r})"
-            )
+    model_arch = _model(task, arch, layers, score)[0]
+    check_fits(train_terms(model_arch, d, N, rank, heads, layers, seeds, batch,
+                           min(eval_samples, EVAL_BATCH), steps, width),
+               {"--seeds": seeds, "--heads": heads, "--rank": rank, "--d": d, "--N": N,
+                "--layers": layers, "--batch": batch, "--steps": steps})
     dev = resolve_device(device)
     from workbench.verifiers.tasks import Task
     from workbench.verifiers.train import ModelSpec, TrainConfig, train

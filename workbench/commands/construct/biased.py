@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from workbench.commands._resources import biased_terms, check_fits
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_float
 
@@ -38,6 +39,7 @@ def biased_cmd(
     check_float("--beta", beta, lo=0.0)
     if spacing is not None:
         check_float("--spacing", spacing, lo=0.0, lo_open=True)
+    check_fits(biased_terms(d, N), {"--d": d, "--N": N})
     from workbench.constructions import biased as biased_mod
     from workbench.verifiers.construct import Built
 

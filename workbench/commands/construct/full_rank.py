@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from workbench.commands._resources import check_fits, full_rank_terms
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_float
 
@@ -29,6 +30,7 @@ def full_rank_cmd(
     check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)  # as in bounds heads-needed
     if beta is not None:
         check_float("--beta", beta, lo=0.0)
+    check_fits(full_rank_terms(d), {"--d": d})
     from workbench.constructions import full_rank as full_rank_mod
 
     b = full_rank_mod.beta_for(eps, d, N, points) if beta is None else beta

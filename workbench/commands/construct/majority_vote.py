@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from workbench.commands._resources import check_fits, majority_vote_terms
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_heads
 
@@ -44,6 +45,7 @@ def majority_vote_cmd(
                              "at least 2 independent draws") from None
         raise
     check_heads(heads, "--heads")
+    check_fits(majority_vote_terms(d, heads), {"--d": d, "--heads": heads})
     from workbench.constructions import majority_vote as mv_mod
     from workbench.verifiers.construct import Built
 

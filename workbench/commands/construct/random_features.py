@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from workbench.commands._resources import check_fits, rank_one_terms
 from workbench.commands.construct._run import Evaluation, construct_options
 from workbench.core.validation import check_heads
 
@@ -28,6 +29,7 @@ def random_features_cmd(
     """Random rank-1 hardmax heads with optimal values (exact kernel error on D_2)."""
     ev.check(d, 2, "orthonormal")
     check_heads(heads, "--heads")
+    check_fits(rank_one_terms(d, heads), {"--d": d, "--heads": heads})
     from workbench.constructions import random_features as rf_mod
 
     def build(s: int) -> tuple[object, object]:

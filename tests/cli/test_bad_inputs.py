@@ -1,0 +1,404 @@
+"""Bad input across every command and flag, paths, files and sizes included: exit 2, exactly one
+line on stderr that names the flag, no traceback, nothing on stdout, nothing written (the working
+folder and the fixture folder are compared before and after), and torch never imported.
+
+The cases run through ``workbench.cli.main`` in one child process that has not imported torch
+(a fresh one after any case that imports it, so each case is judged alone), with the working
+folder, ``$HOME`` and ``$XDG_DATA_HOME`` in a temporary folder; a few run through the console
+script as a user would. Nothing here is timed (``benchmarks/cli_latency.py`` times bad input).
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import sqlite3
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from workbench.commands._paths import nvidia_driver_present
+from workbench.testing import plant, replaced
+
+TRAIN = ["train", "--d", "8", "--N", "2", "--rank", "1", "--heads", "2", "--steps", "1"]
+LONG = "1" * 50_000
+
+
+def _train(**over: str) -> list[str]:
+    """``TRAIN`` with some flags' values replaced (``heads="0"``) or added."""
+    args = list(TRAIN)
+    for k, v in over.items():
+        flag = "--" + k.replace("_", "-")
+        if flag in args:
+            args[args.index(flag) + 1] = v
+        else:
+            args += [flag, v]
+    return args
+
+
+def _sandwich(*extra: str) -> list[str]:
+    return ["bounds", "sandwich", "--d", "6", "--rank", "1", "--heads", "1", *extra]
+
+
+def _lower(*extra: str) -> list[str]:
+    return ["bounds", "lower", "--d", "8", "--rank", "1", "--heads", "2", *extra]
+
+
+# (argv, the flag the one stderr line must name); {F} is the fixture folder (a workbench store,
+# a foreign SQLite file, a text file, a folder), {W} the case's empty working folder
+CASES: list[tuple[list[str], str]] = [
+    (["nope"], "COMMAND"),
+    (["--nope"], "--nope"),
+    (["bounds", "nope"], "COMMAND"),
+    (["harmonics", "nope"], "COMMAND"),
+    # check
+    *[(["check", "--scale", v], "--scale") for v in ("nope", "FULL", "", "paper")],
+    *[(["check", "--seed", v], "--seed") for v in ("-1", "abc", "1.5", "１", "٣", "1e3")],
+    *[(["check", "--only", v], "--only") for v in ("nope", "thm9", "thm2.nope", "", "fact1x")],
+    (["check", "--only", "fact1", "--only", "nope"], "--only"),
+    (["check", "--device", "nope"], "--device"),
+    (["check", "--device", "CPU"], "--device"),
+    *[(["check", "--db", v], "--db") for v in ("/proc/x.sqlite", "{F}/dir", "{F}/foreign.sqlite",
+                                              "{F}/text.txt", "/nonexistent/x.sqlite")],
+    (["check", "--db", "/proc/x.sqlite", "--only", "fact1"], "--db"),
+    (["check", "--nope"], "--nope"),
+    (["check", "--verbose=3"], "--verbose"),
+    (["check", "--only", LONG], "--only"),
+    (["check", "--seed"], "--seed"),
+    # graph
+    (["graph", "--format", "png"], "--out"),
+    (["graph", "--format", "png", "--json"], "--out"),
+    *[(["graph", "--format", v], "--format") for v in ("nope", "svg", "PNG")],
+    *[(["graph", "--out", v], "--out") for v in ("/proc/g.json", "{F}/dir", "/nonexistent/g")],
+    (["graph", "--format", "png", "--out", "/proc/g.png"], "--out"),
+    *[(["graph", "--db", v], "--db") for v in ("{W}/missing.sqlite", "{F}/foreign.sqlite",
+                                              "{F}/text.txt", "{F}/dir")],
+    (["graph", "--seed", "1"], "--seed"),
+    # report
+    (["report"], "--out"),
+    *[(["report", "--db", v, "--out", "{W}/r"], "--db")
+      for v in ("{W}/missing.sqlite", "{F}/foreign.sqlite", "{F}/text.txt", "{F}/dir")],
+    (["report", "--out", "{W}/r"], "--db"),  # the default store does not exist yet
+    *[(["report", "--db", "{F}/store.sqlite", "--out", v], "--out")
+      for v in ("/proc/r", "{F}/text.txt", "/nonexistent/a/b")],
+    (["report", "--db", "{F}/store.sqlite", "--out", "{W}/r", "--seed", "1"], "--seed"),
+    # bounds lower / heads-needed / list
+    *[(["bounds", "lower", "--d", v, "--rank", "1", "--heads", "2"], "--d")
+      for v in ("1", "x", "1.5", "１６", "٣", "3000", LONG)],
+    *[(_lower()[:4] + ["--rank", v, "--heads", "2"], "--rank") for v in ("0", "99", "-1")],
+    *[(_lower()[:6] + ["--heads", v], "--heads") for v in ("0", "-1", "2.5")],
+    (_lower("--bound", "nope"), "--bound"),
+    (_lower("--bound", "x" * 300), "--bound"),
+    (_lower("--N", "0"), "--N"),
+    (_lower("--r", "2"), "--rank"),
+    (["bounds", "lower", "--rank", "1", "--heads", "2"], "--d"),
+    (["bounds", "lower", "--d", "8", "--heads", "2"], "--rank"),
+    (_lower("--seed", "1"), "--seed"),
+    *[(["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", v], "--eps")
+      for v in ("0", "2", "nan", "x", "-0.5", "inf")],
+    (["bounds", "heads-needed", "--d", "1", "--rank", "1", "--eps", "0.1"], "--d"),
+    (["bounds", "heads-needed", "--d", "8", "--rank", "0", "--eps", "0.1"], "--rank"),
+    (["bounds", "heads-needed", "--d", "8", "--rank", "1", "--r", "1", "--eps", "0.1"], "--rank"),
+    (["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.1", "--max-degree", "-1"],
+     "--max-degree"),
+    (["bounds", "list", "--nope"], "--nope"),
+    # bounds sandwich
+    (["bounds", "sandwich", "--d", "300", "--rank", "1", "--heads", "1"], "--d"),
+    (["bounds", "sandwich", "--d", "6", "--rank", "1", "--heads", "5000"], "--heads"),
+    (["bounds", "sandwich", "--d", "6", "--rank", "0", "--heads", "1"], "--rank"),
+    (["bounds", "sandwich", "--d", "6", "--rank", "7", "--heads", "1"], "--rank"),
+    (_sandwich("--scale", "nope"), "--scale"),
+    (_sandwich("--budget", "nope"), "--scale"),
+    (_sandwich("--scale", "quick", "--budget", "full"), "--scale"),
+    (_sandwich("--r", "2"), "--rank"),
+    *[(_sandwich("--witness-dir", v), "--witness-dir") for v in ("/proc/w", "{F}/text.txt",
+                                                                 "/nonexistent/a/b")],
+    (_sandwich("--bound", "nope"), "--bound"),
+    (_sandwich("--witness", "nope"), "--witness"),
+    (_sandwich("--seed", "-1"), "--seed"),
+    # falsify
+    *[(["falsify", "--budget", v], "--budget") for v in ("0", "1001", "x", "-3")],
+    *[(["falsify", "--d", v], "--d") for v in ("1", "4:2", "a:b", "4:8:16", "", "１:８")],
+    (["falsify", "--rank", "0"], "--rank"),
+    (["falsify", "--rank", "20:30", "--d", "4:8"], "--rank"),
+    (["falsify", "--heads", "0:3"], "--heads"),
+    (["falsify", "--N", "0"], "--N"),
+    (["falsify", "--N", "3"], "--N"),
+    *[(["falsify", "--bound", v], "--bound") for v in ("nope", "constant:2", "constant:x",
+                                                       "constant:0")],
+    (["falsify", "--steps", "0"], "--steps"),
+    *[(["falsify", "--lr", v], "--lr") for v in ("0", "-1", "nan", "x")],
+    (["falsify", "--eval-samples", "10"], "--eval-samples"),
+    *[(["falsify", "--alpha", v], "--alpha") for v in ("0", "1", "2")],
+    (["falsify", "--attack", "nope"], "--attack"),
+    *[(["falsify", "--replay", v], "--replay") for v in ("nope", "d=8", "d=x,r=1")],
+    (["falsify", "--seed", "-1"], "--seed"),
+    # harmonics, kernel
+    (["harmonics", "sign", "--d", "1", "--max-degree", "3"], "--d"),
+    (["harmonics", "sign", "--d", "5", "--max-degree", "-1"], "--max-degree"),
+    (["harmonics", "sign", "--d", "x", "--max-degree", "3"], "--d"),
+    (["harmonics", "sign", "--d", "١٦", "--max-degree", "3"], "--d"),
+    (["harmonics", "sign", "--d", "5"], "--max-degree"),
+    (["harmonics", "sign", "--d", "5", "--max-degree", "3", "--seed", "1"], "--seed"),
+    (["harmonics", "dim", "--d", "0", "--degree", "1"], "--d"),
+    (["harmonics", "dim", "--d", "5", "--degree", "-1"], "--degree"),
+    (["harmonics", "dim", "--d", "5", "--degree", "1.5"], "--degree"),
+    *[(["kernel", "head-vs-target", "--d", "4", "--theta", v], "--theta")
+      for v in ("9", "nan", "x", "-1")],
+    (["kernel", "head-vs-target", "--d", "1", "--theta", "1"], "--d"),
+    (["kernel", "head-vs-target", "--theta", "1"], "--d"),
+    # construct
+    (["construct", "nope"], "NAME"),
+    *[(["construct", "full-rank", "--eps", v], "--eps") for v in ("3", "0", "-1", "nan")],
+    (["construct", "full-rank", "--beta", "-1"], "--beta"),
+    (["construct", "full-rank", "--d", "1"], "--d"),
+    (["construct", "full-rank", "--N", "0"], "--N"),
+    (["construct", "full-rank", "--N", "9"], "--N"),
+    (["construct", "full-rank", "--points", "nope"], "--points"),
+    (["construct", "full-rank", "--distribution", "iid", "--points", "iid"], "--points"),
+    (["construct", "full-rank", "--eval-samples", "1"], "--eval-samples"),
+    (["construct", "full-rank", "--eval-samples", "x"], "--eval-samples"),
+    (["construct", "full-rank", "--seeds", "0"], "--seeds"),
+    (["construct", "full-rank", "--resolution", "0"], "--resolution"),
+    (["construct", "full-rank", "--seed", "-1"], "--seed"),
+    *[(["construct", "random-features", "--heads", v], "--heads")
+      for v in ("0", "x", "1000000000", "１０")],
+    (["construct", "random-features", "--d", "1"], "--d"),
+    (["construct", "random-features", "--d", "100000"], "--d"),
+    (["construct", "random-features", "--law", "nope"], "--law"),
+    (["construct", "random-features", "--solver", "nope"], "--solver"),
+    (["construct", "majority-vote", "--heads", "0"], "--heads"),
+    (["construct", "majority-vote", "--heads", "1000000000"], "--heads"),
+    (["construct", "full-rank", "--d", "1000000"], "--d"),
+    (["construct", "majority-vote", "--seeds", "1"], "--seeds"),
+    (["construct", "majority-vote", "--copy-style", "nope"], "--copy-style"),
+    (["construct", "majority-vote", "--N", "0"], "--N"),
+    *[(["construct", "biased", "--d", v], "--d") for v in ("1", "100000", "3000")],
+    (["construct", "biased", "--beta", "-1"], "--beta"),
+    (["construct", "biased", "--spacing", "0"], "--spacing"),
+    (["construct", "biased", "--normalizer", "nope"], "--normalizer"),
+    (["construct", "biased", "--coefficients", "nope"], "--coefficients"),
+    (["construct", "hardmax-rank1", "--param", "nope=1"], "--param"),
+    (["construct", "hardmax-rank1", "--param", "x"], "--param"),
+    (["construct", "hardmax-rank1", "--rank", "0"], "--rank"),
+    (["construct", "hardmax-rank1", "--rank", "99"], "--rank"),
+    (["construct", "hardmax-rank1", "--heads", "0"], "--heads"),
+    (["construct", "hardmax-rank1", "--rank", "1", "--r", "2"], "--rank"),
+    (["construct", "bayes-heads", "--rank", "0"], "--rank"),
+    # train
+    *[(_train(d=v), "--d") for v in ("1", "x", "1.5", "１６", "٣", "1000000", LONG)],
+    *[(_train(N=v), "--N") for v in ("0", "-2")],
+    *[(_train(rank=v), "--rank") for v in ("0", "9")],
+    *[(_train(heads=v), "--heads") for v in ("0", "1000000000")],
+    *[(_train(seeds=v), "--seeds") for v in ("0", "10000000")],
+    (_train(steps="0"), "--steps"),
+    (_train(steps="１０"), "--steps"),
+    (_train(layers="0"), "--layers"),
+    (_train(lr="0"), "--lr"),
+    (_train(batch="0"), "--batch"),
+    (_train(eval_samples="10"), "--eval-samples"),
+    (_train(seed="-1"), "--seed"),
+    (_train(task="nope"), "--task"),
+    (_train(arch="nope"), "--arch"),
+    (_train(points="nope"), "--points"),
+    (_train(score="mlp"), "--score"),
+    (_train(arch="generalized", layers="2"), "--arch"),
+    (_train(points="orthonormal", N="9"), "--N"),
+    (_train(r="1"), "--rank"),
+    (_train(distribution="iid", points="iid"), "--points"),
+    *[(_train(checkpoint=v), "--checkpoint") for v in ("/proc/x.pt", "{F}/dir",
+                                                       "/nonexistent/x.pt")],
+    (_train(device="nope"), "--device"),
+    (TRAIN[:-2], "--steps"),
+    (_train(nope="1"), "--nope"),
+    # sweep
+    (["sweep"], "PRESET"),
+    (["sweep", "nope"], "PRESET"),
+    (["sweep", "nosuchmodule_xyz:attr"], "PRESET"),
+    (["sweep", "tiny", "--scale", "nope"], "--scale"),
+    (["sweep", "tiny", "--backend", "nope"], "--backend"),
+    *[(["sweep", "tiny", "--db", v], "--db") for v in ("/proc/x.sqlite", "{F}/dir",
+                                                      "{F}/foreign.sqlite", "{F}/text.txt",
+                                                      "/nonexistent/x.sqlite")],
+    (["sweep", "tiny", "--db", "/proc/x.sqlite", "--dry-run"], "--db"),
+    *[(["sweep", "tiny", "--export", v], "--export") for v in ("/proc/x.csv", "{W}/x.txt",
+                                                              "{F}/dir", "/nonexistent/x.csv")],
+    (["sweep", "tiny", "--db", "{W}/s.sqlite", "--export", "/proc/x.csv"], "--export"),
+    *[(["sweep", "tiny", "--threads", v], "--threads") for v in ("0", "x", "-1")],
+    (["sweep", "tiny", "--cpus-per-task", "0"], "--cpus-per-task"),
+    (["sweep", "tiny", "--gpus-per-task", "-1"], "--gpus-per-task"),
+    (["sweep", "tiny", "--seed", "-1"], "--seed"),
+    (["sweep", "tiny", "--address", "h:1"], "--address"),
+    (["sweep", "tiny", "--device", "nope"], "--device"),
+    (["sweep", "nope", "--db", "{W}/s.sqlite", "--dry-run"], "PRESET"),
+    (["sweep", "tiny", "--scale", "full", "--threads", "0"], "--threads"),
+]
+if not nvidia_driver_present():  # a machine with a GPU accepts these
+    CASES += [(["check", "--device", "cuda"], "--device"), (_train(device="cuda"), "--device"),
+              (["sweep", "tiny", "--device", "cuda", "--dry-run"], "--device")]
+if importlib.util.find_spec("ray") is None:
+    CASES += [(["sweep", "tiny", "--backend", "ray"], "--backend")]
+
+_RUNNER = r"""
+import contextlib, io, json, os, sys
+from pathlib import Path
+from workbench.cli import main
+
+fixtures, work, cases = Path(sys.argv[1]), Path(sys.argv[2]), json.loads(sys.stdin.read())
+def listing(root):
+    return sorted((str(p.relative_to(root)), p.stat().st_size, p.stat().st_mtime_ns)
+                  for p in root.rglob("*"))
+before = listing(fixtures)
+for i, args in cases:
+    w = work / f"case{i}"
+    w.mkdir()
+    os.chdir(w)
+    args = [a.replace("{F}", str(fixtures)).replace("{W}", str(w)) for a in args]
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        try:
+            rc = main(args)
+        except BaseException as e:  # the contract says main never raises
+            rc = f"raised {type(e).__name__}: {e}"
+    torch = "torch" in sys.modules
+    print(json.dumps({"i": i, "rc": rc, "out": out.getvalue(), "err": err.getvalue(),
+                      "torch": torch, "written": [p[0] for p in listing(w)],
+                      "fixtures_changed": listing(fixtures) != before}), flush=True)
+    if torch:
+        break
+"""
+
+
+def _make_fixtures(root: Path) -> None:
+    from workbench.verifiers.store import Store
+
+    (root / "dir").mkdir()
+    (root / "data").mkdir()  # $XDG_DATA_HOME: no default store
+    (root / "home").mkdir()
+    (root / "text.txt").write_text("not a database\n")
+    con = sqlite3.connect(root / "foreign.sqlite")
+    con.execute("CREATE TABLE other (x INTEGER)")
+    con.commit()
+    con.close()
+    with Store(root / "store.sqlite"):
+        pass
+
+
+def _run_all(tmp: Path, cases: list[tuple[int, list[str]]]) -> dict[int, dict[str, Any]]:
+    """Each case's result, from as few fresh child processes as the cases allow."""
+    fixtures, work = tmp / "fixtures", tmp / "work"
+    fixtures.mkdir()
+    work.mkdir()
+    _make_fixtures(fixtures)
+    env = {**__import__("os").environ, "XDG_DATA_HOME": str(fixtures / "data"),
+           "HOME": str(fixtures / "home")}
+    results: dict[int, dict[str, Any]] = {}
+    todo = list(cases)
+    while todo:
+        proc = subprocess.run([sys.executable, "-c", _RUNNER, str(fixtures), str(work)],
+                              input=json.dumps(todo), capture_output=True, text=True, env=env,
+                              timeout=600)
+        got = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        if not got:
+            raise AssertionError(f"the case runner failed: {proc.stderr[-2000:]}")
+        for r in got:
+            results[r["i"]] = r
+        todo = todo[len(got):]
+    return results
+
+
+@pytest.fixture(scope="module")
+def results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any]]:
+    return _run_all(tmp_path_factory.mktemp("bad"), list(enumerate(a for a, _ in CASES)))
+
+
+def problems(r: dict[str, Any], flag: str) -> list[str]:
+    """What is wrong with one answer to bad input, by the contract (empty when it holds)."""
+    err = r["err"]
+    lines = err.strip().splitlines()
+    out = []
+    if r["rc"] != 2:
+        out.append(f"exit {r['rc']}, not 2")
+    if len(lines) != 1 or not err.endswith("\n"):
+        out.append(f"{len(lines)} stderr lines, not 1")
+    elif not lines[0].startswith("error: ") or flag not in lines[0]:
+        out.append(f"the line does not name {flag}")
+    if "Traceback" in err or len(err) > 400:
+        out.append("a traceback or an uncut echo")
+    if r["out"]:
+        out.append("output on stdout")
+    if r.get("written") or r.get("fixtures_changed"):
+        out.append(f"wrote {r.get('written') or 'into the fixtures'}")
+    if r.get("torch"):
+        out.append("imported torch")
+    return out
+
+
+def test_the_suite_covers_every_command_with_at_least_150_inputs() -> None:
+    assert len(CASES) >= 150
+    from workbench.commands.registry import CONTRACT
+
+    assert {name for name, _ in CONTRACT} <= {a[0] for a, _ in CASES}
+
+
+@pytest.mark.parametrize("i", range(len(CASES)),
+                         ids=[" ".join(a)[:70] for a, _ in CASES])
+def test_bad_input_gets_one_line_naming_the_flag(i: int, results: dict[int, Any]) -> None:
+    args, flag = CASES[i]
+    assert problems(results[i], flag) == [], (args, results[i]["err"])
+
+
+def _in_process(capsys: pytest.CaptureFixture[str], args: list[str]) -> dict[str, Any]:
+    from workbench.cli import main
+
+    capsys.readouterr()
+    rc = main(args)
+    cap = capsys.readouterr()
+    return {"rc": rc, "out": cap.out, "err": cap.err}
+
+
+def test_the_checks_fail_without_the_argument_screen(capsys: pytest.CaptureFixture[str]) -> None:
+    args = ["harmonics", "dim", "--d", "１６", "--degree", "1"]
+    assert problems(_in_process(capsys, args), "--d") == []
+    with plant("workbench.commands._arguments:screen", replaced(list)):
+        assert problems(_in_process(capsys, args), "--d") != []
+
+
+def test_the_checks_fail_without_the_writability_probe(capsys: pytest.CaptureFixture[str],
+                                                       tmp_path: Path,
+                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    args = ["graph", "--format", "dot", "--out", "/proc/claims.dot"]
+    assert problems(_in_process(capsys, args), "--out") == []
+    with plant("workbench.commands._paths:_can_create_in", replaced(lambda folder: True)):
+        assert problems(_in_process(capsys, args), "--out") != []
+
+
+def test_a_long_value_is_echoed_cut(results: dict[int, Any]) -> None:
+    i = next(i for i, (a, _) in enumerate(CASES) if a[-2:] == ["--bound", "x" * 300])
+    line = results[i]["err"]
+    assert "x" * 60 not in line and "…" in line and "300 characters" in line
+
+
+@pytest.mark.parametrize("args,flag", [
+    (["check", "--scale", "nope"], "--scale"),
+    (["train", "--d", "１６", "--N", "2", "--rank", "1", "--heads", "1", "--steps", "1"], "--d"),
+    (["sweep", "tiny", "--db", "/proc/x.sqlite", "--dry-run"], "--db"),
+    (["bounds", "lower", "--d", "8", "--rank", "1", "--r", "2", "--heads", "2"], "--rank"),
+    (["construct", "random-features", "--heads", "1000000000"], "--heads"),
+])
+def test_the_console_script_answers_bad_input(args: list[str], flag: str,
+                                              tmp_path: Path) -> None:
+    probe = ("import sys; from workbench.cli import main; rc = main(sys.argv[1:]); "
+             "sys.stdout.write('torch' if 'torch' in sys.modules else ''); sys.exit(rc)")
+    proc = subprocess.run([sys.executable, "-c", probe, *args], capture_output=True,
+                          text=True, cwd=tmp_path, timeout=300)
+    script = subprocess.run([sys.executable, "-m", "workbench.cli", *args], capture_output=True,
+                            text=True, cwd=tmp_path, timeout=300)
+    for p in (proc, script):
+        r = {"rc": p.returncode, "out": p.stdout, "err": p.stderr,
+             "written": [str(x) for x in tmp_path.iterdir()]}
+        assert problems(r, flag) == [], (args, p.stderr)
