@@ -13,10 +13,14 @@ gradient search against Theorem 2's lower bound.
   training them one at a time, and evaluation never sees training data.
 - ``checkpoint``: the whole state (parameters, optimiser moments, sampler states, loss history)
   is written atomically every ``checkpoint_every`` steps; rerunning with the same path resumes
-  and ends with the same result as an uninterrupted run. A checkpoint is read as tensors and
-  plain data only (``read_checkpoint``), never as arbitrary pickled objects, and its layout and
-  run fingerprint are checked before anything of it is used (docs/sweeps.md, "Files the
-  workbench reads").
+  and ends with the same result as an uninterrupted run. A checkpoint of the same run planned
+  for other ``steps`` is continued to this run's ``steps`` (extending a finished run): the steps
+  after the checkpoint follow this run's schedule, so an extended run is not bit-identical to an
+  uninterrupted run of the new length (its first steps had the old schedule); ``steps`` below
+  the checkpoint's step is refused. ``TrainRun.resumed`` says what was resumed. A checkpoint is
+  read as tensors and plain data only (``read_checkpoint``), never as arbitrary pickled objects,
+  and its layout and run fingerprint are checked before anything of it is used (docs/sweeps.md,
+  "Files the workbench reads").
 """
 
 from __future__ import annotations
@@ -138,15 +142,27 @@ class ModelResult:
         return out
 
 
+@dataclass(frozen=True)
+class Resumed:
+    """A run continued from a checkpoint: the step it had reached and the steps it was planned
+    for (``planned != steps`` of the run: it was extended or shortened)."""
+
+    path: str
+    step: int
+    planned: int
+
+
 @dataclass
 class TrainRun:
-    """All results, in the order of the specs, plus throughput (model-steps per second)."""
+    """All results, in the order of the specs, plus throughput (model-steps per second) and the
+    checkpoint it resumed from (``None``: trained from step 0)."""
 
     results: list[ModelResult]
     steps: int
     seconds: float
     groups: int
     modules: list[nn.Module] = field(repr=False, default_factory=list)
+    resumed: Resumed | None = None
 
     @property
     def model_steps_per_s(self) -> float:
@@ -351,23 +367,30 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
               for v in keys.values()]
     fingerprint = json.dumps([task.to_dict(), [asdict(s) for s in specs], asdict(cfg)],
                              sort_keys=True, default=str)
-    start, elapsed = 0, 0.0
+    start, elapsed, resumed = 0, 0.0, None
     if checkpoint is not None and os.path.exists(checkpoint):
         saved = read_checkpoint(checkpoint, cfg.device)
         where = repr(os.fspath(checkpoint))
-        if saved["fingerprint"] != fingerprint:
+        planned = _planned_steps(saved["fingerprint"], fingerprint)
+        if planned is None:
             raise ValueError(f"checkpoint must belong to this run's configuration ({where} was "
                              f"written by another: {_diff(saved['fingerprint'], fingerprint)}; "
                              "delete it to start afresh)")
-        if len(saved["groups"]) != len(groups) or not 0 <= saved["step"] <= cfg.steps:
+        if len(saved["groups"]) != len(groups) or not 0 <= saved["step"] <= planned:
             raise ValueError(f"checkpoint must be a checkpoint of this run ({where}: "
                              f"{len(saved['groups'])} groups at step {saved['step']}, not "
-                             f"{len(groups)} groups at a step in 0..{cfg.steps})")
+                             f"{len(groups)} groups at a step in 0..{planned})")
+        if saved["step"] > cfg.steps:
+            raise ValueError(f"steps must be >= {saved['step']}, the step {where} reached (got "
+                             f"{cfg.steps}); a run cannot be shortened after the fact")
         for grp, st in zip(groups, saved["groups"]):
+            if isinstance(st, dict) and "losses" in st:  # the history, to this run's length
+                st["losses"] = _resized(st["losses"], planned, cfg.steps)
             grp.check_state(st, where)
         for grp, st in zip(groups, saved["groups"]):
             grp.load(st)
         start, elapsed = saved["step"], float(saved["seconds"])
+        resumed = Resumed(os.fspath(checkpoint), start, planned)
     every = cfg.checkpoint_every or max(1, cfg.steps // 20)
     t0 = time.perf_counter()
     for t in range(start, cfg.steps):
@@ -382,7 +405,31 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
     for grp in groups:
         _collect(grp, task, cfg, results)
     return TrainRun([r for r in results if r is not None], cfg.steps, seconds, len(groups),
-                    [g.module for g in groups])
+                    [g.module for g in groups], resumed)
+
+
+def _planned_steps(saved: str, current: str) -> int | None:
+    """The steps the checkpoint's run was planned for, when its fingerprint is this run's in
+    everything but the steps; ``None`` otherwise (another run, or not a fingerprint)."""
+    try:
+        a, b = json.loads(saved), json.loads(current)
+        steps = a[2].pop("steps")
+        b[2].pop("steps")
+    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return None
+    return steps if a == b and isinstance(steps, int) and steps >= 1 else None
+
+
+def _resized(losses: object, planned: int, steps: int) -> object:
+    """A saved loss history of ``planned`` rows cut or zero-padded to ``steps`` rows (the rows
+    past the checkpoint's step are zeros, overwritten as training proceeds); anything else is
+    returned as it is, for ``check_state`` to refuse."""
+    if not isinstance(losses, torch.Tensor) or losses.ndim != 2 or losses.shape[0] != planned:
+        return losses
+    out = losses.new_zeros(steps, losses.shape[1])
+    n = min(steps, losses.shape[0])
+    out[:n] = losses[:n]
+    return out
 
 
 def _collect(grp: _Group, task: Task, cfg: TrainConfig, out: list[ModelResult | None]) -> None:

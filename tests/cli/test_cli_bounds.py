@@ -241,7 +241,7 @@ def test_bounds_lower_default_keeps_its_output_and_names_the_bound(
         capsys: pytest.CaptureFixture[str]) -> None:
     args = ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4"]
     p = json.loads(_run(capsys, [*args, "--json"])[1])
-    assert set(p) == LOWER_FIELDS | {"bound"} and p["bound"] == "certified"
+    assert set(p) == LOWER_FIELDS | {"bound", "law", "law_text"} and p["bound"] == "certified"
     assert json.loads(_run(capsys, [*args, "--bound", "certified", "--N", "2", "--json"])[1]) == p
     text = _run(capsys, args)[1]
     assert _run(capsys, [*args, "--bound", "certified"])[1] == text

@@ -90,8 +90,74 @@ def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
     assert "full value maps" in cb["covers"]
     code, out, _ = run(capsys, *ARGS, "--points", "orthonormal")
     assert "certified lower bound" in out and "≥ bound" in out and "×" in out
-    code, out, _ = run(capsys, *ARGS)  # iid keys: the bound does not apply, and we say so
-    assert "--points orthonormal prints it" in out
+    code, out, _ = run(capsys, *ARGS, "--N", "3")  # N = 3: the bound does not apply, we say so
+    assert "certified lower bound (" not in out and "--N 2 prints it" in out
+
+
+def test_iid_n2_prints_the_certified_bound_by_the_transfer(capsys) -> None:
+    """The same number as on D_2 (docs/derivations/iid_transfer.md), stated for i.i.d. keys."""
+    from workbench.core.bounds.certified import certified_lower_bound
+
+    code, out, err = run(capsys, *ARGS, "--arch", "generalized", "--json")
+    assert code == 0, err
+    cb = json.loads(out)["certified_bound"]
+    assert cb["lower_bound"] == certified_lower_bound(6, 1, 3).value and cb["points"] == "iid"
+    assert "i.i.d. uniform keys by the i.i.d. transfer" in cb["covers"]
+    code, out, _ = run(capsys, *ARGS)
+    assert code == 0 and "certified lower bound (d=6, rank=1, heads=3)" in out
+    assert "i.i.d. transfer" in out
+
+
+@pytest.mark.parametrize("task,needle,absent", [
+    ("nearest", "nearest neighbour", "farthest"),
+    ("farthest", "the point farthest from token i", "nearest neighbour"),
+    ("regression", "predicted label of the query", "nearest neighbour"),
+])
+def test_error_meaning_is_the_tasks_own(capsys, task: str, needle: str, absent: str) -> None:
+    extra = [] if task == "nearest" else ["--layers", "2"]
+    code, out, err = run(capsys, *ARGS, "--task", task, *extra, "--json")
+    assert code == 0, err
+    meaning = json.loads(out)["error_meaning"]
+    assert needle in meaning and absent not in meaning
+    code, out, _ = run(capsys, *ARGS, "--task", task, *extra)
+    assert meaning in out
+
+
+def _with_steps(steps: int) -> list[str]:
+    args = list(ARGS)
+    args[args.index("--steps") + 1] = str(steps)
+    return args
+
+
+def test_resume_says_so_and_a_finished_run_extends_to_more_steps(capsys, tmp_path) -> None:
+    from workbench.verifiers.train import read_checkpoint
+
+    ck = str(tmp_path / "ck.pt")
+    code, out, err = run(capsys, *_with_steps(6), "--checkpoint", ck, "--json")
+    assert code == 0, err
+    assert json.loads(out)["resumed"] is None
+    six = read_checkpoint(ck)["groups"][0]["losses"].clone()
+    code, out, err = run(capsys, *_with_steps(6), "--checkpoint", ck, "--json")
+    p = json.loads(out)
+    assert code == 0 and p["resumed"] == {"checkpoint": ck, "from_step": 6, "planned_steps": 6,
+                                          "replanned": False}
+    code, out, err = run(capsys, *_with_steps(10), "--checkpoint", ck)
+    assert code == 0, err
+    assert f"resumed from checkpoint {ck} at step 6 of a run planned for 6 steps" in out
+    saved = read_checkpoint(ck)
+    losses = saved["groups"][0]["losses"]
+    assert saved["step"] == 10 and losses.shape[0] == 10
+    assert (losses[:6] == six).all() and (losses[6:] > 0).all()  # 4 new steps, the old kept
+    code, out, err = run(capsys, *_with_steps(10), "--checkpoint", ck, "--json")
+    assert code == 0 and json.loads(out)["resumed"]["planned_steps"] == 10
+
+
+def test_fewer_steps_than_the_checkpoint_reached_is_bad_input(capsys, tmp_path) -> None:
+    ck = str(tmp_path / "ck.pt")
+    assert run(capsys, *_with_steps(6), "--checkpoint", ck)[0] == 0
+    code, out, err = run(capsys, *_with_steps(4), "--checkpoint", ck)
+    assert code == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert "--steps must be >= 6" in err and "Traceback" not in err
 
 
 def test_planted_low_error_below_bound_exits_1(capsys, monkeypatch) -> None:

@@ -40,6 +40,13 @@ CERTIFIED = {"certified": EQ2, "certified-query-values": QUERY_VALUES}
 LIST_GROUP = "workbench.bounds:"  # the keys of workbench.plugins.LOAD_ERRORS for bounds
 LIST_COLUMNS = (("name", "name"), ("side", "side"), ("status", "status"), ("target", "target"),
                 ("law", "law"), ("class", "value_class"), ("N", "N"), ("source", "source"))
+# the law of the keys the certified bound covers: proved on D_2, transferred to i.i.d. keys at N = 2
+# (docs/derivations/iid_transfer.md)
+POINTS_TEXT = {
+    "orthonormal": "N = 2 orthonormal keys (D_2), uniform query",
+    "iid": "N = 2 i.i.d. uniform keys, uniform query (the i.i.d. transfer: the same number, "
+    "since E[1 - <x1, x2>] = 1)",
+}
 EPS_RANGE = "(0, 1]"  # the error of the zero model is 1: a target above 1 needs no heads
 
 
@@ -109,6 +116,7 @@ def _human_lower(p: dict[str, Any]) -> str:
         f"[{fb['enclosure'][0]:.12g}, {fb['enclosure'][1]:.12g}], keys span r* = "
         f"{fb['span_rank']} of d = {p['d']}" + ("" if fb["span_rank"] < p["d"] else " (no fiber)"),
         f"  covers: {p['covers']}",
+        f"  law of the keys: {p['law_text']}",
     ]
     if p["vacuous"]:
         lines.append(f"  {p['vacuous']}")
@@ -138,16 +146,24 @@ def _human_lower(p: dict[str, Any]) -> str:
     help="Model class the bound covers: eq2 (one fixed value map per head, the default) or "
     "query-dependent-values (value maps may depend on the query; a weaker bound).",
 )
+@click.option("--points", "points", type=click.Choice(tuple(POINTS_TEXT)), default="orthonormal",
+              show_default=True,
+              help="Law of the keys the certified bound is stated for: orthonormal (D_2, where it "
+              "is proved) or iid (uniform keys, N = 2 only, by the i.i.d. transfer).")
 @json_option
 def lower(
     d: int, rank: int, heads: int, bound: str, N: int, max_degree: int | None, value_class: str,
-    as_json: bool,
+    points: str, as_json: bool,
 ) -> None:
     """Lower bound on the error of H rank-r heads: the certified one (N = 2, D_2) by default,
     or any registered bound."""
     class_given = click.get_current_context().get_parameter_source(
         "value_class") is ParameterSource.COMMANDLINE
     if bound not in CERTIFIED:
+        if points == "iid":
+            raise ValueError("--points iid applies to the certified bounds only ("
+                             f"{', '.join(CERTIFIED)}; got --bound {bound}): the i.i.d. "
+                             "transfer is proved for them")
         _lower_other(bound, d, rank, heads, N, max_degree, value_class if class_given else None,
                      as_json)
         return
@@ -160,6 +176,9 @@ def lower(
     d, rank = _check_common(d, rank, max_degree)
     check_heads(heads, "--heads")
     N = check_int("--N", N, lo=1)
+    if points == "iid" and N != 2:
+        raise ValueError(f"--N must be 2 with --points iid (the i.i.d. transfer of the certified "
+                         f"bound is proved for N = 2 only; got --N {N})")
     name = next(k for k, vc in CERTIFIED.items() if vc == value_class)
     _check_covered(_resolve(name), name, d, rank, heads, N)
     from workbench.core.bounds.certified import certified_lower_bound
@@ -189,6 +208,8 @@ def lower(
         "method": best.method,
         "class": lb.value_class,
         "covers": CLASS_TEXT[lb.value_class],
+        "law": points,
+        "law_text": POINTS_TEXT[points],
         "vacuous": vacuous_reason(d, rank, heads),
         "error_meaning": ERROR_MEANING,
         "bound": name,

@@ -3,10 +3,16 @@ the experiments).
 
 Prints per-seed and best-of-seeds errors (best by held-out error, with its CI) and the
 parameter counts, says which model class was trained and which class the certified bound covers,
-and, for nearest neighbour with N = 2 on orthonormal keys at one layer, prints the certified lower
-bound beside the result with the margin (exit 1 if a model's whole CI lies below it).
-``--checkpoint PATH`` makes a killed run resumable. Arguments are validated before torch is
-imported.
+and, for nearest neighbour with N = 2 at one layer (orthonormal keys, where it is proved, or
+i.i.d. keys, by the transfer of docs/derivations/iid_transfer.md), prints the certified lower
+bound beside the result with the margin (exit 1 if a model's whole CI lies below it). What the
+error means is stated for each task.
+
+``--checkpoint PATH`` makes a killed run resumable, and says when it resumed and from which
+step. A checkpoint of the same run with fewer ``--steps`` is continued to the new ``--steps``
+(a finished run is extended; the added steps follow the schedule of the new length, so the
+result is not that of an uninterrupted run of that length); ``--steps`` below the step the
+checkpoint reached is bad input (exit 2). Arguments are validated before torch is imported.
 """
 
 from __future__ import annotations
@@ -50,10 +56,22 @@ CLASS_TEXT = {
     "generalized": "generalized attention (Eq. 2): sum_h M_h X phi_h(W_h X, y) with rank-r key "
     "maps W_h, full d x d value maps M_h and {score} scores",
 }
-BOUND_CLASS = (
-    "the certified bound covers generalized attention (Eq. 2) with full value maps M_h, one "
-    "layer, N = 2 on D_2 (orthonormal keys), so it applies to this model"
-)
+BOUND_CLASS = {
+    "orthonormal": "the certified bound covers generalized attention (Eq. 2) with full value "
+    "maps M_h, one layer, N = 2 on D_2 (orthonormal keys), so it applies to this model",
+    "iid": "the certified bound covers generalized attention (Eq. 2) with full value maps M_h, "
+    "one layer, N = 2 on i.i.d. uniform keys by the i.i.d. transfer (the same number as on D_2, "
+    "since E[1 - <x1, x2>] = 1), so it applies to this model",
+}
+ERROR_MEANINGS = {  # what the printed error is, per task (workbench.verifiers.tasks.Task.error)
+    "nearest": ERROR_MEANING,
+    "farthest": "error = the mean over the N tokens of ||f_i - A_i||^2, f_i the point farthest "
+    "from token i (the key of least inner product with it) and A_i the model's output at token "
+    "i (the zero model scores 1)",
+    "regression": "error = E (<w, x_q> - A)^2 / d, the squared error of the predicted label of "
+    "the query x_q given the N context pairs (x_i, <w, x_i>), divided by d (predicting 0 "
+    "scores 1)",
+}
 HELP = f"""Train attention models (K seeds batched) and report their errors.
 
 --arch standard trains standard multi-head attention; --arch generalized trains Eq. 2's
@@ -62,9 +80,10 @@ certified lower bound is proved against. With --layers > 1 (or --task farthest) 
 stack of post-norm encoder layers (FFN width 2048), standard attention only; the bound covers one
 layer. --task regression uses the in-context regression stack (width {REGRESSION_WIDTH}).
 
-For --task nearest --N 2 --points orthonormal at one layer, the certified lower bound for
-(d, rank, heads) is printed beside the result. Best of seeds = lowest held-out error.
-{ERROR_MEANING}.
+For --task nearest --N 2 at one layer (--points orthonormal, where it is proved, or iid, by the
+i.i.d. transfer) the certified lower bound for (d, rank, heads) is printed beside the result.
+Best of seeds = lowest held-out error. The output states what the error means for the task.
+--checkpoint resumes a killed run, or extends a finished one to more --steps.
 """
 
 
@@ -185,7 +204,10 @@ def cli(
         "seeds": per_seed,
         "best_of_seeds": {**best, "chosen_by": "held-out error"},
         "certified_bound": _certified(task, N, points, layers, d, rank, heads, per_seed),
-        "error_meaning": ERROR_MEANING,
+        "error_meaning": ERROR_MEANINGS[task],
+        "resumed": None if run.resumed is None else {
+            "checkpoint": run.resumed.path, "from_step": run.resumed.step,
+            "planned_steps": run.resumed.planned, "replanned": run.resumed.planned != steps},
         "seconds": run.seconds,
         "model_steps_per_s": run.model_steps_per_s,
     }
@@ -215,8 +237,9 @@ def _certified(
     task: str, N: int, points: str, layers: int, d: int, rank: int, heads: int,
     seeds: list[dict[str, Any]],
 ) -> dict[str, Any] | None:
-    """The certified bound beside the result, where it applies (N = 2, D_2, one layer)."""
-    if task != "nearest" or N != 2 or points != "orthonormal" or layers != 1 or d > 2048:
+    """The certified bound beside the result, where it applies (N = 2, one layer; D_2, or i.i.d.
+    keys by the transfer)."""
+    if task != "nearest" or N != 2 or layers != 1 or d > 2048:
         return None
     from workbench.core.bounds.certified import certified_lower_bound
 
@@ -231,7 +254,8 @@ def _certified(
     return {
         "lower_bound": lb,
         "source": cert.source,
-        "covers": BOUND_CLASS,
+        "covers": BOUND_CLASS[points],
+        "points": points,
         "per_seed": rows,
         "below": [r["seed"] for r in rows if r["hi"] < lb],  # whole CI below the bound
     }
@@ -244,8 +268,14 @@ def _human(p: dict[str, Any]) -> str:
         f"layers={p['layers']}, {p['steps']} steps, params {p['params']['paper']} (paper: L H r d)"
         f" / {p['params']['total']} (total)",
         f"model: {p['model_class']}",
-        ERROR_MEANING,
+        p["error_meaning"],
     ]
+    rs = p["resumed"]
+    if rs is not None:
+        lines.insert(1, f"resumed from checkpoint {rs['checkpoint']} at step {rs['from_step']}"
+                     + (f" of a run planned for {rs['planned_steps']} steps, continued to "
+                        f"{p['steps']} (the steps after {rs['from_step']} follow the "
+                        f"{p['steps']}-step schedule)" if rs["replanned"] else f" of {p['steps']}"))
     for s in p["seeds"]:
         h = s["heldout"]
         lines.append(
@@ -269,6 +299,6 @@ def _human(p: dict[str, Any]) -> str:
                      "beyond their CI: a counterexample to the bound")
         lines.append(f"  ({cb['covers']})")
     elif p["task"]["name"] == "nearest" and p["layers"] == 1:
-        lines.append("(the certified lower bound is proved for N = 2 on orthonormal keys: "
-                     "--N 2 --points orthonormal prints it beside the result)")
+        lines.append("(the certified lower bound is proved for N = 2 (orthonormal keys, and "
+                     "i.i.d. keys by the transfer): --N 2 prints it beside the result)")
     return "\n".join(lines)

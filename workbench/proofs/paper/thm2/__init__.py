@@ -16,7 +16,8 @@ Chain (``depends_on`` mirrors the derivation)::
     thm2.projection_reduction, thm2.one_head_exact          -> thm2.fiber_bound
     thm2.fiber_spectrum, thm2.one_head_exact -> thm2.one_head_optimum (evidence)
     thm2.harmonic_bound, thm2.fiber_bound (the certified bound: their max)
-                                   -> thm2.fitted_models_respect_bound,
+                                   -> thm2.iid_transfer (i.i.d. keys; and L1),
+                                      thm2.fitted_models_respect_bound,
                                       thm2.random_features_respect_bound (and kernels.agreement),
                                       thm2.full_rank_reaches_zero (and fact1.hard_limit),
                                       thm2.sandwich
@@ -48,6 +49,7 @@ from workbench.proofs.paper.thm2.harmonic_lemmas import (
     invariant_dimension,
     isotropy,
 )
+from workbench.proofs.paper.thm2.iid_transfer import iid_transfer_claim
 from workbench.proofs.paper.thm2.reductions import (
     conditional_law,
     odd_reduction,
@@ -59,7 +61,7 @@ __all__ = [
     "conditional_law", "degree_dimension", "fiber_bound_claim",
     "fiber_spectrum_claim", "fitted_models_respect_bound",
     "fixed_form_dimension", "full_rank_reaches_zero", "harmonic_bound_claim",
-    "independent_bound", "invariant_dimension",
+    "iid_transfer_claim", "independent_bound", "invariant_dimension",
     "isotropy", "odd_reduction", "one_head_exact", "one_head_optimum", "projection_reduction",
     "random_features_respect_bound", "sandwich_claim",
 ]
