@@ -29,9 +29,9 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
+import mpmath
 import numpy as np
-from scipy.special import beta as beta_fn
-from scipy.special import roots_legendre
+from numpy.polynomial.legendre import leggauss
 
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.validation import (
@@ -70,13 +70,18 @@ class FiberBound:
     method: str
 
 
+def _beta(a: float, b: float) -> float:
+    """The Beta function ``B(a, b)`` in float64 (mpmath: no cancellation of log-gammas)."""
+    return float(mpmath.beta(a, b))
+
+
 @lru_cache(maxsize=8)
 def _theta_rule(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Nodes theta in [0, pi], weights with sin^{m-2} theta / B(1/2, (m-1)/2), and the three
     normalised Legendre polynomials of S^{m-1} at cos theta."""
-    x, w = roots_legendre(_THETA_NODES)
+    x, w = leggauss(_THETA_NODES)
     th = (x + 1) * math.pi / 2
-    wt = w * math.pi / 2 * np.sin(th) ** (m - 2) / beta_fn(0.5, (m - 1) / 2)
+    wt = w * math.pi / 2 * np.sin(th) ** (m - 2) / _beta(0.5, (m - 1) / 2)
     t = np.cos(th)
     P = np.stack([np.ones_like(t), t, (m * t * t - 1) / (m - 1)])
     return th, wt, P
@@ -171,13 +176,13 @@ def _average(g, m: int, a: float, b: float) -> tuple[float, float]:  # type: ign
     cuts = sorted({0.0, math.pi / 2, *_crossings(m, np.linspace(0.0, math.pi / 2, 513))})
     total = []
     for n in (_PHI_NODES, 2 * _PHI_NODES):
-        x, w = roots_legendre(n)
+        x, w = leggauss(n)
         acc = 0.0
         for p0, p1 in zip(cuts[:-1], cuts[1:]):
             phi = p0 + (x + 1) * (p1 - p0) / 2
             jac = 2 * np.sin(phi) ** (2 * a - 1) * np.cos(phi) ** (2 * b - 1)
             acc += float(np.sum(w * (p1 - p0) / 2 * jac * g(np.sin(phi) ** 2)))
-        total.append(acc / beta_fn(a, b))
+        total.append(acc / _beta(a, b))
     return total[1], abs(total[1] - total[0])
 
 
