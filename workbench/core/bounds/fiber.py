@@ -1,6 +1,7 @@
-"""The fiber bound: a certified lower bound for N = 2 on D_2 from the exact energy a head can
-capture, not a dimension count (docs/derivations/fiber_bound.md, Lemmas F1-F4). The bound models
-are confronted with is the larger of this and the harmonic count
+"""The fiber bound: a proved lower bound for N = 2 on D_2 from the exact energy a head can
+capture, not a dimension count (docs/derivations/fiber_bound.md, Lemmas F1-F4), evaluated by
+quadrature (an estimate, not certified). The bound models are confronted with is the larger of
+this and the harmonic count
 (:mod:`workbench.core.bounds.certified`).
 
 Let ``S`` be the span of the heads' key row spaces, ``r* = dim S <= H r``, ``m = d - r*``, and
@@ -17,10 +18,13 @@ For value maps that may depend on the query, the sum of *all* values holds inste
 after Lemma F4). At H = 1 the bound is within 0.1 % of the exact error of the Bayes head with
 M = I for d >= 12 and r <= d - 2.
 
-Evaluation (not interval arithmetic): Gauss-Legendre in the fiber's half-angle, where the kernel
-is smooth, and in phi with c = sin^2 phi, split at the kinks of the Ky Fan sum; the enclosure is
-the gap between two orders padded x10. tests/core/test_fiber_bound.py checks it against mpmath,
-sympy, brute-force eigenvalues, Monte Carlo and the closed-form series of ``E_c lambda_0``.
+Evaluation (a quadrature estimate: neither interval arithmetic nor a remainder bound, so not
+certified): Gauss-Legendre in the fiber's half-angle, where the kernel is smooth, and in phi with
+c = sin^2 phi, split at the kinks of the Ky Fan sum found on a grid; the "enclosure" is the gap
+between two orders padded x10 (docs/derivations/fiber_bound.md, "Evaluation"). scipy is imported
+on the first evaluation only, so a command that needs no fiber never loads it.
+tests/core/test_fiber_bound.py checks it against mpmath, sympy, brute-force eigenvalues, Monte
+Carlo and the closed-form series of ``E_c lambda_0``.
 """
 
 from __future__ import annotations
@@ -29,9 +33,7 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import mpmath
 import numpy as np
-from numpy.polynomial.legendre import leggauss
 
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.validation import (
@@ -70,18 +72,29 @@ class FiberBound:
     method: str
 
 
-def _beta(a: float, b: float) -> float:
-    """The Beta function ``B(a, b)`` in float64 (mpmath: no cancellation of log-gammas)."""
-    return float(mpmath.beta(a, b))
+def beta_fn(a: float, b: float) -> float:
+    """The Beta function (scipy's, imported on first use)."""
+    from scipy.special import beta
+
+    return float(beta(a, b))
+
+
+@lru_cache(maxsize=16)
+def roots_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [-1, 1] (scipy's, imported on first use)."""
+    from scipy.special import roots_legendre as roots
+
+    x, w = roots(n)
+    return x, w
 
 
 @lru_cache(maxsize=8)
 def _theta_rule(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Nodes theta in [0, pi], weights with sin^{m-2} theta / B(1/2, (m-1)/2), and the three
     normalised Legendre polynomials of S^{m-1} at cos theta."""
-    x, w = leggauss(_THETA_NODES)
+    x, w = roots_legendre(_THETA_NODES)
     th = (x + 1) * math.pi / 2
-    wt = w * math.pi / 2 * np.sin(th) ** (m - 2) / _beta(0.5, (m - 1) / 2)
+    wt = w * math.pi / 2 * np.sin(th) ** (m - 2) / beta_fn(0.5, (m - 1) / 2)
     t = np.cos(th)
     P = np.stack([np.ones_like(t), t, (m * t * t - 1) / (m - 1)])
     return th, wt, P
@@ -176,13 +189,13 @@ def _average(g, m: int, a: float, b: float) -> tuple[float, float]:  # type: ign
     cuts = sorted({0.0, math.pi / 2, *_crossings(m, np.linspace(0.0, math.pi / 2, 513))})
     total = []
     for n in (_PHI_NODES, 2 * _PHI_NODES):
-        x, w = leggauss(n)
+        x, w = roots_legendre(n)
         acc = 0.0
         for p0, p1 in zip(cuts[:-1], cuts[1:]):
             phi = p0 + (x + 1) * (p1 - p0) / 2
             jac = 2 * np.sin(phi) ** (2 * a - 1) * np.cos(phi) ** (2 * b - 1)
             acc += float(np.sum(w * (p1 - p0) / 2 * jac * g(np.sin(phi) ** 2)))
-        total.append(acc / _beta(a, b))
+        total.append(acc / beta_fn(a, b))
     return total[1], abs(total[1] - total[0])
 
 
@@ -240,7 +253,8 @@ def fiber_bound(d: int, r: int, H: int, value_class: str = EQ2) -> FiberBound:
     lo = float(max(0.0, 0.5 * (1 - cap - err)))
     hi = float(min(0.5, 0.5 * (1 - cap + err)))
     method = (
-        f"fiber quadrature (Gauss-Legendre, two-order gap x{_PAD:g}), r* = {r_star}, "
+        f"fiber quadrature estimate, not certified (Gauss-Legendre, two-order gap "
+        f"x{_PAD:g}), r* = {r_star}, "
         f"m = {d - r_star}"
     )
     return FiberBound(d, r, H, r_star, value, (lo, hi), method)
