@@ -1,13 +1,17 @@
 """Benchmark: how fast the CLI answers (fast and safe answers to bad input).
 
 Times ``python -m workbench.cli ARGS`` in a fresh process (wall clock, imports included) for
-``--help``, bad inputs (which must be answered before torch is imported) and valid ``bounds``
-calls. ``--root`` measures another checkout (e.g. the code before a change) with the same
-arguments; each checkout's results are stored under its ``--label``. The machine's load average is
-recorded beside each run because the figures are wall-clock times on a shared machine.
+``--help``, bad inputs (which must be answered before torch is imported) and the mathematics
+commands (``bounds lower``, ``bounds heads-needed``, ``harmonics sign/dim``, ``kernel
+head-vs-target``, which import neither torch nor sympy). ``python -c pass`` is timed in the same
+run, interleaved with the cases, and every median is also given as a ratio to it (the goal:
+each answer under 0.5 s on a quiet 2-core machine). ``--root`` measures another checkout (e.g.
+the code before a change) with the same arguments; each checkout's results are stored under its
+``--label``. The machine's load average is recorded beside each run because the figures are
+wall-clock times on a shared machine.
 Writes benchmarks/results/cli_latency.json.
 
-    python benchmarks/cli_latency.py [--label after] [--root .] [--repeats 5]
+    python benchmarks/cli_latency.py [--label after] [--root .] [--repeats 5] [--only CASE ...]
 """
 
 from __future__ import annotations
@@ -27,20 +31,33 @@ CASES: dict[str, list[str]] = {
     "bad_input_train": ["train", "--d", "4", "--N", "2", "--rank", "9", "--heads", "1",
                         "--steps", "1"],
     "bad_input_construct": ["construct", "full-rank", "--d", "1"],
-    "bounds_lower": ["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4"],
+    "bounds_lower": ["bounds", "lower", "--d", "16", "--rank", "1", "--heads", "16"],
+    "bounds_lower_fiber": ["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4"],
+    "heads_needed": ["bounds", "heads-needed", "--d", "16", "--rank", "1", "--eps", "0.12"],
     "heads_needed_d200": ["bounds", "heads-needed", "--d", "200", "--r", "1", "--eps", "0.01"],
+    "harmonics_sign": ["harmonics", "sign", "--d", "5", "--max-degree", "9"],
+    "harmonics_dim": ["harmonics", "dim", "--d", "3", "--degree", "2"],
+    "kernel_head_vs_target": ["kernel", "head-vs-target", "--d", "5", "--theta", "1"],
 }
+BASELINE = "python_pass"  # ``python -c pass``: the cost of starting the interpreter
 OUT = Path(__file__).resolve().parent / "results" / "cli_latency.json"
 
 
-def time_case(root: Path, args: list[str], repeats: int, timeout: float) -> dict[str, object]:
+def _command(args: list[str] | None) -> list[str]:
+    return [sys.executable, "-c", "pass"] if args is None else [sys.executable, "-m",
+                                                                 "workbench.cli", *args]
+
+
+def time_case(root: Path, args: list[str] | None, repeats: int, timeout: float
+              ) -> dict[str, object]:
+    """Wall times of ``repeats`` fresh processes (``args=None``: ``python -c pass``)."""
     env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
     times, codes = [], []
     for _ in range(repeats):
         t0 = time.perf_counter()
         try:
-            proc = subprocess.run([sys.executable, "-m", "workbench.cli", *args], cwd=root,
-                                  env=env, capture_output=True, text=True, timeout=timeout)
+            proc = subprocess.run(_command(args), cwd=root, env=env, capture_output=True,
+                                  text=True, timeout=timeout)
             codes.append(proc.returncode)
         except subprocess.TimeoutExpired:
             codes.append(None)
@@ -58,13 +75,23 @@ def main() -> None:
     ap.add_argument("--only", nargs="*", default=None)
     a = ap.parse_args()
     cases = {k: v for k, v in CASES.items() if not a.only or k in a.only}
-    results = {}
+    root = a.root.resolve()
+    results: dict[str, dict[str, object]] = {}
+    base_times: list[float] = []
     for name, args in cases.items():
-        reps = 1 if name == "heads_needed_d200" else a.repeats  # the old code took ~25 s
-        results[name] = time_case(a.root.resolve(), args, reps, a.timeout)
-        print(f"{a.label:>8} {name:<22} median {results[name]['median_s']:.3f}s "
-              f"(min {results[name]['min_s']:.3f}s, load {results[name]['load_avg_1min']:.1f}, "
-              f"exit {results[name]['exit_codes']})", flush=True)
+        # the baseline is timed next to every case, so both see the same load
+        base = time_case(root, None, a.repeats, a.timeout)
+        base_times.append(float(base["median_s"]))  # type: ignore[arg-type]
+        results[name] = time_case(root, args, a.repeats, a.timeout)
+    median_base = statistics.median(base_times)
+    for name, res in results.items():
+        res["ratio_to_python"] = float(res["median_s"]) / median_base  # type: ignore[arg-type]
+        print(f"{a.label:>8} {name:<22} median {res['median_s']:.3f}s "
+              f"({res['ratio_to_python']:.1f}x python -c pass; min {res['min_s']:.3f}s, "
+              f"load {res['load_avg_1min']:.1f}, exit {res['exit_codes']})", flush=True)
+    results[BASELINE] = {"args": None, "median_s": median_base, "medians_s": base_times,
+                         "load_avg_1min": os.getloadavg()[0]}
+    print(f"{a.label:>8} {BASELINE:<22} median {median_base:.3f}s", flush=True)
     data = json.loads(OUT.read_text()) if OUT.exists() else {}
     data[a.label] = {"root": str(a.root), "cpus": os.cpu_count(), "python": sys.version.split()[0],
                      "cases": results, "unix_time": time.time()}

@@ -49,9 +49,10 @@ def test_bounds_heads_needed(capsys: pytest.CaptureFixture[str]) -> None:
     code, out, _ = _run(capsys, ["bounds", "heads-needed", "--d", "16", "--r", "1", "--eps",
                                  "0.12", "--json"])
     assert code == 0
-    H = json.loads(out)["heads_needed"]
-    assert harmonic_bound(16, 1, H).enclosure[0] <= 0.12
-    assert 0.12 < harmonic_bound(16, 1, H - 1).enclosure[0]
+    p = json.loads(out)
+    H, L = p["heads_needed"], p["max_degree"]  # at the truncation the answer reports
+    assert harmonic_bound(16, 1, H, max_degree=L).enclosure[0] <= 0.12
+    assert 0.12 < harmonic_bound(16, 1, H - 1, max_degree=L).enclosure[0]
 
 
 def test_harmonics_sign_and_dim(capsys: pytest.CaptureFixture[str]) -> None:
@@ -327,3 +328,21 @@ def test_bounds_lower_names_an_installed_bound_as_it_was_given(
     p = json.loads(out)
     assert code == 0 and p["bound"] == "narrow" and p["value"] == 0.125
     assert p["bound_info"]["spec"] == "narrow" and p["status"] == "conjectured"
+
+
+def test_heads_needed_class_and_truncation(capsys: pytest.CaptureFixture[str]) -> None:
+    base = ["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.05",
+            "--max-degree", "201"]
+    eq, qv = (json.loads(_run(capsys, base + extra + ["--json"])[1])
+              for extra in ([], ["--class", "query-dependent-values"]))
+    assert eq["class"] == "eq2" and qv["class"] == "query-dependent-values"
+    for p, vc in ((eq, "eq2"), (qv, "query-dependent-values")):  # each its own class's least H
+        H = p["heads_needed"]
+        assert harmonic_bound(8, 1, H, max_degree=201, value_class=vc).enclosure[0] <= 0.05
+        assert harmonic_bound(8, 1, H - 1, max_degree=201, value_class=vc).enclosure[0] > 0.05
+        assert p["truncation_limited"] and p["set_by"] == "truncation" and not p["raised"]
+    text = _run(capsys, base)[1]
+    assert "set by the truncation, not the bound" in text and "--max-degree" in text
+    fine = json.loads(_run(capsys, ["bounds", "heads-needed", "--d", "8", "--rank", "1",
+                                    "--eps", "0.3", "--json"])[1])
+    assert not fine["truncation_limited"] and fine["set_by"] == "bound"

@@ -80,3 +80,23 @@ def test_big_integers_print_readably() -> None:
     assert readable_int(1234567) == "1,234,567"
     assert readable_int(99999999999999999999) == "1.0000e+20 (20 digits)"
     assert readable_int(3 * 10**5000 + 1) == "3.0000e+5000 (5001 digits)"
+
+
+ANSWERS = [
+    ["bounds", "lower", "--d", "8", "--rank", "1", "--heads", "2"],
+    ["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.3"],
+    ["harmonics", "sign", "--d", "5", "--max-degree", "7"],
+    ["harmonics", "dim", "--d", "3", "--degree", "2"],
+    ["kernel", "head-vs-target", "--d", "4", "--theta", "1"],
+    ["bounds", "lower", "--d", "8", "--rank", "1", "--heads", "2", "--help"],
+]
+
+
+@pytest.mark.parametrize("args", ANSWERS, ids=lambda a: " ".join(a[:2]))
+def test_the_mathematics_answers_without_torch_or_sympy(args: list[str]) -> None:
+    """bounds, harmonics and kernels compute with numpy, mpmath and exact integers only."""
+    proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(args)], capture_output=True,
+                          text=True, timeout=120)
+    res = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert res["rc"] == 0, proc.stderr
+    assert not res["torch"] and not res["sympy"], args

@@ -310,3 +310,41 @@ def test_cli_lower_class_flag(capsys: pytest.CaptureFixture[str]) -> None:
         assert p["lower_bound"] == certified_lower_bound(12, 2, 4, vc).value
     assert main(["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4", "--class", "x"]) == 2
     assert "class" in capsys.readouterr().err.lower()
+
+
+def test_heads_needed_search_says_when_the_truncation_sets_the_answer() -> None:
+    """Not limited: a truncation eight times higher gives the same H (independent of the
+    tail test). Limited: a higher truncation does raise H, and H stays a valid 'at least'."""
+    from workbench.core.bounds.harmonic import heads_needed_search
+
+    for d, r, eps in ((8, 1, 0.3), (16, 1, 0.3), (16, 2, 0.2)):
+        res = heads_needed_search(d, r, eps)
+        assert not res.truncation_limited and not res.raised
+        assert res.bound_at_heads + res.tail <= eps
+        assert heads_needed(d, r, eps, max_degree=8 * res.max_degree + 1) == res.heads
+    low = heads_needed_search(8, 1, 0.05, max_degree=201)
+    assert low.truncation_limited and low.max_degree == 201 and not low.raised
+    assert harmonic_bound(8, 1, low.heads - 1, max_degree=201).enclosure[0] > 0.05
+    assert heads_needed(8, 1, 0.05, max_degree=2001) > low.heads  # the truncation did set it
+    auto = heads_needed_search(16, 1, 1e-6)
+    assert auto.raised and auto.max_degree == auto.degree_cap and auto.truncation_limited
+    assert auto.heads > heads_needed(16, 1, 1e-6)  # the default truncation, raised
+
+
+def test_heads_needed_search_class_and_cap() -> None:
+    from workbench.core.bounds.harmonic import SEARCH_COST, heads_needed_search, search_degree_cap
+
+    qv = heads_needed_search(64, 1, 0.1, max_degree=1977, value_class="query-dependent-values")
+    eq = heads_needed_search(64, 1, 0.1, max_degree=1977)
+    # query-dependent values need fewer heads (d(d+1)/2 times the count); each is its class's
+    # least H: the class's own bound excludes H - 1 and allows H
+    assert qv.heads < eq.heads
+    for res, vc in ((qv, "query-dependent-values"), (eq, "eq2")):
+        lo = harmonic_bound(64, 1, res.heads - 1, max_degree=1977, value_class=vc).enclosure[0]
+        assert lo > 0.1 >= harmonic_bound(64, 1, res.heads, max_degree=1977,
+                                          value_class=vc).enclosure[0]
+    for d in (3, 16, 200):  # the cap is the largest odd L within the cost budget
+        L = search_degree_cap(d)
+        assert L % 2 == 1
+        cost = [Lx * max(1.0, math.log10(dim_harmonics(d, Lx))) for Lx in (L, L + 2)]
+        assert cost[0] <= SEARCH_COST < cost[1]

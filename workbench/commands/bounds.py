@@ -112,7 +112,7 @@ def _human_lower(p: dict[str, Any]) -> str:
         f"  harmonic count: >= {hc['lower_bound']:.6g}, rigorous enclosure of the truncated sum "
         f"[{hc['enclosure'][0]:.17g}, {hc['enclosure'][1]:.17g}], odd degrees "
         f"<= {p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
-        f"  fiber bound:    >= {fb['lower_bound']:.6g}, quadrature enclosure "
+        f"  fiber bound:    >= {fb['lower_bound']:.6g}, quadrature estimate (not certified) "
         f"[{fb['enclosure'][0]:.12g}, {fb['enclosure'][1]:.12g}], keys span r* = "
         f"{fb['span_rank']} of d = {p['d']}" + ("" if fb["span_rank"] < p["d"] else " (no fiber)"),
         f"  covers: {p['covers']}",
@@ -309,27 +309,42 @@ def _human_other(p: dict[str, Any]) -> str:
 @click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
 @click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
 @click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
-@click.option("--max-degree", type=int, default=None, help="Sum odd degrees up to this.")
+@click.option("--max-degree", type=int, default=None,
+              help="Sum odd degrees up to this (default: raised automatically up to a cost cap).")
+@click.option("--class", "value_class", type=click.Choice(VALUE_CLASSES), default=EQ2,
+              show_default=True,
+              help="Model class: eq2 (one fixed value map per head, the default) or "
+              "query-dependent-values (value maps may depend on the query; fewer heads).")
 @json_option
 def heads_needed_cmd(
-    d: int, rank: int, eps: float, max_degree: int | None, as_json: bool
+    d: int, rank: int, eps: float, max_degree: int | None, value_class: str, as_json: bool,
 ) -> None:
     """Least H for which the harmonic count allows error <= eps (all smaller H cannot)."""
     d, rank = _check_common(d, rank, max_degree)
     eps = check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)
-    from workbench.core.bounds.harmonic import heads_needed
+    from workbench.core.bounds.harmonic import heads_needed_search
 
-    H = heads_needed(d, rank, eps, max_degree=max_degree)
+    res = heads_needed_search(d, rank, eps, max_degree=max_degree, value_class=value_class)
+    H = res.heads
     exact = exact_decimal(H)
     payload: dict[str, Any] = {
         "d": d,
         "r": rank,
         "eps": eps,
+        "class": value_class,
+        "covers": CLASS_TEXT[value_class],
         "heads_needed": H if len(exact) <= 4000 else None,  # JSON integer, exact
         "heads_needed_exact": exact,  # the same number as a decimal string
         "digits": len(exact),
         "readable": readable_int(H),
-        "bound": "harmonic_bound (the harmonic count D'_l alone; the fiber bound, which only "
+        "max_degree": res.max_degree,
+        "degree_cap": res.degree_cap,
+        "raised": res.raised,
+        "given": max_degree is not None,
+        "tail": res.tail,
+        "truncation_limited": res.truncation_limited,
+        "set_by": "truncation" if res.truncation_limited else "bound",
+        "bound": "harmonic_bound (the harmonic count alone; the fiber bound, which only "
         "covers H r < d, is not used here)",
         "vacuous": vacuous_reason(d, rank),
     }
@@ -339,16 +354,28 @@ def heads_needed_cmd(
 
 
 def _human_heads(p: dict[str, Any]) -> str:
-    line = (
-        f"d={p['d']} rank={p['r']} eps={p['eps']:g}: at least {p['readable']} "
-        f"head{'' if p['readable'] == '1' else 's'} "
-        "(every smaller H is certified to have error > eps)"
-    )
+    heads_word = "head" if p["readable"] == "1" else "heads"
+    lines = [
+        f"d={p['d']} rank={p['r']} eps={p['eps']:g}: at least {p['readable']} {heads_word} "
+        "(every smaller H is certified to have error > eps)",
+        f"  class: {p['covers']}",
+    ]
+    if p["truncation_limited"]:
+        how = (f"raised automatically to the cost cap L = {p['degree_cap']}" if p["raised"]
+               else "as given by --max-degree" if p["given"] else
+               f"the default truncation; the cost cap L = {p['degree_cap']} allows no more")
+        lines.append(
+            f"  set by the truncation, not the bound: odd degrees <= {p['max_degree']} were "
+            f"summed ({how}); the degrees above (energy <= {p['tail']:.3g}) could still exclude "
+            "this H, so the full bound may need more heads: the value is a valid 'at least'")
+    else:
+        lines.append(f"  set by the bound: the degrees above {p['max_degree']} (energy <= "
+                     f"{p['tail']:.3g}) cannot change it")
     if p["digits"] > 15:
-        line += "\n  exact value: --json gives heads_needed (integer) and heads_needed_exact"
+        lines.append("  exact value: --json gives heads_needed (integer) and heads_needed_exact")
     if p["vacuous"]:
-        line += f"\n  {p['vacuous']}"
-    return line + f"\n  {ERROR_MEANING}"
+        lines.append(f"  {p['vacuous']}")
+    return "\n".join(lines + [f"  {ERROR_MEANING}"])
 
 
 from workbench.commands.sandwich import sandwich_cmd  # noqa: E402

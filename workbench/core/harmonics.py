@@ -9,20 +9,28 @@ density), and ``eta_l(d)`` is the coefficient of ``sign(t)`` on it. Closed form 
     a_m = E[sign(t) P_l(t)] = a_0 prod_{j<m} (2j+1)/(2j+d+1),   a_0 = E|t| = 2 rho_d / (d-1),
 
 with ``rho_d = Gamma(d/2) / (sqrt(pi) Gamma((d-1)/2))`` the density of ``t`` at 0; even l give 0.
+
+Computes with numpy, mpmath and exact integers only: neither torch nor sympy is imported here
+(a torch tensor argument is accepted when torch is already loaded; the sympy closed form
+:func:`sign_coefficient_exact` imports sympy when called), so the CLI answers at once.
 """
 
 from __future__ import annotations
 
 import math
+import sys
 from collections.abc import Callable
+from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
 import mpmath
 import numpy as np
-import sympy as sp
-import torch
 
 from workbench.core.validation import check_dim, check_int
+
+if TYPE_CHECKING:
+    import sympy as sp
 
 __all__ = [
     "dim_harmonics",
@@ -52,10 +60,19 @@ def dim_harmonics(d: int, l: int) -> int:
     return q
 
 
+def _bernoulli_numbers(n_max: int) -> list[Fraction]:
+    """Exact Bernoulli numbers ``B_0..B_n_max`` from ``sum_{k<=n} C(n+1, k) B_k = 0``."""
+    B: list[Fraction] = [Fraction(1)]
+    for n in range(1, n_max + 1):
+        B.append(-sum((math.comb(n + 1, k) * B[k] for k in range(n)), Fraction(0)) / (n + 1))
+    return B
+
+
 # Asymptotic series log(Gamma(x+1/2)/Gamma(x)) = log(x)/2 + sum_k c_k x^{1-2k}, with
 # c_k = -(2 - 2^{1-n}) B_n / (n (n-1)) for n = 2k (Bernoulli polynomials at 1/2 and 0).
+_BERNOULLI = _bernoulli_numbers(20)
 _RATIO_SERIES = [
-    float(-(2 - sp.Rational(2) ** (1 - n)) * sp.bernoulli(n) / (n * (n - 1)))
+    float(-(2 - Fraction(2) ** (1 - n)) * _BERNOULLI[n] / (n * (n - 1)))
     for n in range(2, 22, 2)
 ]
 
@@ -85,8 +102,18 @@ def density_at_zero(d: int) -> float:
     return gamma_half_ratio((d - 1) / 2) / math.sqrt(math.pi)
 
 
+def is_tensor(t: object) -> bool:
+    """Whether ``t`` is a torch tensor, without importing torch (a tensor exists only once torch
+    has been imported by whoever made it)."""
+    torch = sys.modules.get("torch")
+    return torch is not None and isinstance(t, torch.Tensor)
+
+
 def _as_array(t: object) -> tuple[np.ndarray, bool]:
-    if isinstance(t, torch.Tensor):
+    if is_tensor(t):
+        import torch
+
+        assert isinstance(t, torch.Tensor)
         return t.detach().to("cpu", torch.float64).numpy(), True
     return np.asarray(t, dtype=np.float64), False
 
@@ -169,7 +196,10 @@ def _legendre_mp(d: int, l: int, x: mpmath.mpf) -> mpmath.mpf:
 
 def sign_coefficient_exact(d: int, l: int) -> sp.Expr:
     """Exact ``eta_l(d)`` in sympy: ``(-1)^m sqrt(N) 2 Gamma(d-1) (2m)! Gamma(m+d/2)
-    / (sqrt(pi) Gamma((d-1)/2) Gamma(2m+d) m!)`` for ``l = 2m+1``; 0 for even l."""
+    / (sqrt(pi) Gamma((d-1)/2) Gamma(2m+d) m!)`` for ``l = 2m+1``; 0 for even l.
+    Imports sympy on the first call (the float paths never need it)."""
+    import sympy as sp
+
     d = check_dim(d)
     l = check_int("l", l, lo=0)
     if l % 2 == 0:

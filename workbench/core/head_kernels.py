@@ -9,26 +9,36 @@ is ``sign<y,w>``. Hence (docs/derivations/harmonics.md, §"Kernels"):
   ``c = <q,k>``, ``F = 2F1(1/2, 1/2; (d+1)/2; .)`` and ``kappa_d = 2 rho_d / (pi (d-1))``;
   equivalently ``b(c) = 1/2 + 1/2 sum_{l odd} eta_l^3 P_l^{(d)}(c) / sqrt(N(d,l))``;
 - the error of ``sum_h a_h x_{pick_h}`` is ``1 - 2 a.b + a.C.a``.
+
+``b`` is computed in numpy (torch is not imported here): a tensor argument gives a tensor back,
+anything else a numpy array. ``C`` and the error take tensors, so their functions import torch
+when called.
 """
 
 from __future__ import annotations
 
 import math
 from functools import lru_cache
+from typing import TYPE_CHECKING, Any
 
 import mpmath
 import numpy as np
-import torch
 from numpy.polynomial import chebyshev as cheb
 
 from workbench.core.harmonics import (
     _sqrt_int_float,
     density_at_zero,
     dim_harmonics,
+    is_tensor,
     legendre_d,
     sign_coefficients,
 )
 from workbench.core.validation import check_dim, check_int, check_tensor
+
+if TYPE_CHECKING:
+    import torch
+
+    Cosines = torch.Tensor | float | np.ndarray
 
 __all__ = [
     "agreement_kernel",
@@ -43,6 +53,8 @@ _TWO_OVER_PI2 = 2.0 / math.pi**2
 
 
 def _unit_rows(name: str, M: object, d: int | None = None) -> torch.Tensor:
+    import torch
+
     t = check_tensor(name, M, (None, d))
     t = t.to(torch.float64)
     if not torch.isfinite(t).all():
@@ -69,6 +81,8 @@ def agreement_kernel_cross(
         raise ValueError(f"K1 must have shape ({q1.shape[0]}, {d}) like Q1 (got {tuple(K1.shape)})")
     if k2.shape[0] != q2.shape[0]:
         raise ValueError(f"K2 must have shape ({q2.shape[0]}, {d}) like Q2 (got {tuple(K2.shape)})")
+    import torch
+
     k2 = k2.to(q1.device)
     q2 = q2.to(q1.device)
     k1 = k1.to(q1.device)
@@ -83,6 +97,8 @@ def agreement_kernel(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
     The diagonal is exactly 1 (a head always agrees with itself); computing it through
     ``arcsin(<q, q>)`` would lose ~1e-8 to the steepness of arcsin at 1.
     """
+    import torch
+
     C = agreement_kernel_cross(Q, K, Q, K)
     C = torch.triu(C, 1) + torch.triu(C, 1).T  # exactly symmetric (a GEMM need not be)
     C.diagonal().fill_(1.0)
@@ -91,6 +107,8 @@ def agreement_kernel(Q: torch.Tensor, K: torch.Tensor) -> torch.Tensor:
 
 def kernel_error(a: torch.Tensor, b: torch.Tensor, C: torch.Tensor) -> float:
     """Error ``1 - 2 a.b + a.C.a`` of value weights ``a`` (docs/paper.md §4)."""
+    import torch
+
     a_t = check_tensor("a", a, (None,)).to(torch.float64)
     H = a_t.shape[0]
     b_t = check_tensor("b", b, (H,)).to(torch.float64)
@@ -149,7 +167,10 @@ def _integral_F(d: int, x: np.ndarray) -> np.ndarray:
 
 
 def _cosines(cos_qk: object) -> tuple[np.ndarray, torch.Tensor | None]:
-    if isinstance(cos_qk, torch.Tensor):
+    if is_tensor(cos_qk):
+        import torch
+
+        assert isinstance(cos_qk, torch.Tensor)
         c = cos_qk.detach().to("cpu", torch.float64).numpy()
         like = cos_qk
     else:
@@ -162,20 +183,24 @@ def _cosines(cos_qk: object) -> tuple[np.ndarray, torch.Tensor | None]:
     return np.asarray(np.clip(c, -1.0, 1.0)), like
 
 
-def _out(vals: np.ndarray, like: torch.Tensor | None) -> torch.Tensor:
+def _out(vals: np.ndarray, like: torch.Tensor | None) -> Any:
+    """A float64 tensor on ``like``'s device when the cosines came as a tensor, else an array."""
     arr = np.asarray(vals, dtype=np.float64)
-    t = torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape))
-    return t.to(like.device) if like is not None else t
+    if like is None:
+        return arr
+    import torch
+
+    return torch.from_numpy(np.ascontiguousarray(arr).reshape(arr.shape)).to(like.device)
 
 
-def head_target_agreement_d2(cos_qk: torch.Tensor | float) -> torch.Tensor:
+def head_target_agreement_d2(cos_qk: Cosines) -> Any:
     """d = 2 closed form ``b = 1/2 + sgn(pi/2-theta)(1/4 - (theta~/pi)^2)`` (docs/paper.md §4)."""
     c, like = _cosines(cos_qk)
     tt = np.arccos(np.abs(c))  # theta~ = min(theta, pi - theta)
     return _out(0.5 + np.sign(c) * (0.25 - (tt / math.pi) ** 2), like)
 
 
-def head_target_agreement(d: int, cos_qk: torch.Tensor | float) -> torch.Tensor:
+def head_target_agreement(d: int, cos_qk: Cosines) -> Any:
     """``b = Pr[head (q,k) picks the nearest neighbour]`` on D_2 vs ``cos_qk = <q,k>`` (float64).
 
     Exact 1-D integral ``b = 1/2 + kappa_d sign(c) int_0^|c| 2F1(1/2,1/2;(d+1)/2;1-x^2) dx``,
@@ -184,7 +209,7 @@ def head_target_agreement(d: int, cos_qk: torch.Tensor | float) -> torch.Tensor:
     d = check_dim(d)
     c, like = _cosines(cos_qk)
     if d == 2:
-        return head_target_agreement_d2(torch.from_numpy(np.asarray(c)) if like is None else like)
+        return head_target_agreement_d2(c if like is None else like)
     kappa = 2.0 * density_at_zero(d) / (math.pi * (d - 1))
     flat = c.reshape(-1)
     vals = 0.5 + kappa * np.sign(flat) * _integral_F(d, np.abs(flat))
@@ -192,8 +217,8 @@ def head_target_agreement(d: int, cos_qk: torch.Tensor | float) -> torch.Tensor:
 
 
 def head_target_agreement_series(
-    d: int, cos_qk: torch.Tensor | float, max_degree: int = 401
-) -> torch.Tensor:
+    d: int, cos_qk: Cosines, max_degree: int = 401
+) -> Any:
     """Gegenbauer series ``b = 1/2 + 1/2 sum_{l odd <= L} eta_l^3 P_l^{(d)}(c) / sqrt(N(d,l))``.
 
     Converges like ``L^-(d/2+1)`` at ``c = +-1`` (slowly for small d); the independent check of

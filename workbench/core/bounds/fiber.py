@@ -1,6 +1,7 @@
-"""The fiber bound: a certified lower bound for N = 2 on D_2 from the exact energy a head can
-capture, not a dimension count (docs/derivations/fiber_bound.md, Lemmas F1-F4). The bound models
-are confronted with is the larger of this and the harmonic count
+"""The fiber bound: a proved lower bound for N = 2 on D_2 from the exact energy a head can
+capture, not a dimension count (docs/derivations/fiber_bound.md, Lemmas F1-F4), evaluated by
+quadrature (an estimate, not certified). The bound models are confronted with is the larger of
+this and the harmonic count
 (:mod:`workbench.core.bounds.certified`).
 
 Let ``S`` be the span of the heads' key row spaces, ``r* = dim S <= H r``, ``m = d - r*``, and
@@ -17,10 +18,13 @@ For value maps that may depend on the query, the sum of *all* values holds inste
 after Lemma F4). At H = 1 the bound is within 0.1 % of the exact error of the Bayes head with
 M = I for d >= 12 and r <= d - 2.
 
-Evaluation (not interval arithmetic): Gauss-Legendre in the fiber's half-angle, where the kernel
-is smooth, and in phi with c = sin^2 phi, split at the kinks of the Ky Fan sum; the enclosure is
-the gap between two orders padded x10. tests/core/test_fiber_bound.py checks it against mpmath,
-sympy, brute-force eigenvalues, Monte Carlo and the closed-form series of ``E_c lambda_0``.
+Evaluation (a quadrature estimate: neither interval arithmetic nor a remainder bound, so not
+certified): Gauss-Legendre in the fiber's half-angle, where the kernel is smooth, and in phi with
+c = sin^2 phi, split at the kinks of the Ky Fan sum found on a grid; the "enclosure" is the gap
+between two orders padded x10 (docs/derivations/fiber_bound.md, "Evaluation"). scipy is imported
+on the first evaluation only, so a command that needs no fiber never loads it.
+tests/core/test_fiber_bound.py checks it against mpmath, sympy, brute-force eigenvalues, Monte
+Carlo and the closed-form series of ``E_c lambda_0``.
 """
 
 from __future__ import annotations
@@ -30,8 +34,6 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
-from scipy.special import beta as beta_fn
-from scipy.special import roots_legendre
 
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.validation import (
@@ -68,6 +70,22 @@ class FiberBound:
     value: float
     enclosure: tuple[float, float]
     method: str
+
+
+def beta_fn(a: float, b: float) -> float:
+    """The Beta function (scipy's, imported on first use)."""
+    from scipy.special import beta
+
+    return float(beta(a, b))
+
+
+@lru_cache(maxsize=16)
+def roots_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
+    """Gauss-Legendre nodes and weights on [-1, 1] (scipy's, imported on first use)."""
+    from scipy.special import roots_legendre as roots
+
+    x, w = roots(n)
+    return x, w
 
 
 @lru_cache(maxsize=8)
@@ -235,7 +253,8 @@ def fiber_bound(d: int, r: int, H: int, value_class: str = EQ2) -> FiberBound:
     lo = float(max(0.0, 0.5 * (1 - cap - err)))
     hi = float(min(0.5, 0.5 * (1 - cap + err)))
     method = (
-        f"fiber quadrature (Gauss-Legendre, two-order gap x{_PAD:g}), r* = {r_star}, "
+        f"fiber quadrature estimate, not certified (Gauss-Legendre, two-order gap "
+        f"x{_PAD:g}), r* = {r_star}, "
         f"m = {d - r_star}"
     )
     return FiberBound(d, r, H, r_star, value, (lo, hi), method)

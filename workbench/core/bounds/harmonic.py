@@ -41,6 +41,9 @@ __all__ = [
     "HarmonicBound",
     "harmonic_bound",
     "heads_needed",
+    "heads_needed_search",
+    "HeadsNeeded",
+    "search_degree_cap",
     "degree_dimension_bound",
     "TAIL_TOL",
 ]
@@ -148,12 +151,13 @@ def _choose_degree(d: int, tol: float, value_class: str = "eq2") -> int:
 
 def _first_contributing_degree(d: int, r: int, value_class: str = "eq2") -> int | None:
     """First odd l <= AUTO_DEGREE_CAP with D_l < N(d,l) (float log-binomials; a guide only)."""
-    from scipy.special import gammaln
+    gammaln = np.frompyfunc(math.lgamma, 1, 1)  # float log-gamma, no scipy import
 
     l = np.arange(1, AUTO_DEGREE_CAP + 1, 2, dtype=np.float64)
 
     def log_comb(n: np.ndarray, k: float) -> np.ndarray:
-        out = gammaln(n + 1) - gammaln(k + 1) - gammaln(np.maximum(n - k, 0) + 1)
+        nn = np.maximum(n, k)  # n < k gives C(n, k) = 0 below; lgamma(0) would raise
+        out = (gammaln(nn + 1) - math.lgamma(k + 1) - gammaln(nn - k + 1)).astype(np.float64)
         return np.where(n >= k, out, -np.inf)
 
     terms = np.stack(
@@ -286,7 +290,8 @@ def heads_needed(
 ) -> int:
     """Least H whose harmonic count does not exclude error <= eps: every H below it is
     certified to have error > eps on D_2 (N = 2), for every generalized-attention model of
-    key-rank r (Theorem 2's ``D'_l`` count alone, degrees up to ``max_degree``).
+    key-rank r (Theorem 2's ``D'_l`` count alone, degrees up to ``max_degree``; see
+    :func:`heads_needed_search` for whether that truncation set the answer).
 
     Fast and exact for huge H: the bound is ``(S0 - H S1) / 2`` over the degrees still active
     at H (``N_l > H D_l``), so after one sort, each H costs a bisection in the sorted thresholds;
@@ -298,13 +303,18 @@ def heads_needed(
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
     vc = _check_class(value_class)
     L = _resolve_degree(d, max_degree, check_float("tol", tol, lo=0.0, lo_open=True), vc)
+    return _least_heads(d, r, eps, L, vc)[0]
+
+
+def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, float]:
+    """``(H, upper end of LB_L(H))``: the least H with ``LB_L(H) <= eps`` (degrees <= L)."""
     if r >= d - 1:
-        return 1
+        return 1, 0.0
     degrees, Ns, Ds, _, _ = _tables(d, r, L, vc)
     last = [(n - 1) // D for n, D in zip(Ns, Ds)]  # degree i is active for H <= last[i]
     order = sorted((i for i in range(len(degrees)) if last[i] >= 1), key=lambda i: -last[i])
     if not order:
-        return 1
+        return 1, 0.0
     h_max = last[order[0]] + 1  # the bound is 0 from here on
     old = iv.prec
     iv.prec = h_max.bit_length() + 128
@@ -317,20 +327,86 @@ def heads_needed(
         neg_last = [-last[i] for i in order]  # ascending, for bisect
         eps_iv = iv.mpf(eps)  # a double is exact here
 
-        def excluded(H: int) -> bool:  # certified: error > eps for H heads
+        def bound(H: int):  # type: ignore[no-untyped-def]
             k = bisect.bisect_right(neg_last, -H)  # active degrees: last[i] >= H
-            lo = ((s0[k] - iv.mpf(H) * s1[k]) / 2).a
-            return bool(lo > eps_iv.b)
+            return (s0[k] - iv.mpf(H) * s1[k]) / 2
 
-        if not excluded(1):
-            return 1
+        def excluded(H: int) -> bool:  # certified: error > eps for H heads
+            return bool(bound(H).a > eps_iv.b)
+
         lo_h, hi_h = 1, h_max  # excluded(lo_h), not excluded(hi_h) (the bound is 0 there)
+        if not excluded(1):
+            hi_h = 1
         while hi_h - lo_h > 1:
             mid = (lo_h + hi_h) // 2
             if excluded(mid):
                 lo_h = mid
             else:
                 hi_h = mid
-        return hi_h
+        return hi_h, float(mpmath.mpf(bound(hi_h).b)) * (1 + 1e-15)
     finally:
         iv.prec = old
+
+
+# Cost of the exact tables up to degree L: L binomials of about log10 N(d, L) digits each, then
+# one interval sum per degree. Measured on the (busy) 2-core machine: L log10 N = 1e6 (d = 16,
+# L = 20001) takes about 5 s, so the automatic raise stops where the table would pass
+# SEARCH_COST = 1e5 digit-steps (about 0.5 s): d = 16 stops at L = 2675, d = 64 at 987,
+# d = 200 at 539 (a default truncation already above the cap is kept, never lowered).
+SEARCH_COST = 1e5
+
+
+def search_degree_cap(d: int) -> int:
+    """Largest odd L (<= AUTO_DEGREE_CAP) with ``L log10 N(d, L) <= SEARCH_COST``: the highest
+    truncation :func:`heads_needed_search` raises to by itself."""
+    def cost(L: int) -> float:
+        lc = math.lgamma(L + d - 2) - math.lgamma(L) - math.lgamma(d - 1)
+        return L * max(1.0, (math.log(2 * L + d - 2) - math.log(L) + lc) / math.log(10))
+
+    lo, hi = 1, AUTO_DEGREE_CAP
+    while hi - lo > 2:
+        mid = (lo + hi) // 2 | 1
+        lo, hi = (mid, hi) if cost(mid) <= SEARCH_COST else (lo, mid)
+    return hi if cost(hi) <= SEARCH_COST else lo
+
+
+@dataclass(frozen=True)
+class HeadsNeeded:
+    """Result of :func:`heads_needed_search`. ``heads`` is always a valid "at least": every
+    smaller H is certified to have error > eps. ``truncation_limited``: the degrees above
+    ``max_degree`` (energy ``<= tail``) could still raise the bound at ``heads`` above eps, so
+    the full series may need more heads; otherwise ``heads`` is the full bound's answer."""
+
+    heads: int
+    max_degree: int
+    tail: float  # rigorous upper bound on the energy of the degrees above max_degree
+    bound_at_heads: float  # upper end of the truncated bound at ``heads``
+    truncation_limited: bool
+    degree_cap: int  # the highest truncation the search would raise to by itself
+    raised: bool  # whether the search raised the truncation above the starting one
+
+
+def heads_needed_search(
+    d: int, r: int, eps: float, *, max_degree: int | None = None, value_class: str = "eq2"
+) -> HeadsNeeded:
+    """:func:`heads_needed`, saying whether the truncation set the answer.
+
+    The full bound at H is at most ``LB_L(H) + tail_L``, so when that is <= eps the answer is
+    exact (``H - 1`` is excluded by ``LB_L`` alone). Otherwise, with ``max_degree`` not given,
+    the truncation is raised (x4) up to :func:`search_degree_cap` and the answer recomputed;
+    a ``max_degree`` given is used as it is.
+    """
+    d = check_dim(d)
+    r = check_rank(r, d)
+    eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
+    vc = _check_class(value_class)
+    cap = search_degree_cap(d)
+    L = _resolve_degree(d, max_degree, TAIL_TOL, vc)
+    start = L
+    while True:
+        H, at_h = _least_heads(d, r, eps, L, vc)
+        tail = _tail_bound(d, L)
+        limited = r < d - 1 and at_h + tail > eps
+        if not limited or max_degree is not None or L >= cap:
+            return HeadsNeeded(H, L, tail, at_h, limited, cap, L > start)
+        L = min(4 * L + 1, cap)
