@@ -14,7 +14,7 @@ LOG_RATIO = 10.0  # a log axis only when the data's max / min exceeds this
 STYLE: dict[str, Any] = {
     "font.size": 12, "axes.titlesize": 14, "axes.labelsize": 13, "xtick.labelsize": 11,
     "ytick.labelsize": 11, "legend.fontsize": 11, "figure.titlesize": 15,
-    "svg.hashsalt": "workbench", "svg.fonttype": "path", "axes.grid": True, "grid.alpha": 0.3,
+    "svg.hashsalt": "workbench", "svg.fonttype": "none", "axes.grid": True, "grid.alpha": 0.3,
 }
 QUANTITY = "E‖f − A‖²"  # the error of docs/paper.md §2, summed over coordinates
 MIDPOINT_LABEL = "0.5: always answering the midpoint (x₁ + x₂)/2 on D₂"
@@ -90,10 +90,11 @@ def save(fig: Any, stem: Path) -> list[str]:
     every run); the file names written."""
     plt = pyplot()
     names = []
-    for ext in ("png", "svg"):
-        path = stem.with_suffix(f".{ext}")
-        meta = {"Date": None} if ext == "svg" else {"Software": None}
-        fig.savefig(path, dpi=DPI, metadata=meta, bbox_inches="tight", pad_inches=0.15)
-        names.append(path.name)
+    with plt.rc_context(STYLE):
+        for ext in ("png", "svg"):
+            path = stem.with_suffix(f".{ext}")
+            meta = {"Date": None} if ext == "svg" else {"Software": None}
+            fig.savefig(path, dpi=DPI, metadata=meta, bbox_inches="tight", pad_inches=0.15)
+            names.append(path.name)
     plt.close(fig)
     return names

@@ -124,6 +124,11 @@ def _caption(p: Any, rows: Sequence[dict[str, Any]], fixed: list[str]) -> str:
 def draw_preset(p: Any, rows: Sequence[dict[str, Any]], stem: Path, scale: str) -> list[str]:
     """Draw preset ``p``'s stored runs ``rows`` (one code version) to ``stem``.png/.svg; the
     file names written."""
+    return style.save(preset_figure(p, rows, scale), stem)
+
+
+def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str) -> Any:
+    """The matplotlib Figure of preset ``p``'s runs ``rows`` at ``scale``."""
     from workbench.core.bounds.certified import certified_lower_bound
 
     plt = style.pyplot()
@@ -187,4 +192,4 @@ def draw_preset(p: Any, rows: Sequence[dict[str, Any]], stem: Path, scale: str) 
         fig.text(0.0, -0.16, "\n".join(textwrap.wrap(note, 120)), ha="left", va="top",
                  fontsize=10, transform=ax.transAxes)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)
-        return style.save(fig, stem)
+        return fig

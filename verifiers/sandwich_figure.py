@@ -11,6 +11,7 @@ from __future__ import annotations
 import math
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 from workbench.verifiers import figure_style as style
 from workbench.verifiers.sandwich_store import SandwichCell
@@ -23,6 +24,11 @@ GAP = "gap: the least reachable error lies here\n(down to the axis where the bou
 
 def draw_sandwich(cells: Sequence[SandwichCell], stem: Path) -> list[str]:
     """Draw ``cells`` to ``stem``.png/.svg; the file names written."""
+    return style.save(sandwich_figure(cells), stem)
+
+
+def sandwich_figure(cells: Sequence[SandwichCell]) -> Any:
+    """The matplotlib Figure of the sandwich ``cells`` (one panel per d, a legend panel)."""
     from matplotlib.lines import Line2D
     from matplotlib.patches import Patch
 
@@ -77,4 +83,4 @@ def draw_sandwich(cells: Sequence[SandwichCell], stem: Path) -> list[str]:
                      "Eq. 2)\nlies between the certified lower bound and the best witness found",
                      x=0.01, ha="left")
         fig.tight_layout()
-        return style.save(fig, stem)
+        return fig

@@ -1,4 +1,4 @@
-"""``workbench graph``: the claims graph as JSON, Graphviz dot or a PNG picture.
+"""``workbench graph``: the claims graph as JSON, Graphviz dot or a PNG or SVG picture.
 
 Nodes are coloured by the verdicts of the last ``workbench check --db`` in the store (``--db``,
 default the sweep store) when there is one. A dependency cycle is bad input (exit 2).
@@ -17,10 +17,11 @@ from workbench.commands._common import (
 )
 
 
-@click.command(help="Draw the claims graph (json, dot or png), coloured by the last check.")
-@click.option("--format", "fmt", type=click.Choice(["json", "dot", "png"]), default="json",
+@click.command(help="Draw the claims graph (json, dot, png or svg), coloured by the last check.")
+@click.option("--format", "fmt", type=click.Choice(["json", "dot", "png", "svg"]), default="json",
               show_default=True)
-@path_option("--out", "Write here (required for png; json and dot go to stdout without it).")
+@path_option("--out", "Write here (required for png and svg; json and dot go to stdout "
+             "without it).")
 @path_option("--db", "Store holding `workbench check --db` results (default: the sweep store).")
 @common_options
 def cli(fmt: str, out: str | None, db: str | None, as_json: bool, seed: int) -> None:
@@ -32,16 +33,18 @@ def cli(fmt: str, out: str | None, db: str | None, as_json: bool, seed: int) -> 
         parent = os.path.dirname(os.path.abspath(out))
         if not os.path.isdir(parent) or not os.access(parent, os.W_OK):
             raise ValueError(f"--out must be a file in an existing, writable folder (got {out!r})")
-    elif fmt == "png":
-        raise ValueError("--out must be given for --format png")
+        if fmt in ("png", "svg") and not out.lower().endswith(f".{fmt}"):
+            raise ValueError(f"--out must end in .{fmt} for --format {fmt} (got {out!r})")
+    elif fmt in ("png", "svg"):
+        raise ValueError(f"--out must be given for --format {fmt}")
     if db is not None:
         check_database(db)
     g = graph.claim_graph(load_claims())
     check = last_check(db if db is not None else default_path())
     verdicts = {c["id"]: c["verdict"] for c in check["claims"]} if check else {}
-    if fmt == "png":
+    if fmt in ("png", "svg"):
         assert out is not None
-        graph.draw_png(g, out, verdicts)
+        graph.draw(g, out, verdicts)
         click.echo(f"wrote {out} ({len(g)} claims, {g.number_of_edges()} dependencies)")
         return
     text = (json.dumps(graph.to_json(g, verdicts), indent=2) + "\n" if fmt == "json"

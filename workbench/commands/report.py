@@ -176,8 +176,10 @@ def _check_section(check: dict[str, Any] | None, out: Path, files: list[str]) ->
     from workbench.proofs.registry import load_claims
 
     verdicts = {c["id"]: c["verdict"] for c in check["claims"]} if check else {}
-    graph.draw_png(graph.claim_graph(load_claims()), out / "graph.png", verdicts)
-    files.append("graph.png")
+    g = graph.claim_graph(load_claims())
+    for name in ("graph.png", "graph.svg"):
+        graph.draw(g, out / name, verdicts)
+        files.append(name)
     md = ["## Last `workbench check`", ""]
     if check is None:
         md += ["No `workbench check --db` result in this store; the graph is uncoloured.", ""]
