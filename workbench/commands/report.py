@@ -1,9 +1,11 @@
-"""``workbench report``: Markdown plus PNG figures from the results store (docs/paper.md §7).
+"""``workbench report``: Markdown plus PNG and SVG figures from the results store (docs/paper.md
+§7; docs/sweeps.md, "Reports and the graph").
 
-One figure per preset in the store, in the style of the paper's figures (best-of-seeds held-out
-error on a log scale, the seeds' spread shaded; random features with Theorem 2's certified lower
-bound beside them), each followed by the table of numbers behind it. Then the last
-``workbench check --db`` in the same store: claims, verdicts, key evidence and the claims graph.
+One figure per preset in the store (``workbench.verifiers.figures``: the quantity, settings and
+a named interval stated, the 0.5 line, random features with Theorem 2's certified lower bound),
+each followed by the table of numbers behind it; the sandwich from the stored sandwich points
+(``workbench.verifiers.sandwich_figure``); then the last ``workbench check --db`` in the same
+store: claims, verdicts, key evidence and the claims graph.
 
 A preset's axes and description come from the preset registry (``workbench.plugins``: the
 built-ins and those of installed packages); runs of a preset registered nowhere here (a sweep of
@@ -28,7 +30,7 @@ from workbench.commands._common import (
 _ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}
 
 
-@click.command(help="Write a Markdown report with PNG figures from the results store.")
+@click.command(help="Write a Markdown report with PNG and SVG figures from the results store.")
 @path_option("--db", "Results store (default: runs.sqlite under the user's data directory).")
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="Folder for report.md and the figures (created if missing).")
