@@ -75,14 +75,14 @@ def band_label(rows: Sequence[dict[str, Any]]) -> str:
     if _exact(rows):
         if seeds == 1:
             return "exact error of one draw (no interval: nothing is sampled)"
-        return (f"line: mean over {seeds} seeds' draws (each exact); band: "
+        return (f"Line: mean over {seeds} seeds' draws (each exact); band: "
                 f"{SEED_LEVEL:.0%} Student-t interval over seeds (cut at 0); dots: the draws")
     extra = next((r.get("extra") or {} for r in rows), {})
     level, method = extra.get("ci_level"), extra.get("interval") or "Monte Carlo"
     n = next((r.get("heldout_n") for r in rows if r.get("heldout_n")), None)
     lvl = f"{level:.0%} " if isinstance(level, float) else ""
     size = f", {n} held-out samples" if n else ""
-    return (f"line: best of {seeds} seeds by held-out error; band: its {lvl}Monte Carlo "
+    return (f"Line: best of {seeds} seeds by held-out error; band: its {lvl}Monte Carlo "
             f"interval ({method}{size})")
 
 
@@ -153,7 +153,8 @@ def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str) -> Any:
             first = next(iter(cells.values()))[0]
             extra = [f"{n} = {_params(first)[n]}" for n in sorted(per_curve)
                      if n not in p.curves and n != p.x]
-            label = ", ".join([*(f"{c} = {v}" for c, v in zip(p.curves, key)), *extra]) or "runs"
+            label = (", ".join([*(f"{c} = {v}" for c, v in zip(p.curves, key)), *extra])
+                     or f"{first['model_class']} attention")
             colour = f"C{i % 10}"
             ax.plot(xs, [pt.value for pt in pts], marker="o", color=colour, linewidth=2,
                     label=label, zorder=3)
