@@ -9,6 +9,7 @@ there, or upgrades them with ``--budget full``); ``--plot`` draws both sides aga
 
     python benchmarks/sandwich.py [--budget quick|full] [--only-d 8 16] [--max-heads 16] [--plot]
     python benchmarks/sandwich.py --recertify --plot   # new bounds, same witnesses
+    python benchmarks/sandwich.py --only-d --db runs.sqlite  # store the points for the report
 """
 
 from __future__ import annotations
@@ -144,6 +145,7 @@ def main() -> None:
     ap.add_argument("--force", action="store_true",
                     help="rerun points already measured at this budget (the better witness stays)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the witnesses (training seeds)")
+    ap.add_argument("--db", default=None, help="also store every point in this results store")
     a = ap.parse_args()
     if a.recertify:
         recertify()
@@ -185,6 +187,12 @@ def main() -> None:
                     f"({p['method']}) ratio {p['ratio']:.2f} {p['seconds']:.1f}s",
                     flush=True,
                 )
+    if a.db:  # workbench report --db draws the sandwich from the store
+        from workbench.verifiers.sandwich_store import write_points
+        from workbench.verifiers.store import Store
+
+        with Store(a.db) as st:
+            print(f"stored {write_points(st, _load().values(), 'benchmarks/sandwich.py')} points")
     if a.plot:
         print(plot())
 

@@ -37,9 +37,10 @@ COLUMNS: tuple[str, ...] = (
     "heldout_hi", "heldout_n", "extra", "seconds", "backend", "code_version", "created",
 )
 APPLICATION_ID = 0x41525742  # "ARWB" in the file's header: a workbench results store
-SCHEMA_VERSION = 1  # PRAGMA user_version of the layout below
-# schema version 1: every table of a store, with the statement that creates it (the sweep's runs,
-# and the runs and claim results of ``workbench check --db``)
+SCHEMA_VERSION = 2  # PRAGMA user_version of the layout below
+# every table of a store, with the statement that creates it: the sweep's runs, the runs and
+# claim results of ``workbench check --db`` (schema version 1), and the points of the sandwich
+# (schema version 2; ``workbench.verifiers.sandwich_store``)
 TABLES: dict[str, str] = {
     "runs": "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, preset TEXT NOT NULL, "
     "scale TEXT, kind TEXT, model_class TEXT NOT NULL, group_key TEXT, seed INTEGER, "
@@ -50,6 +51,15 @@ TABLES: dict[str, str] = {
     "scale TEXT, seed INTEGER, device TEXT, summary TEXT)",
     "claim_results": "CREATE TABLE IF NOT EXISTS claim_results (run_id INTEGER, "
     "claim_id TEXT, verdict TEXT, seconds REAL, payload TEXT)",
+    "sandwich_points": "CREATE TABLE IF NOT EXISTS sandwich_points (key TEXT PRIMARY KEY, "
+    "d INTEGER NOT NULL, r INTEGER NOT NULL, heads INTEGER NOT NULL, bound TEXT, "
+    "certified REAL NOT NULL, best_error REAL NOT NULL, best_lo REAL NOT NULL, "
+    "best_hi REAL NOT NULL, method TEXT, source TEXT, payload TEXT, created REAL)",
+}
+# the tables each schema version added: a store of an older version gets the later ones, and its
+# new version, when it is first opened for writing (``Store._open_write``)
+ADDED_IN: dict[int, tuple[str, ...]] = {
+    1: ("runs", "check_runs", "claim_results"), 2: ("sandwich_points",),
 }
 # the sources whose change changes a run's numbers (relative to the package ``workbench``)
 _CODE = ("verifiers/train.py", "verifiers/models.py", "verifiers/tasks.py",
@@ -193,6 +203,16 @@ def identify(con: sqlite3.Connection, name: str = "--db", shown: str = "") -> in
     return version
 
 
+def migrate(con: sqlite3.Connection, found: int) -> None:
+    """Bring a store of schema version ``found`` (0: empty, or from before versioning) to the
+    tables of ``SCHEMA_VERSION``: create the tables of every later version (``ADDED_IN``), and
+    any table of an earlier one that is missing. The caller stamps the version in the same
+    transaction."""
+    for version in sorted(ADDED_IN):
+        for table in ADDED_IN[version]:
+            con.execute(TABLES[table])
+
+
 class Store:
     """The SQLite results store (``TABLES``); usable as a context manager.
 
@@ -225,8 +245,7 @@ class Store:
         self.con.execute("BEGIN IMMEDIATE")  # nobody writes between the check and the stamp
         try:
             found = identify(self.con, self.name, str(self.path))
-            for sql in TABLES.values():
-                self.con.execute(sql)
+            migrate(self.con, found)
             if found < SCHEMA_VERSION:
                 self.con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
                 self.con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")

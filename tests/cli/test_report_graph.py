@@ -1,10 +1,12 @@
-"""``workbench report`` (Markdown + PNG figures from the store) and ``workbench graph``."""
+"""``workbench report`` (Markdown + PNG and SVG figures from the store), ``workbench graph``
+and ``workbench bounds sandwich --db``."""
 
 from __future__ import annotations
 
 import json
 import re
 from pathlib import Path
+from typing import Any
 
 import matplotlib.image as mpimg
 import pytest
@@ -14,6 +16,7 @@ from workbench.cli import main
 from workbench.proofs import graph
 from workbench.proofs.claim import Claim
 from workbench.proofs.registry import load_claims
+from workbench.testing import plant, replaced
 from workbench.verifiers import presets, sweep
 from workbench.verifiers.store import Store, last_check
 
@@ -22,7 +25,8 @@ FAST_CLAIM = "setting.sphere_law"
 
 @pytest.fixture(scope="module")
 def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    """A store with the one-layer tiny runs, two random-features draws and one check run."""
+    """A store with the one-layer tiny runs, two random-features draws, one check run and one
+    sandwich point (``bounds sandwich --db``)."""
     path = tmp_path_factory.mktemp("store") / "runs.sqlite"
     tiny = [r for r in presets.plan("tiny", "quick") if r.label_dict()["L"] == 1]
     rf = [r for r in presets.plan("random_features", "quick")
@@ -31,6 +35,8 @@ def db(tmp_path_factory: pytest.TempPathFactory) -> Path:
         sweep.run_sweep("tiny", "quick", st, runs=tiny, threads=1)
         sweep.run_sweep("random_features", "quick", st, runs=rf, threads=1)
     assert main(["check", "--only", FAST_CLAIM, "--db", str(path), "--json"]) == 0
+    assert main(["bounds", "sandwich", "--d", "3", "--rank", "1", "--heads", "1", "--db",
+                 str(path), "--json"]) == 0
     return path
 
 
@@ -47,13 +53,18 @@ def test_report_names_its_figures_and_each_png_is_real(db: Path, tmp_path: Path,
     md = _report(db, out, capsys)
     named = re.findall(r"!\[[^\]]*\]\(([^)]+)\)", md)
     pngs = sorted(p.name for p in out.glob("*.png"))
-    assert sorted(named) == pngs == ["graph.png", "random_features_quick.png", "tiny_quick.png"]
-    for name in ("tiny_quick.png", "random_features_quick.png"):
-        img = mpimg.imread(out / name)
-        assert img.shape[:2] == (400, 640)  # 6.4 x 4 inches at 100 dpi
+    figures = ["graph", "random_features_quick", "sandwich", "tiny_quick"]
+    assert sorted(named) == pngs == [f"{f}.png" for f in figures]
+    assert sorted(p.name for p in out.glob("*.svg")) == [f"{f}.svg" for f in figures]
+    for name in figures:
+        img = mpimg.imread(out / f"{name}.png")
+        assert img.shape[0] >= 400 and img.shape[1] >= 800  # a talk's slide, not a thumbnail
         assert img[..., :3].std() > 0.05  # not a blank canvas
-    g = mpimg.imread(out / "graph.png")
-    assert g.shape[0] >= 400 and g.shape[1] >= 800
+        svg = (out / f"{name}.svg").read_text()
+        assert svg.startswith("<?xml") and "<dc:date>" not in svg
+    assert "Smoke preset (seconds)" in (out / "tiny_quick.svg").read_text()
+    assert "certified lower bound, d = 8" in (out / "random_features_quick.svg").read_text()
+    assert "## The sandwich" in md and "| 3 | 1 | 1 |" in md
     # the numbers behind each figure: one table row per (L, c, r) and per (d, H)
     assert md.count("| standard |") == 6 and md.count("| generalized |") == 2
     assert "| lower bound |" in md
@@ -162,9 +173,71 @@ def test_cycles_are_rejected(monkeypatch: pytest.MonkeyPatch,
     assert graph.impact(g, "a") == ["b", "c"] and graph.impact(g, "c") == []
 
 
-def test_graph_png_needs_out(capsys: pytest.CaptureFixture[str]) -> None:
-    assert main(["graph", "--format", "png"]) == 2
+@pytest.mark.parametrize("fmt", ["png", "svg"])
+def test_graph_picture_needs_out_of_its_format(fmt: str, tmp_path: Path,
+                                               capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["graph", "--format", fmt]) == 2
     assert "--out must be given" in capsys.readouterr().err
+    assert main(["graph", "--format", fmt, "--out", str(tmp_path / "g.pdf")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--out must end in .{fmt}" in err
+    assert list(tmp_path.iterdir()) == []
+
+
+def _crossings(g: Any, cols: list[list[str]]) -> int:
+    """Edge crossings between adjacent columns, for the order ``cols``."""
+    at = {n: (k, i) for k, col in enumerate(cols) for i, n in enumerate(col)}
+    es = [(at[a], at[b]) for a, b in g.edges if at[b][0] == at[a][0] + 1]
+    return sum(1 for i, (a, b) in enumerate(es) for c, e in es[i + 1:]
+               if a[0] == c[0] and (a[1] - c[1]) * (b[1] - e[1]) < 0)
+
+
+def _check_layout(g: Any) -> None:
+    import networkx as nx
+
+    from workbench.proofs import graph_figure
+
+    cols = graph_figure.layers(g)
+    assert [sorted(c) for c in cols] == [sorted(c) for c in nx.topological_generations(g)]
+    assert _crossings(g, cols) < _crossings(g, [sorted(c) for c in cols])
+    pos = graph_figure.positions(g)
+    assert all(pos[a][0] < pos[b][0] for a, b in g.edges)  # dependencies to the left
+
+
+def test_graph_layout_is_layered_and_reduces_crossings() -> None:
+    _check_layout(graph.claim_graph(load_claims()))
+
+
+def test_graph_layout_check_fails_without_the_barycentre_order() -> None:
+    with plant("workbench.proofs.graph_figure:_reorder", replaced(lambda cols, k, nb: None)):
+        with pytest.raises(AssertionError):
+            _check_layout(graph.claim_graph(load_claims()))
+
+
+def test_graph_picture_is_the_same_every_run_and_encodes_kind_and_verdict(
+        db: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    from workbench.proofs import graph_figure
+
+    svgs = []
+    for name in ("a.svg", "b.svg"):
+        assert main(["graph", "--format", "svg", "--out", str(tmp_path / name), "--db",
+                     str(db)]) == 0
+        svgs.append((tmp_path / name).read_text())
+    assert svgs[0] == svgs[1]
+    g = graph.claim_graph(load_claims())
+    fig = graph_figure.figure(g, {FAST_CLAIM: "holds"})
+    ax = fig.axes[0]
+    labels = {t.get_text(): t for t in ax.texts}
+    assert set(g) <= set(labels) and all(labels[n].get_fontsize() >= 11 for n in g)
+    pos = graph_figure.positions(g)
+    assert all(labels[n].get_position()[0] > pos[n][0] for n in g)  # beside, not on top
+    legends = [[t.get_text() for t in lg.get_texts()] for lg in
+               [a for a in ax.artists if hasattr(a, "get_texts")] + [ax.get_legend()]]
+    assert sorted(map(tuple, legends)) == sorted([
+        tuple(k for k in graph_figure.SHAPES if k in {g.nodes[n]["kind"] for n in g}),
+        ("holds", "not checked")])
+    markers = {ln.get_marker() for ln in ax.get_lines()}
+    assert markers == {graph_figure.SHAPES[g.nodes[n]["kind"]] for n in g}
 
 
 def test_report_labels_the_runs_of_a_plug_in_preset(tmp_path: Path,
@@ -184,11 +257,26 @@ def test_report_labels_the_runs_of_a_plug_in_preset(tmp_path: Path,
     fresh_registry(monkeypatch)
     plugins.register("preset", mine)
     md = _report(path, tmp_path / "a", capsys)
-    assert "## rf_tied (quick)" in md and "random features with tied heads" in md
+    assert "## Random features with tied heads (rf_tied, quick)" in md
     assert "| d | law | H | class |" in md and "| lower bound |" in md
     assert md.count("| 8 | tied |") == 2 and (tmp_path / "a" / "rf_tied_quick.png").is_file()
     fresh_registry(monkeypatch)
     md = _report(path, tmp_path / "b", capsys)  # registered nowhere: axes from the labels
-    assert "## rf_tied (quick)" in md and "not registered here" in md
+    assert "(rf_tied, quick)" in md and "not registered here" in md
     assert "| d | law | H | class |" in md and md.count("| 8 | tied | 1 |") == 1
     assert (tmp_path / "b" / "rf_tied_quick.png").is_file()
+
+
+@pytest.mark.parametrize("bad", ["folder", "missing/x.sqlite", "junk.sqlite"])
+def test_sandwich_db_bad_input(bad: str, tmp_path: Path,
+                               capsys: pytest.CaptureFixture[str]) -> None:
+    """An unusable ``--db`` is refused before any witness is measured; nothing is written."""
+    (tmp_path / "folder").mkdir()
+    (tmp_path / "junk.sqlite").write_text("not a database " * 100)
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    argv = ["bounds", "sandwich", "--d", "3", "--rank", "1", "--heads", "1", "--db",
+            str(tmp_path / bad)]
+    assert main(argv) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "--db" in err and "Traceback" not in err
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before

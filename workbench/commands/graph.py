@@ -1,4 +1,4 @@
-"""``workbench graph``: the claims graph as JSON, Graphviz dot or a PNG picture.
+"""``workbench graph``: the claims graph as JSON, Graphviz dot or a PNG or SVG picture.
 
 Nodes are coloured by the verdicts of the last ``workbench check --db`` in the store (``--db``,
 default the sweep store) when there is one. A dependency cycle is bad input (exit 2). With
@@ -24,17 +24,19 @@ from workbench.commands._common import (
 )
 
 
-@click.command(help="Draw the claims graph (json, dot or png), coloured by the last check.")
-@click.option("--format", "fmt", type=click.Choice(["json", "dot", "png"]), default="json",
+@click.command(help="Draw the claims graph (json, dot, png or svg), coloured by the last check.")
+@click.option("--format", "fmt", type=click.Choice(["json", "dot", "png", "svg"]), default="json",
               show_default=True)
-@path_option("--out", "Write here (required for png; json and dot go to stdout without it).",
-             access="write")
+@path_option("--out", "Write here (required for png and svg; json and dot go to stdout "
+             "without it).", access="write")
 @path_option("--db", "Store holding `workbench check --db` results (default: the sweep store).",
              access="read")
 @json_option
 def cli(fmt: str, out: str | None, db: str | None, as_json: bool) -> None:
-    if out is None and fmt == "png":
-        raise ValueError("--out must be given for --format png (a .png file to write)")
+    if out is None and fmt in ("png", "svg"):
+        raise ValueError(f"--out must be given for --format {fmt} (a .{fmt} file to write)")
+    if out is not None and fmt in ("png", "svg") and not out.lower().endswith(f".{fmt}"):
+        raise ValueError(f"--out must end in .{fmt} for --format {fmt} (got {out!r})")
     from workbench.verifiers.store import check_database, default_path, last_check
 
     if db is not None:
@@ -47,9 +49,9 @@ def cli(fmt: str, out: str | None, db: str | None, as_json: bool) -> None:
     verdicts = {c["id"]: c["verdict"] for c in check["claims"]} if check else {}
     about: dict[str, Any] = {"format": fmt, "path": out, "claims": len(g),
                              "dependencies": g.number_of_edges()}
-    if fmt == "png":
+    if fmt in ("png", "svg"):
         assert out is not None
-        graph.draw_png(g, out, verdicts)
+        graph.draw(g, out, verdicts)
         emit(about, as_json, lambda p: f"wrote {p['path']} ({plural(p['claims'], 'claim')}, "
              f"{plural(p['dependencies'], 'dependency', 'dependencies')})")
         return

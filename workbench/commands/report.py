@@ -1,9 +1,11 @@
-"""``workbench report``: Markdown plus PNG figures from the results store (docs/paper.md §7).
+"""``workbench report``: Markdown plus PNG and SVG figures from the results store (docs/paper.md
+§7; docs/sweeps.md, "Reports and the graph").
 
-One figure per preset in the store, in the style of the paper's figures (best-of-seeds held-out
-error on a log scale, the seeds' spread shaded; random features with Theorem 2's certified lower
-bound beside them), each followed by the table of numbers behind it. Then the last
-``workbench check --db`` in the same store: claims, verdicts, key evidence and the claims graph.
+One figure per preset in the store (``workbench.verifiers.figures``: the quantity, settings and
+a named interval stated, the 0.5 line, random features with Theorem 2's certified lower bound),
+each followed by the table of numbers behind it; the sandwich from the stored sandwich points
+(``workbench.verifiers.sandwich_figure``); then the last ``workbench check --db`` in the same
+store: claims, verdicts, key evidence and the claims graph.
 
 A preset's axes and description come from the preset registry (``workbench.plugins``: the
 built-ins and those of installed packages); runs of a preset registered nowhere here (a sweep of
@@ -12,6 +14,7 @@ built-ins and those of installed packages); runs of a preset registered nowhere 
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -25,11 +28,10 @@ from workbench.commands._common import (
 )
 from workbench.commands._paths import writable_path
 
-FIG_SIZE, DPI = (6.4, 4.0), 100  # every figure is 640 x 400 pixels
 _ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}
 
 
-@click.command(help="Write a Markdown report with PNG figures from the results store.")
+@click.command(help="Write a Markdown report with PNG and SVG figures from the results store.")
 @path_option("--db", "Results store (default: runs.sqlite under the user's data directory).")
 @click.option("--out", type=click.Path(file_okay=False), required=True,
               help="Folder for report.md and the figures (created if missing).")
@@ -42,8 +44,11 @@ def cli(db: str | None, out: str, as_json: bool) -> None:
     with Store(path, readonly=True) as st:  # a report never writes to the store
         rows = st.rows()
     check = last_check(path)
+    from workbench.verifiers.sandwich_store import best_witnesses, read_points
+
+    cells = best_witnesses(read_points(path))
     out_dir.mkdir(exist_ok=True)
-    written = write_report(rows, check, out_dir, str(path))
+    written = write_report(rows, check, out_dir, str(path), cells)
     emit({"out": str(out_dir), "files": written, "runs": len(rows),
           "check": None if check is None else check["summary"]}, as_json,
          lambda p: f"wrote {', '.join(p['files'])} to {p['out']} ({plural(p['runs'], 'run')})")
@@ -62,9 +67,12 @@ def _latest(rows: list[dict[str, Any]]) -> dict[tuple[str, str], list[dict[str, 
 
 
 def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: Path,
-                 db: str) -> list[str]:
-    """Write ``report.md`` and its PNGs into ``out``; the file names written."""
+                 db: str, sandwich: Sequence[Any] = ()) -> list[str]:
+    """Write ``report.md`` and its figures (PNG and SVG) into ``out``: one per stored preset,
+    the sandwich (``sandwich``: ``SandwichCell`` records) and the claims graph; the file names
+    written."""
     from workbench.plugins import available
+    from workbench.verifiers.figures import band_label, draw_preset
     from workbench.verifiers.sweep import best_of_seeds
 
     md = ["# Reproduction report", "", f"Results store: `{db}` ({plural(len(rows), 'run')}).", ""]
@@ -75,14 +83,14 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
         if not best:
             continue
         p = known.get(preset) or preset_for(preset, best)
-        name = f"{preset}_{scale}.png"
-        _figure(p, best, out / name, scale)
-        files.append(name)
-        md += [f"## {preset} ({scale})", "", f"{p.sweeps}. Model class: **{p.model_class}** "
-               f"({p.why}). Best of seeds by held-out error; the band spans the seeds.", "",
-               f"![{preset} ({scale})]({name})", "", *_table(p, best), ""]
+        names = draw_preset(p, rs, out / f"{preset}_{scale}", scale)
+        files += names
+        md += [f"## {p.sweeps[0].upper() + p.sweeps[1:]} ({preset}, {scale})", "",
+               f"Model class: **{p.model_class}** ({p.why}). {band_label(rs)}.", "",
+               f"![{preset} ({scale})]({names[0]})", "", *_table(p, best), ""]
     if len(files) == 0:
         md += ["No sweep runs in this store yet (`workbench sweep PRESET --db ...`).", ""]
+    md += _sandwich_section(sandwich, out, files)
     md += _check_section(check, out, files)
     (out / "report.md").write_text("\n".join(md) + "\n")
     return ["report.md", *files]
@@ -114,40 +122,6 @@ def _curve_key(p: Any, labels: dict[str, Any]) -> tuple[Any, ...]:
     return tuple(labels.get(c) for c in p.curves)
 
 
-def _figure(p: Any, best: list[dict[str, Any]], path: Path, scale: str) -> None:
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=FIG_SIZE, dpi=DPI)
-    curves: dict[tuple[Any, ...], list[dict[str, Any]]] = {}
-    for b in best:
-        curves.setdefault(_curve_key(p, b["labels"]), []).append(b)
-    for key, bs in sorted(curves.items(), key=lambda kv: str(kv[0])):
-        bs = sorted(bs, key=lambda b: b["labels"][p.x])
-        xs = [b["labels"][p.x] for b in bs]
-        label = ", ".join(f"{c}={v}" for c, v in zip(p.curves, key)) or p.name
-        line = ax.plot(xs, [b["heldout"] for b in bs], marker="o", label=label)[0]
-        ax.fill_between(xs, [b["heldout"] for b in bs], [b["worst"] for b in bs],
-                        color=line.get_color(), alpha=0.2)
-        if _has_bound(bs):
-            ax.plot(xs, [max(b["extra"]["lower_bound"], 1e-12) for b in bs], linestyle="--",
-                    color=line.get_color(), label=f"lower bound, {label}")
-    ax.set_yscale("log")
-    if p.log_x:
-        ax.set_xscale("log", base=2 if p.x in ("r", "N", "d") else 10)
-    ax.set_xlabel({"r": "rank r", "N": "sequence length N", "d": "dimension d",
-                   "H": "heads H"}.get(p.x, p.x))
-    ax.set_ylabel("held-out error (best of seeds)")
-    ax.set_title(f"{p.name} ({scale})")
-    ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7)
-    fig.tight_layout()
-    fig.savefig(path, dpi=DPI)
-    plt.close(fig)
-
-
 def _table(p: Any, best: list[dict[str, Any]]) -> list[str]:
     rf = _has_bound(best)
     head = [*p.curves, p.x, "class", "seeds", "best held-out", "95% CI", "worst seed",
@@ -161,6 +135,28 @@ def _table(p: Any, best: list[dict[str, Any]]) -> list[str]:
             cells.append(f"{b['extra']['lower_bound']:.4g}")
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def _sandwich_section(cells: Sequence[Any], out: Path, files: list[str]) -> list[str]:
+    from workbench.verifiers.sandwich_figure import draw_sandwich
+
+    md = ["## The sandwich", ""]
+    if not cells:
+        return md + ["No sandwich points in this store (`workbench bounds sandwich --db ...`, "
+                     "`benchmarks/sandwich.py --db ...`).", ""]
+    names = draw_sandwich(cells, out / "sandwich")
+    files += names
+    inherited = sum(c.inherited_from is not None for c in cells)
+    md += [f"{len(cells)} points (d, r, H) on D_2, N = 2; {inherited} of them inherit their "
+           "best witness from fewer heads or a lower rank (hollow markers).", "",
+           f"![the sandwich]({names[0]})", "",
+           "| d | r | H | certified | best witness | CI | method | inherited from (r, H) |",
+           "|---|---|---|---|---|---|---|---|"]
+    for c in cells:
+        src = "" if c.inherited_from is None else f"({c.inherited_from[0]}, {c.inherited_from[1]})"
+        md.append(f"| {c.d} | {c.r} | {c.heads} | {c.certified:.4g} | {c.best_error:.4g} | "
+                  f"[{c.best_ci[0]:.4g}, {c.best_ci[1]:.4g}] | {c.method} | {src} |")
+    return md + [""]
 
 
 def _key_evidence(claim: dict[str, Any]) -> str:
@@ -178,8 +174,10 @@ def _check_section(check: dict[str, Any] | None, out: Path, files: list[str]) ->
     from workbench.proofs.registry import load_claims
 
     verdicts = {c["id"]: c["verdict"] for c in check["claims"]} if check else {}
-    graph.draw_png(graph.claim_graph(load_claims()), out / "graph.png", verdicts)
-    files.append("graph.png")
+    g = graph.claim_graph(load_claims())
+    for name in ("graph.png", "graph.svg"):
+        graph.draw(g, out / name, verdicts)
+        files.append(name)
     md = ["## Last `workbench check`", ""]
     if check is None:
         md += ["No `workbench check --db` result in this store; the graph is uncoloured.", ""]

@@ -117,10 +117,11 @@ def resolve_witness(name: str) -> Any:
 @click.option("--witness", "witness", multiple=True, metavar="NAME",
               help="Also measure this construction (registered, or module:function) as a "
               "witness (repeatable).")
+@path_option("--db", "Also store the point in this results store (workbench report draws it).")
 @common_options
 def sandwich_cmd(
     d: int, r: int, heads: int, budget: str, witness_dir: str | None, bound: str | None,
-    witness: tuple[str, ...], as_json: bool, seed: int
+    witness: tuple[str, ...], db: str | None, as_json: bool, seed: int
 ) -> None:
     """Certified lower bound vs the best achievable error at (d, r, H), N = 2 on D_2."""
     d = check_int("--d", d, lo=2, hi=MAX_D)
@@ -129,6 +130,10 @@ def sandwich_cmd(
     check_int("--seed", seed, lo=0)
     lower = None if bound is None else resolve_bound(bound, d, r, heads)
     named = {name: resolve_witness(name) for name in witness}
+    if db is not None:
+        from workbench.verifiers.store import check_writable
+
+        check_writable(db)
     from workbench.verifiers.sandwich import ConstructionWitness, sandwich
 
     extra = [ConstructionWitness(name, functools.partial(_build, c, d, r, heads))
@@ -139,6 +144,12 @@ def sandwich_cmd(
         if c["method"] in witness:
             c["replay"] = (f"workbench construct {c['method']} --d {d} --rank {r} --heads "
                            f"{heads} --N 2 --seed {seed} --eval-samples {c['samples']}")
+    if db is not None:
+        from workbench.verifiers.sandwich_store import write_points
+        from workbench.verifiers.store import Store
+
+        with Store(db) as st:
+            write_points(st, [p], "workbench bounds sandwich")
     emit(p, as_json, _human)
     if p["violated"]:
         what = "the certified lower bound" if bound is None else f"the bound {p['bound']}"

@@ -1,7 +1,8 @@
 """The claims graph (docs/architecture.md): a networkx DAG, impact analysis, its drawing.
 
 An edge ``a -> b`` means claim ``b`` depends on claim ``a``. A graph with a cycle is rejected
-with the cycle named. Nodes are coloured by verdict when a check result is given.
+with the cycle named. Nodes are coloured by verdict when a check result is given; the picture
+(``draw``) is drawn by ``graph_figure``.
 """
 
 from __future__ import annotations
@@ -24,7 +25,9 @@ NO_VERDICT = "#e0e0e0"
 
 def colour(verdict: str | None) -> str:
     return COLOURS.get(verdict or "", NO_VERDICT)
-FORMATS: tuple[str, ...] = ("json", "dot", "png")
+
+
+FORMATS: tuple[str, ...] = ("json", "dot", "png", "svg")
 
 
 def claim_graph(claims: Mapping[str, Claim]) -> nx.DiGraph:
@@ -74,37 +77,10 @@ def to_dot(g: nx.DiGraph, verdicts: Mapping[str, str] | None = None) -> str:
     return "\n".join(lines + ["}"]) + "\n"
 
 
-def draw_png(g: nx.DiGraph, path: str | os.PathLike[str],
-             verdicts: Mapping[str, str] | None = None, dpi: int = 100) -> tuple[int, int]:
-    """Draw ``g`` left to right by dependency depth; returns the image's ``(width, height)``."""
-    import matplotlib
+def draw(g: nx.DiGraph, path: str | os.PathLike[str],
+             verdicts: Mapping[str, str] | None = None) -> tuple[int, int]:
+    """Draw ``g`` (a layered, deterministic layout: ``graph_figure``) to ``path``, a ``.png``
+    or ``.svg`` file; the picture's ``(width, height)`` in pixels."""
+    from workbench.proofs.graph_figure import draw
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-    from matplotlib.patches import Patch
-
-    v = verdicts or {}
-    layers = list(nx.topological_generations(g))
-    for depth, nodes in enumerate(layers):
-        for n in nodes:
-            g.nodes[n]["depth"] = depth
-    tallest = max((len(x) for x in layers), default=1)
-    width, height = max(8.0, 3.2 * len(layers)), max(4.0, 0.45 * tallest + 1.2)
-    fig, ax = plt.subplots(figsize=(width, height), dpi=dpi)
-    pos = nx.multipartite_layout(g, subset_key="depth") if len(g) else {}
-    colours = [colour(v.get(n)) for n in g.nodes]
-    nx.draw_networkx_edges(g, pos, ax=ax, arrows=True, edge_color="#777777", node_size=300)
-    nx.draw_networkx_nodes(g, pos, ax=ax, node_color=colours, node_size=300,
-                           edgecolors="#333333")
-    nx.draw_networkx_labels(g, {n: (x, y + 0.02) for n, (x, y) in pos.items()}, ax=ax,
-                            font_size=7, verticalalignment="bottom")
-    shown = [k for k in COLOURS if k in set(v.values())]
-    if shown:
-        ax.legend(handles=[Patch(color=COLOURS[k], label=k) for k in shown], loc="lower right",
-                  fontsize=8)
-    ax.set_axis_off()
-    ax.set_title("claims graph (edges: dependency -> dependent)")
-    fig.tight_layout()
-    fig.savefig(os.fspath(path), dpi=dpi)
-    plt.close(fig)
-    return int(round(width * dpi)), int(round(height * dpi))
+    return draw(g, path, verdicts)

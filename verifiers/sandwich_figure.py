@@ -1,0 +1,86 @@
+"""The sandwich figure: the certified lower bound and the best witness against H, one panel per
+d and one colour per r, the gap between them shaded (docs/derivations/lower_bound.md, "The
+sandwich"; the stored points of ``workbench.verifiers.sandwich_store``).
+
+Filled markers are witnesses measured at that ``(d, r, H)``; hollow markers are inherited from
+fewer heads or a lower rank (``best_witnesses``), which is what the flat tails at large H are.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+from workbench.verifiers import figure_style as style
+from workbench.verifiers.sandwich_store import SandwichCell
+
+BOUND = "certified lower bound\n(larger of harmonic count and fiber bound)"
+MEASURED = "best witness, measured at this (d, r, H)"
+INHERITED = "best witness inherited from fewer heads\nor a lower rank: not a new measurement"
+GAP = "gap: the least reachable error lies here\n(down to the axis where the bound is 0)"
+
+
+def draw_sandwich(cells: Sequence[SandwichCell], stem: Path) -> list[str]:
+    """Draw ``cells`` to ``stem``.png/.svg; the file names written."""
+    return style.save(sandwich_figure(cells), stem)
+
+
+def sandwich_figure(cells: Sequence[SandwichCell]) -> Any:
+    """The matplotlib Figure of the sandwich ``cells`` (one panel per d, a legend panel)."""
+    from matplotlib.lines import Line2D
+    from matplotlib.patches import Patch
+
+    plt = style.pyplot()
+    ds = sorted({c.d for c in cells})
+    cols = min(4, len(ds) + 1)
+    rows = math.ceil((len(ds) + 1) / cols)  # one spare panel holds the legend
+    values = [v for c in cells for v in (c.certified, c.best_error) if v > 0]
+    with plt.rc_context(style.STYLE):
+        fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 4.3 * rows + 0.9),
+                                 sharey=True, squeeze=False)
+        for ax, d in zip(axes.flat, ds):
+            ranks = sorted({c.r for c in cells if c.d == d})
+            for i, r in enumerate(ranks):
+                sel = sorted((c for c in cells if c.d == d and c.r == r), key=lambda c: c.heads)
+                H = [c.heads for c in sel]
+                colour = f"C{i}"
+                bound = [c.certified if c.certified > 0 else math.nan for c in sel]
+                ax.plot(H, bound, "-", color=colour, linewidth=2)
+                ax.plot(H, [c.best_error for c in sel], "--", color=colour, linewidth=1.5,
+                        label=f"r = {r}")
+                floor = min(values) / 2 if style.use_log(values) else 0.0
+                ax.fill_between(H, [max(c.certified, floor) for c in sel],
+                                [c.best_error for c in sel], color=colour, alpha=0.15,
+                                linewidth=0)
+                for c in sel:
+                    own = c.inherited_from is None
+                    ax.plot([c.heads], [c.best_error], "o", color=colour, markersize=6,
+                            markerfacecolor=colour if own else "white", markeredgewidth=1.5)
+            log = style.set_y_axis(ax, values)
+            style.set_x_axis(ax, [c.heads for c in cells if c.d == d], True)
+            ax.set_title(f"d = {d}")
+            ax.set_xlabel("heads H")
+            ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=len(ranks),
+                      fontsize=10, handlelength=1.4, columnspacing=0.8, frameon=False)
+            style.reference_line(ax, on_d2=True)  # after the legend: named once, below
+            if log:
+                ax.set_ylim(min(values) / 2, 0.7)
+        for ax in list(axes.flat)[len(ds):]:
+            ax.set_axis_off()
+        spare = list(axes.flat)[len(ds)] if len(ds) < rows * cols else None
+        handles = [Line2D([], [], color="k", linewidth=2, label=BOUND),
+                   Line2D([], [], color="k", linestyle="--", marker="o", label=MEASURED),
+                   Line2D([], [], color="k", linestyle="--", marker="o",
+                          markerfacecolor="white", label=INHERITED),
+                   Patch(color="grey", alpha=0.3, label=GAP),
+                   Line2D([], [], color="#555555", linestyle=":", label=style.MIDPOINT_LABEL)]
+        where = spare if spare is not None else fig
+        where.legend(handles=handles, loc="center", frameon=False, fontsize=10)
+        fig.supylabel(f"error {style.QUANTITY} on D₂ (N = 2)")
+        fig.suptitle("The sandwich: the least error of H heads of rank r (generalized attention, "
+                     "Eq. 2)\nlies between the certified lower bound and the best witness found",
+                     x=0.01, ha="left")
+        fig.tight_layout()
+        return fig
