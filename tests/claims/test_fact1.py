@@ -69,3 +69,14 @@ def test_too_small_error_upper_bound_is_violated(factor, caught) -> None:
         ev = run_claim("fact1.beta_for")[1]
     bad = {(e.params["N"], e.method) for e in ev if e.verdict == "violated"}
     assert combine(ev, "fact") == "violated" and caught <= bad
+
+
+@pytest.mark.parametrize("factor", [0.5, 0.97, 1.03])
+def test_construction_pointwise_bound_off_is_violated(factor) -> None:
+    """The construction's ``pointwise_bound`` (the integrand of its claimed error) is compared
+    sample by sample with the bound derived in the claim: a factor of 2 or 3 % either way is
+    violated."""
+    with plant("workbench.constructions.full_rank:pointwise_bound", scaled(factor)):
+        verdict, ev = run_claim("fact1.pointwise_bound")
+    assert verdict == "violated"
+    assert any(e.verdict == "violated" and "construction's pointwise_bound" in e.note for e in ev)

@@ -79,3 +79,13 @@ def test_violated_claim_makes_dependents_unsupported() -> None:
         res = {r.claim.id: r.verdict
                for r in run_claims(QUICK, only=["thm5.error_exponent"], claims=CLAIMS)}
     assert res == {"thm5.majority_vote": "violated", "thm5.error_exponent": "unsupported"}
+
+
+@pytest.mark.parametrize("factor", [0.5, 0.98])
+def test_hoeffding_bound_too_small_is_violated(factor) -> None:
+    """A Hoeffding bound that is still a valid upper bound on the ensemble error, but 2 % or 2x
+    below its formula, differs from the independent quadrature in t."""
+    with plant("workbench.constructions.majority_vote:hoeffding_bound", scaled(factor)):
+        ev = MAJORITY_VOTE(QUICK)
+    assert combine(ev, "theorem") == "violated"
+    assert any(e.verdict == "violated" and "independent quadrature" in e.note for e in ev)
