@@ -8,10 +8,12 @@ from typing import Any
 
 import pytest
 
-from tests.claims.conftest import QUICK, assert_module_holds
+from tests.claims.conftest import ENCODINGS, QUICK, assert_module_holds, form_changed
+from workbench.core.symbolic import eps
 from workbench.proofs.claim import combine
+from workbench.proofs.paper.thm5 import heuristic_exponent
 from workbench.proofs.registry import builtin_claims, run_claims
-from workbench.testing import plant, replaced, scaled
+from workbench.testing import plant, scaled
 
 CLAIMS = builtin_claims()  # each check as the runner calls it (threads, no_grad)
 MAJORITY_VOTE = CLAIMS["thm5.majority_vote"].check
@@ -63,10 +65,18 @@ def test_hoeffding_bound_three_percent_high_is_violated() -> None:
     assert any(e.verdict == "violated" and "Gaussian MGF" in e.note for e in ev)
 
 
-def test_exponent_four_percent_off_is_violated() -> None:
-    with plant("workbench.proofs.paper.thm5:EXPONENT", replaced(-0.48)):
+@pytest.mark.parametrize("power", [1, 3])
+def test_encoding_with_another_eps_power_is_violated(power) -> None:
+    """The exponent -1/2 is read from the encoding ``H >= c_5 d / eps^2``: the same law with
+    ``eps`` or ``eps^3`` (exponents -1, -1/3) is refuted by the fit."""
+    wrap = form_changed("thm5.majority_vote_heads", lambda rhs: rhs.subs(eps**2, eps**power))
+    with plant(ENCODINGS, wrap):
         ev = ERROR_EXPONENT(QUICK)
     assert combine(ev, "lemma") == "violated"
+
+
+def test_exponent_is_read_from_the_encoding() -> None:
+    assert heuristic_exponent() == -0.5
 
 
 def _shifted(f: Any) -> Any:

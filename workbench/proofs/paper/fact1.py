@@ -16,6 +16,8 @@ import workbench.core.targets as targets
 from workbench.core.intervals import Estimate, bonferroni_level
 from workbench.core.montecarlo import estimate_mean, sample_mean
 from workbench.core.sphere import PointLaw, sample_instances
+from workbench.core.symbolic import numeric_rhs
+from workbench.core.symbolic import symbols as sym
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.verifiers.estimate import estimate_error
@@ -62,7 +64,9 @@ def soft_representation(ctx: CheckContext) -> list[Evidence]:
 )
 def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
     """The head's squared error minus the bound, maximised over samples (N = 1: gap inf); the
-    construction's own ``pointwise_bound`` against the bound derived here, sample by sample."""
+    bound is the sympy encoding ``fact1.pointwise_error`` evaluated per sample, and the
+    construction's own ``pointwise_bound`` is compared with it sample by sample."""
+    encoded = numeric_rhs("fact1.pointwise_error", (sym.N, sym.beta, sym.gap))
     out: list[Evidence] = []
     for d, N, points in ((3, 2, "orthonormal"), (16, 4, "iid"), (16, 16, "iid")):
         X, y = sample_instances(2048, N, d, points=cast(PointLaw, points),
@@ -71,7 +75,7 @@ def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
         top = s.topk(min(2, N), dim=-1).values
         gap = top[:, 0] - top[:, 1] if N > 1 else torch.full_like(top[:, 0], torch.inf)
         for beta in (1.0, 10.0, 100.0):
-            bound = 4 * torch.clamp((N - 1) ** 2 * torch.exp(-2 * beta * gap), max=1.0)
+            bound = torch.as_tensor(encoded(N, beta, gap.numpy()), dtype=torch.float64)
             excess = float((_head_error(d, beta, X, y) - bound).max())
             p = {"d": d, "N": N, "points": points, "beta": beta}
             out.append(Evidence.identity(excess, p, tolerance=1e-12,
