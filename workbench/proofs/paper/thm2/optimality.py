@@ -112,7 +112,8 @@ def solved_values_optimal(ctx: CheckContext) -> list[Evidence]:
         with torch.no_grad():
             model.M.zero_()
         scale = fit_gradient(model, X, y)
-        eq2.fit_output_maps(model, X, y)
+        with torch.no_grad():
+            eq2.fit_output_maps(model, X, y)
         ratio = fit_gradient(model, X, y) / scale
         for m in range(model.models):
             out.append(Evidence.identity(
