@@ -293,6 +293,12 @@ def _majority_eps_linear(rhs: Any) -> Any:
     return rhs.subs(eps**2, eps)  # H >= c d / eps: the error exponent -1 in place of -1/2
 
 
+def _d_squared_as_d(rhs: Any) -> Any:
+    from workbench.core.symbolic import d
+
+    return rhs.subs(d**2, d)
+
+
 def _flip(relation: str) -> str:
     return {">=": "<=", "<=": ">="}.get(relation, relation)
 
@@ -425,6 +431,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.encoding_high_dimensional_eps4", "workbench.core.symbolic.bounds:get_bound",
           "core", "encoding", "thm2.high_dimensional with (d/r)^(c/eps^4)",
           _encoding("thm2.high_dimensional", _eps_power(4))),
+    Fault("core.encoding_full_rank_heads_linear", "workbench.core.symbolic.bounds:get_bound",
+          "core", "encoding", "thm3.full_rank_heads H <= c d (d^2 as d)",
+          _encoding("thm3.full_rank_heads", _d_squared_as_d)),
     # the verdict rule and the claims' relations
     Fault("claims.tolerance_dropped", "workbench.core.verdict:decide", "claims", "dropped term",
           "the verdict rule ignores the stated tolerance (floating-point rounding)",
