@@ -412,6 +412,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("claims.bonferroni_squared", "workbench.core.intervals:bonferroni_level", "claims",
           "constant", "Bonferroni by m^2 (valid, but not the family level)",
           lambda f: (lambda m, family=0.999: 1 - (1 - family) / m**2)),
+    Fault("constructions.fact1_claim_3pct_low",
+          "workbench.constructions.full_rank:claimed_bound_quadrature", "constructions",
+          "constant", "Fact 1's claimed quadrature (N = 2) 3 % low", scaled(0.97)),
     # optimality of solved values
     Fault("constructions.values_2pct_short",
           "workbench.constructions._kernel_solve:solve_value_weights", "constructions",

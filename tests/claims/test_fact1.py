@@ -93,3 +93,12 @@ def test_pointwise_encoding_of_another_form_is_violated(form) -> None:
               "(N - 1)": lambda rhs: rhs.subs((sym.N - 1) ** 2, sym.N - 1)}[form]
     with plant(ENCODINGS, form_changed("fact1.pointwise_error", change)):
         assert run_claim("fact1.pointwise_bound")[0] == "violated"
+
+
+@pytest.mark.parametrize("factor", [0.97, 1.03])
+def test_claimed_quadrature_three_percent_off_is_violated(factor) -> None:
+    """The construction's claimed error (N = 2) against the independent quadrature in t."""
+    with plant("workbench.constructions.full_rank:claimed_bound_quadrature", scaled(factor)):
+        verdict, ev = run_claim("fact1.beta_for")
+    assert verdict == "violated"
+    assert any(e.verdict == "violated" and "independent quadrature" in e.note for e in ev)

@@ -7,8 +7,10 @@ with independent computations: the core targets, fresh Monte Carlo samples drawn
 
 from __future__ import annotations
 
+import math
 from typing import cast
 
+import mpmath
 import torch
 
 import workbench.constructions.full_rank as fr
@@ -20,6 +22,7 @@ from workbench.core.symbolic import numeric_rhs
 from workbench.core.symbolic import symbols as sym
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.proofs.support.sphere_quadrature import abs_t_mean
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 
@@ -128,7 +131,8 @@ BETA_FOR_EPS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
     mark="ours", threads=1, no_grad=True,
 )
 def beta_for(ctx: CheckContext) -> list[Evidence]:
-    """At ``beta = beta_for(eps)``: Fact 1's error upper bound itself against ``eps``; the bound's
+    """At ``beta = beta_for(eps)``: Fact 1's error upper bound itself against ``eps``; the
+    construction's claimed quadrature (N = 2, D_2) against an independent one in ``t``; the bound's
     expectation, by exact quadrature (N = 2) or Monte Carlo (N > 2), against ``eps`` and against
     the upper bound; the head's fresh-sample error (``verifiers.estimate_error``) against
     ``eps`` and the quadrature claim. Every Monte Carlo interval is ``bounded`` (values in
@@ -161,6 +165,11 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                 est, "<=", eps, params=p,
                 note="fresh samples, workbench.verifiers.estimate_error (no power against a "
                 "beta a few times too small: the error is about eps / 5)"))
+            if N == 2 and points == "orthonormal":
+                ref = claimed_reference(d, beta)
+                out.append(Evidence(claimed.value, ref, "==", "exact", p,
+                                    tolerance=CLAIM_RTOL * ref,
+                                    note="claimed quadrature == independent quadrature in t"))
             if N == 2:  # the construction's claim is an exact quadrature for N = 2
                 for bound, what in ((upper, "union/Riemann error_upper_bound"), (eps, "eps")):
                     out.append(Evidence(claimed.value, bound, "<=", "exact", p, tolerance=1e-9,
@@ -174,6 +183,17 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                         bnd, "<=", bound, params=p,
                         note=f"Monte Carlo 4 E min(1, (N-1)^2 exp(-2 beta gap)) <= {what}"))
     return out
+
+
+CLAIM_RTOL = 1e-8  # the construction's quadrature is at relative 1e-11
+
+
+def claimed_reference(d: int, beta: float) -> float:
+    """``4 E exp(-2 beta gap)`` on D_2 (``N = 2``: ``gap = sqrt2 |t|``, the ``min`` inactive),
+    independently of the construction: a mean over ``|t|`` in ``t`` itself
+    (``proofs.support.sphere_quadrature``), split at the integrand's scale ``1 / beta``."""
+    a = 2 * math.sqrt(2) * beta
+    return 4 * abs_t_mean(lambda t: mpmath.exp(-a * t), d, (1 / a, 10 / a, 40 / a))
 
 
 def _bound_expectation(

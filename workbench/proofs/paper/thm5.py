@@ -40,6 +40,7 @@ from workbench.core.targets import nearest_neighbour
 from workbench.models.attention import MultiHeadAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.proofs.support.sphere_quadrature import abs_t_mean
 
 REF = "derivations/constructions.md#3-theorem-5-majority-vote-n--2-and-a-tournament-n--3"
 
@@ -87,17 +88,10 @@ def sufficient_heads(d: int, eps: float) -> int:
 
 def hoeffding_reference(d: int, H: int) -> float:
     """Hoeffding's bound ``2 E exp(-2H (arcsin|t|/pi)^2)`` computed independently of the
-    construction: in the variable ``t = <y, u>`` itself, density ``(1 - t^2)^((d-3)/2) /
-    B(1/2, (d-1)/2)`` on ``[-1, 1]`` (mpmath tanh-sinh quadrature, 30 digits; the split at
-    ``sin(1/sqrt H)`` follows the integrand's scale)."""
-    with mpmath.workdps(30):
-        def f(t: mpmath.mpf) -> mpmath.mpf:
-            return mpmath.exp(-2 * H * (mpmath.asin(t) / mpmath.pi) ** 2) * (1 - t * t) ** (
-                mpmath.mpf(d - 3) / 2)
-
-        cut = mpmath.sin(1 / mpmath.sqrt(H))
-        integral = mpmath.quad(f, [0, cut, 1])
-        return float(4 * integral / mpmath.beta(mpmath.mpf(1) / 2, mpmath.mpf(d - 1) / 2))
+    construction, in the variable ``t`` itself (``proofs.support.sphere_quadrature``; the split
+    at ``sin(1/sqrt H)`` follows the integrand's scale)."""
+    return 2 * abs_t_mean(lambda t: mpmath.exp(-2 * H * (mpmath.asin(t) / mpmath.pi) ** 2), d,
+                          (math.sin(1 / math.sqrt(H)),))
 
 
 HOEFFDING_RTOL = 1e-8  # the library's quadrature is at relative 1e-10
