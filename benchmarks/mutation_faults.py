@@ -415,6 +415,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("constructions.fact1_claim_3pct_low",
           "workbench.constructions.full_rank:claimed_bound_quadrature", "constructions",
           "constant", "Fact 1's claimed quadrature (N = 2) 3 % low", scaled(0.97)),
+    Fault("constructions.ensemble_error_3pct",
+          "workbench.constructions.majority_vote:ensemble_error", "constructions", "constant",
+          "Theorem 5's exact ensemble error 3 % high (within the Monte Carlo resolution)",
+          scaled(1.03)),
     # optimality of solved values
     Fault("constructions.values_2pct_short",
           "workbench.constructions._kernel_solve:solve_value_weights", "constructions",

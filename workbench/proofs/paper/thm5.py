@@ -94,7 +94,24 @@ def hoeffding_reference(d: int, H: int) -> float:
                           (math.sin(1 / math.sqrt(H)),))
 
 
-HOEFFDING_RTOL = 1e-8  # the library's quadrature is at relative 1e-10
+def ensemble_reference(d: int, H: int) -> float:
+    """The exact ensemble error ``2 E_t[P(Bin(H,p) < H/2) + P(Bin(H,p) = H/2)/2]``,
+    ``p = 1/2 + arcsin|t|/pi``, independently of the construction: binomial tails as regularised
+    incomplete beta functions (mpmath), the mean over ``|t|`` in ``t`` itself."""
+    k = math.ceil(H / 2) - 1
+
+    def cdf(j: int, p: mpmath.mpf) -> mpmath.mpf:  # P(Bin(H, p) <= j)
+        return mpmath.betainc(H - j, j + 1, 0, 1 - p, regularized=True) if j >= 0 else 0
+
+    def wrong(t: mpmath.mpf) -> mpmath.mpf:
+        p = mpmath.mpf(1) / 2 + mpmath.asin(t) / mpmath.pi
+        below = cdf(k, p)
+        return below if H % 2 else below + (cdf(H // 2, p) - below) / 2
+
+    return 2 * abs_t_mean(wrong, d, (math.sin(1 / math.sqrt(H)),))
+
+
+HOEFFDING_RTOL = 1e-8  # the library's quadratures are at relative 1e-10
 
 
 RELATIVE_RESOLUTION = 0.05  # the Monte Carlo equality resolves 5 % of the claimed error
@@ -145,6 +162,11 @@ def majority_vote_claim(ctx: CheckContext) -> list[Evidence]:
             est, "==", claimed.value, params={**p, "n": n, "ties": ties},
             resolution=RELATIVE_RESOLUTION * claimed.value,
             note="fresh heads per sample (interpreter) vs exact claim; resolution 5 % of it"))
+        exact = ensemble_reference(d, H)
+        out.append(Evidence(claimed.value, exact, "==", "exact", p,
+                            tolerance=HOEFFDING_RTOL * exact,
+                            note="claimed ensemble error == independent quadrature in t (mpmath "
+                            "binomial tails)"))
         hoeff = mv.hoeffding_bound(d, H)
         out.append(Evidence(claimed.value, hoeff, "<=", "exact", p,
                             tolerance=1e-9, note="exact ensemble error <= Hoeffding bound"))
