@@ -10,6 +10,8 @@ The checks compare it with
   on its own head draws (ties included, for even H), and the interpreter with a fresh head draw
   for every sample measures the head-averaged error (each error is 0 or 2: an exact
   Clopper-Pearson interval, resolving 5 % of the claim);
+- an independent mpmath quadrature in ``t`` of the claimed ensemble error and of Hoeffding's
+  bound (``proofs.support.sphere_quadrature``), which sees a few % where the Monte Carlo cannot;
 - the tie rule: a tie broken by a fair coin adds nothing, ``err(d, 2m) = err(d, 2m - 1)``;
 - Hoeffding's bound, and a derived sufficient head count ``H = ceil(pi^2 d / eps^2)``:
   ``ensemble_error <= 2 E exp(-2H arcsin^2|t| / pi^2) <= 2 E exp(-2H t^2 / pi^2)
