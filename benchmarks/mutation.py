@@ -41,36 +41,7 @@ PYTEST_CODES = {0: "survived", 1: "killed", 5: "no tests collected"}
 # Why a fault survives: filled in from a run's results, never in advance. ``equivalent``: the
 # check's outcome cannot change; ``scope``: outside what the quick check measures;
 # ``owned``: a claim being strengthened in parallel should kill it.
-SURVIVORS: dict[str, dict[str, str]] = {
-    "constructions.pointwise_bound_half": {
-        "class": "scope",
-        "reason": "workbench.constructions.full_rank.pointwise_bound feeds only the "
-        "construction's own claimed error, which the quick check does not re-measure "
-        "pointwise; fact1.pointwise_bound tests its own re-derivation. The property suite kills it "
-        "(test_full_rank_error_is_within_the_pointwise_fact1_bound).",
-    },
-    "constructions.hoeffding_half": {
-        "class": "scope",
-        "reason": "thm5 uses hoeffding_bound only as an upper bound on the exact ensemble error; "
-        "on the quick grid the bound is several times above that error, so half of it is still "
-        "a valid upper bound there and no verdict can change. A Hoeffding bound a few percent "
-        "too HIGH is caught (it must stay below the closed form).",
-    },
-    "constructions.target_agreement_shrunk": {
-        "class": "scope",
-        "reason": "b_h moved 2% towards 1/2 shifts the solved random-features error by less than "
-        "the fresh Monte Carlo re-measurement resolves at quick scale (n = 40k, half-width "
-        "about 0.008 against a resolution of 0.02); a 3% fault in the other direction is "
-        "killed (tests/claims/test_thm2_experiments.py). A larger n would cost seconds per point.",
-    },
-    "claims.bonferroni_none": {
-        "class": "scope",
-        "reason": "dropping the Bonferroni correction moves each interval from 1 - 0.001/m to "
-        "0.999 (z from about 3.5-3.9 to 3.29): every quick-scale verdict has more margin than "
-        "that, so no verdict changes. It only shows in the family error rate over many runs; "
-        "verifiers.ci_coverage tests single intervals at a fixed level and cannot see it.",
-    },
-}
+SURVIVORS: dict[str, dict[str, str]] = {}
 
 
 def run_one(fault_id: str | None, out: Path) -> int:

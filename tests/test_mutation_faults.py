@@ -17,9 +17,11 @@ from benchmarks.mutation_faults import BY_ID, FAULTS  # noqa: E402
 from workbench.testing import resolve  # noqa: E402
 
 
-def test_at_least_25_faults_over_every_layer() -> None:
+def test_at_least_45_faults_over_every_layer() -> None:
     layers = Counter(f.layer for f in FAULTS)
-    assert len(FAULTS) >= 25 and len(BY_ID) == len(FAULTS)
+    assert len(FAULTS) >= 45 and len(BY_ID) == len(FAULTS)
+    kinds = Counter(f.kind for f in FAULTS)
+    assert kinds["optimality"] >= 2 and kinds["encoding"] >= 3
     assert set(layers) == {"core", "constructions", "verifiers", "claims"}
 
 
@@ -53,3 +55,29 @@ def test_unknown_fault_is_rejected() -> None:
 
     with pytest.raises(ValueError, match="fault must be one of"):
         apply("no.such.fault", preload=False)
+
+
+@pytest.mark.parametrize("fault", [f for f in FAULTS if f.kind == "encoding"],
+                         ids=lambda f: f.id)
+def test_encoding_faults_change_one_encoding_only(fault) -> None:
+    """An encoding fault rewrites the right-hand side of the encoding it names and leaves the
+    others as they are."""
+    import workbench.core.symbolic.bounds as encodings
+    from workbench.testing import plant
+
+    every = encodings.ALL_BOUNDS
+    with plant(fault.target, fault.wrap):
+        changed = [i for i in every if encodings.get_bound(i).rhs != every[i].rhs]
+    assert len(changed) == 1 and changed[0] in fault.description
+
+
+def test_relation_fault_flips_the_estimate_relation() -> None:
+    from workbench.core.intervals import Estimate
+    from workbench.proofs.claim import Evidence
+    from workbench.testing import plant
+
+    est = Estimate(0.5, 0.4, 0.6, 0.999, 100, 0.1, "normal")
+    fault = BY_ID["claims.estimate_relation_flipped"]
+    with plant(fault.target, fault.wrap):
+        assert Evidence.estimate(est, ">=", 0.1).relation == "<="
+    assert Evidence.estimate(est, ">=", 0.1).relation == ">="

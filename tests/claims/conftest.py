@@ -4,10 +4,15 @@ planted fault)."""
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
+
 import pytest
+import sympy as sp
 
 from workbench.proofs.claim import CheckContext, Evidence, combine
 from workbench.proofs.registry import ClaimResult, builtin_claims, run_claims
+from workbench.testing import Wrap, mapped
 
 QUICK = CheckContext(scale="quick", seed=0)
 
@@ -38,3 +43,12 @@ def run_claim(cid: str, ctx: CheckContext = QUICK) -> tuple[str, list[Evidence]]
     c = builtin_claims()[cid]
     ev = c.check(ctx)
     return combine(ev, c.kind), ev
+
+
+ENCODINGS = "workbench.core.symbolic.bounds:get_bound"  # every claim reads encodings through it
+
+
+def form_changed(bound_id: str, rhs: Callable[[sp.Expr], sp.Expr]) -> Wrap:
+    """A wrap for :data:`ENCODINGS`: the encoding ``bound_id`` with its right-hand side
+    rewritten by ``rhs`` (a change of form: an exponent, a factor), the others as they are."""
+    return mapped(lambda b: dataclasses.replace(b, rhs=rhs(b.rhs)) if b.id == bound_id else b)

@@ -24,3 +24,22 @@ def test_narrow_intervals_are_violated() -> None:
     with plant("workbench.core.montecarlo:estimate_mean", _level_99_built_at_80):
         ev = run_claim("verifiers.ci_coverage")[1]
     assert combine(ev, "lemma") == "violated"
+
+
+def test_family_level_without_bonferroni_is_violated() -> None:
+    """Dropping the correction (every interval at the family level 0.999) under-covers a family
+    of m > 1 intervals: the union-bound evidence is violated, the single-interval coverage not."""
+    with plant("workbench.core.intervals:bonferroni_level",
+               lambda f: (lambda m, family=0.999: family)):
+        verdict, ev = run_claim("verifiers.ci_coverage")
+    assert verdict == "violated"
+    bad = [e for e in ev if e.verdict == "violated"]
+    assert bad and all("union bound" in e.note for e in bad)
+    assert {e.params["m"] for e in bad} == {2, 7, 50, 1000}
+
+
+def test_over_conservative_bonferroni_is_violated() -> None:
+    """A correction by m^2 (valid, but power wasted) is not the family level either."""
+    with plant("workbench.core.intervals:bonferroni_level",
+               lambda f: (lambda m, family=0.999: 1 - (1 - family) / m**2)):
+        assert run_claim("verifiers.ci_coverage")[0] == "violated"

@@ -65,3 +65,13 @@ def test_falsifier_attacks_the_certified_bound() -> None:
     ev = experiments.falsifier_finds_planted(QUICK)
     trials = [e for e in ev if e.note == "no counterexample to the certified bound"]
     _uses_certified(trials, _own, 0)
+
+
+def test_solved_values_meet_the_certified_bound_where_the_fiber_bound_is_larger() -> None:
+    from workbench.proofs.paper.thm2 import optimality
+
+    ev = optimality.solved_values_optimal(QUICK)
+    rows = [e for e in ev if e.relation == ">="]
+    assert {(e.params["d"], e.params["H"]) for e in rows} == {
+        (d, H) for d, H, _, _ in optimality.RF_CASES if H < d}
+    _uses_certified(rows, _own, 1)

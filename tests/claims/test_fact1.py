@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.claims.conftest import assert_module_holds, run_claim
+from tests.claims.conftest import ENCODINGS, assert_module_holds, form_changed, run_claim
+from workbench.core.symbolic import symbols as sym
 from workbench.proofs.claim import combine
 from workbench.proofs.registry import builtin_claims
 from workbench.testing import arg_scaled, edited, plant, scaled
@@ -69,3 +70,35 @@ def test_too_small_error_upper_bound_is_violated(factor, caught) -> None:
         ev = run_claim("fact1.beta_for")[1]
     bad = {(e.params["N"], e.method) for e in ev if e.verdict == "violated"}
     assert combine(ev, "fact") == "violated" and caught <= bad
+
+
+@pytest.mark.parametrize("factor", [0.5, 0.97, 1.03])
+def test_construction_pointwise_bound_off_is_violated(factor) -> None:
+    """The construction's ``pointwise_bound`` (the integrand of its claimed error) is compared
+    sample by sample with the bound derived in the claim: a factor of 2 or 3 % either way is
+    violated."""
+    with plant("workbench.constructions.full_rank:pointwise_bound", scaled(factor)):
+        verdict, ev = run_claim("fact1.pointwise_bound")
+    assert verdict == "violated"
+    assert any(e.verdict == "violated" and "construction's pointwise_bound" in e.note for e in ev)
+
+
+@pytest.mark.parametrize("form", ["factor 2", "exponent -beta gap", "(N - 1)"])
+def test_pointwise_encoding_of_another_form_is_violated(form) -> None:
+    """The bound is read from the encoding ``fact1.pointwise_error``: a factor 2 in place of 4,
+    ``exp(-beta gap)`` in place of ``exp(-2 beta gap)`` or ``(N - 1)`` in place of ``(N - 1)^2``
+    turns the claim violated."""
+    change = {"factor 2": lambda rhs: rhs / 2,
+              "exponent -beta gap": lambda rhs: rhs.subs(sym.beta, sym.beta / 2),
+              "(N - 1)": lambda rhs: rhs.subs((sym.N - 1) ** 2, sym.N - 1)}[form]
+    with plant(ENCODINGS, form_changed("fact1.pointwise_error", change)):
+        assert run_claim("fact1.pointwise_bound")[0] == "violated"
+
+
+@pytest.mark.parametrize("factor", [0.97, 1.03])
+def test_claimed_quadrature_three_percent_off_is_violated(factor) -> None:
+    """The construction's claimed error (N = 2) against the independent quadrature in t."""
+    with plant("workbench.constructions.full_rank:claimed_bound_quadrature", scaled(factor)):
+        verdict, ev = run_claim("fact1.beta_for")
+    assert verdict == "violated"
+    assert any(e.verdict == "violated" and "independent quadrature" in e.note for e in ev)

@@ -9,7 +9,8 @@ import math
 
 import pytest
 
-from tests.claims.conftest import assert_module_holds, run_claim
+from tests.claims.conftest import ENCODINGS, assert_module_holds, form_changed, run_claim
+from workbench.core.symbolic import symbols as sym
 from workbench.core.symbolic.regimes import regressor_values
 from workbench.testing import plant, replaced
 
@@ -69,3 +70,19 @@ def test_high_accuracy_violated_by_rank_in_the_exponent() -> None:
 def test_high_accuracy_violated_by_an_off_by_one_heads_needed() -> None:
     with plant(HEADS, _one_fewer):
         assert run_claim("thm2.regime_high_accuracy")[0] == "violated"
+
+
+def test_high_dimensional_encoding_with_a_higher_eps_power_is_violated() -> None:
+    """The exponent the fitted ``p`` must reach is read from the encoding: the law
+    ``(d/r)^(c/eps^4)`` claims more growth in ``1/eps`` than the harmonic count has on the grid
+    (``p`` about 1.8, bootstrap interval about (1.2, 3.5)) and is violated; ``eps^2`` and
+    ``eps^3`` are consistent with these data (inconclusive), as a lower bound's law may be."""
+    wrap = form_changed("thm2.high_dimensional", lambda rhs: rhs.subs(sym.eps, sym.eps**4))
+    with plant(ENCODINGS, wrap):
+        verdict, ev = run_claim("thm2.regime_high_dimensional")
+    assert verdict == "violated"
+    (bad,) = [e for e in ev if e.verdict == "violated"]
+    assert bad.bound == 4 and "fitted exponent p" in bad.note
+    wrap = form_changed("thm2.high_dimensional", lambda rhs: rhs.subs(sym.eps, sym.eps**2))
+    with plant(ENCODINGS, wrap):
+        assert run_claim("thm2.regime_high_dimensional")[0] == "inconclusive"

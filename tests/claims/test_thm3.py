@@ -4,7 +4,8 @@ that is too small."""
 
 from __future__ import annotations
 
-from tests.claims.conftest import QUICK, assert_module_holds
+from tests.claims.conftest import ENCODINGS, QUICK, assert_module_holds, form_changed
+from workbench.core.symbolic import symbols as sym
 from workbench.proofs.claim import combine
 from workbench.proofs.registry import builtin_claims
 from workbench.testing import plant, scaled
@@ -36,3 +37,13 @@ def test_theorem3_soft_bound_four_times_too_small_is_violated() -> None:
     with plant("workbench.constructions.biased:soft_bound_values", scaled(0.25)):
         ev = BIASED_CONSTRUCTION(QUICK)
     assert any(e.verdict == "violated" and e.method == "identity" for e in ev)
+
+
+def test_head_count_encoding_linear_in_d_is_violated() -> None:
+    """The O(d^2) head count is read from the encoding ``thm3.full_rank_heads``: the same law
+    with ``d`` in place of ``d^2`` (``H <= c d``) is violated by the 2 d^2 + 1 heads."""
+    wrap = form_changed("thm3.full_rank_heads", lambda rhs: rhs.subs(sym.d**2, sym.d))
+    with plant(ENCODINGS, wrap):
+        ev = BIASED_CONSTRUCTION(QUICK)
+    assert combine(ev, "lemma") == "violated"
+    assert any(e.verdict == "violated" and "thm3.full_rank_heads" in e.note for e in ev)

@@ -6,6 +6,7 @@ Named symbols ``d, r, H, N, eps, L, beta`` (plus ``gap``, ``V``, ``err``) live i
 """
 
 from workbench.core.symbolic.bounds import ALL_BOUNDS, Bound, get_bound
+from workbench.core.symbolic.laws import numeric_rhs, power_exponent
 from workbench.core.symbolic.symbols import DOMAINS, H, L, N, beta, d, eps, gap, r
 from workbench.core.symbolic.targets import (
     nn2_biased,
@@ -18,6 +19,6 @@ from workbench.core.symbolic.targets import (
 
 __all__ = [
     "ALL_BOUNDS", "Bound", "get_bound", "DOMAINS", "H", "L", "N", "beta", "d", "eps", "gap",
-    "r", "nn2_biased", "nn2_sign", "nn2_soft", "nn2_soft_biased", "softmax_head",
-    "vector_symbols",
+    "r", "numeric_rhs", "power_exponent", "nn2_biased", "nn2_sign", "nn2_soft",
+    "nn2_soft_biased", "softmax_head", "vector_symbols",
 ]

@@ -9,6 +9,11 @@ count; resolution ``TOL`` for the CLT's approximation at ``n = SAMPLES``):
 - ``verifiers.estimate_error`` on D_2 (d = 4) for the model that always answers ``x_1``: the
   per-sample error is 0 or 2 with probability 1/2 each (by the symmetry of D_2), mean exactly 1;
 - ``workbench.core.montecarlo.estimate_mean`` on ``2 Bernoulli(1/2)``, mean exactly 1.
+
+The claims' families of intervals get their joint level from ``bonferroni_level``; its family
+level is checked exactly: ``m`` intervals at level ``1 - alpha`` fail jointly with probability at
+most ``m alpha`` (the union bound), so ``m (1 - bonferroni_level(m))`` must equal ``1 - family``
+(larger: the family is under-covered; smaller: power is wasted).
 """
 
 from __future__ import annotations
@@ -17,7 +22,7 @@ import torch
 
 import workbench.core.montecarlo as montecarlo
 import workbench.verifiers.estimate as estimate
-from workbench.core.intervals import mean_interval
+from workbench.core.intervals import bonferroni_level, mean_interval
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.verifiers.tasks import Task
@@ -26,6 +31,8 @@ REPS = 1500  # a 99.9% Clopper-Pearson half-width near 0.9 of about 0.026 < TOL
 SAMPLES = 200
 LEVEL = 0.999  # of the interval on the coverage fraction
 TOL = 0.03
+FAMILY = 0.999  # the joint level every claim's family of intervals is corrected to
+FAMILY_SIZES = (1, 2, 7, 50, 1000)
 
 
 def _evidence(k: int, nominal: float, what: str) -> Evidence:
@@ -41,7 +48,7 @@ def _evidence(k: int, nominal: float, what: str) -> Evidence:
     "Monte Carlo intervals reach their nominal coverage on quantities with known means",
     "lemma",
     statement=f"coverage of estimate_error (level 0.9) and estimate_mean (level 0.99) == nominal "
-    f"within {TOL}",
+    f"within {TOL}; m (1 - bonferroni_level(m)) == 1 - {FAMILY}",
     ref="derivations/intervals.md#confidence-intervals-of-the-monte-carlo-evidence",
     mark="ours", threads=1,
 )
@@ -67,4 +74,9 @@ def ci_coverage(ctx: CheckContext) -> list[Evidence]:
                                      generator=ctx.seed * 100_003 + REPS + i)[0]
         k += e.lo <= 1.0 <= e.hi
     out.append(_evidence(k, 0.99, "workbench.core.montecarlo.estimate_mean (normal, level 0.99)"))
+    for m in FAMILY_SIZES:
+        out.append(Evidence(m * (1.0 - bonferroni_level(m, FAMILY)), 1.0 - FAMILY, "==", "exact",
+                            {"m": m, "family": FAMILY}, tolerance=1e-12,
+                            note="union bound: the family of m intervals fails with probability "
+                            "<= m (1 - level), exactly the family's 1 - family"))
     return out

@@ -7,8 +7,10 @@ with independent computations: the core targets, fresh Monte Carlo samples drawn
 
 from __future__ import annotations
 
+import math
 from typing import cast
 
+import mpmath
 import torch
 
 import workbench.constructions.full_rank as fr
@@ -16,8 +18,11 @@ import workbench.core.targets as targets
 from workbench.core.intervals import Estimate, bonferroni_level
 from workbench.core.montecarlo import estimate_mean, sample_mean
 from workbench.core.sphere import PointLaw, sample_instances
+from workbench.core.symbolic import numeric_rhs
+from workbench.core.symbolic import symbols as sym
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.proofs.support.sphere_quadrature import abs_t_mean
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 
@@ -61,7 +66,10 @@ def soft_representation(ctx: CheckContext) -> list[Evidence]:
     ref=FACT1, mark="ours", no_grad=True,
 )
 def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
-    """The head's squared error minus the bound, maximised over samples (N = 1: gap inf)."""
+    """The head's squared error minus the bound, maximised over samples (N = 1: gap inf); the
+    bound is the sympy encoding ``fact1.pointwise_error`` evaluated per sample, and the
+    construction's own ``pointwise_bound`` is compared with it sample by sample."""
+    encoded = numeric_rhs("fact1.pointwise_error", (sym.N, sym.beta, sym.gap))
     out: list[Evidence] = []
     for d, N, points in ((3, 2, "orthonormal"), (16, 4, "iid"), (16, 16, "iid")):
         X, y = sample_instances(2048, N, d, points=cast(PointLaw, points),
@@ -70,11 +78,15 @@ def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
         top = s.topk(min(2, N), dim=-1).values
         gap = top[:, 0] - top[:, 1] if N > 1 else torch.full_like(top[:, 0], torch.inf)
         for beta in (1.0, 10.0, 100.0):
-            bound = 4 * torch.clamp((N - 1) ** 2 * torch.exp(-2 * beta * gap), max=1.0)
+            bound = torch.as_tensor(encoded(N, beta, gap.numpy()), dtype=torch.float64)
             excess = float((_head_error(d, beta, X, y) - bound).max())
             p = {"d": d, "N": N, "points": points, "beta": beta}
             out.append(Evidence.identity(excess, p, tolerance=1e-12,
                                          note="max over samples of error minus bound"))
+            lib = float((fr.pointwise_bound(X, y, beta) - bound).abs().max())
+            out.append(Evidence.identity(lib, p, tolerance=1e-12,
+                                         note="max |construction's pointwise_bound - this bound|"
+                                         " (the construction's claim is its expectation)"))
     return out
 
 
@@ -119,7 +131,8 @@ BETA_FOR_EPS: tuple[float, ...] = (1e-1, 1e-2, 1e-3)
     mark="ours", threads=1, no_grad=True,
 )
 def beta_for(ctx: CheckContext) -> list[Evidence]:
-    """At ``beta = beta_for(eps)``: Fact 1's error upper bound itself against ``eps``; the bound's
+    """At ``beta = beta_for(eps)``: Fact 1's error upper bound itself against ``eps``; the
+    construction's claimed quadrature (N = 2, D_2) against an independent one in ``t``; the bound's
     expectation, by exact quadrature (N = 2) or Monte Carlo (N > 2), against ``eps`` and against
     the upper bound; the head's fresh-sample error (``verifiers.estimate_error``) against
     ``eps`` and the quadrature claim. Every Monte Carlo interval is ``bounded`` (values in
@@ -152,6 +165,11 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                 est, "<=", eps, params=p,
                 note="fresh samples, workbench.verifiers.estimate_error (no power against a "
                 "beta a few times too small: the error is about eps / 5)"))
+            if N == 2 and points == "orthonormal":
+                ref = claimed_reference(d, beta)
+                out.append(Evidence(claimed.value, ref, "==", "exact", p,
+                                    tolerance=CLAIM_RTOL * ref,
+                                    note="claimed quadrature == independent quadrature in t"))
             if N == 2:  # the construction's claim is an exact quadrature for N = 2
                 for bound, what in ((upper, "union/Riemann error_upper_bound"), (eps, "eps")):
                     out.append(Evidence(claimed.value, bound, "<=", "exact", p, tolerance=1e-9,
@@ -165,6 +183,17 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
                         bnd, "<=", bound, params=p,
                         note=f"Monte Carlo 4 E min(1, (N-1)^2 exp(-2 beta gap)) <= {what}"))
     return out
+
+
+CLAIM_RTOL = 1e-8  # the construction's quadrature is at relative 1e-11
+
+
+def claimed_reference(d: int, beta: float) -> float:
+    """``4 E exp(-2 beta gap)`` on D_2 (``N = 2``: ``gap = sqrt2 |t|``, the ``min`` inactive),
+    independently of the construction: a mean over ``|t|`` in ``t`` itself
+    (``proofs.support.sphere_quadrature``), split at the integrand's scale ``1 / beta``."""
+    a = 2 * math.sqrt(2) * beta
+    return 4 * abs_t_mean(lambda t: mpmath.exp(-a * t), d, (1 / a, 10 / a, 40 / a))
 
 
 def _bound_expectation(

@@ -26,12 +26,15 @@ import workbench.constructions.biased as biased_lib
 import workbench.proofs.support.theorem3 as theorem3
 from workbench.core.intervals import bonferroni_level
 from workbench.core.sphere import sample_instances
+from workbench.core.symbolic import get_bound
 from workbench.models.scores import DotScore
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.verifiers.estimate import estimate_error
 
 READING = "alternating"  # the coefficients of the documented reading (recorded in the params)
+HEADS_LAW = "thm3.full_rank_heads"  # the encoding H <= c_3u d^2
+C_3U = 3.0  # the claim's value of the encoding's unknown constant: 2 d^2 + 1 <= 3 d^2
 
 
 def _sq_gap(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
@@ -63,7 +66,8 @@ def biased_construction(ctx: CheckContext) -> list[Evidence]:
         Q = cast(DotScore, model.score).Q.detach()[0]  # (J, d, d): query maps
         ranks = [int(torch.linalg.matrix_rank(m)) for m in (*W, *Q)]
         out.append(Evidence(J, 2 * d**2 + 1, "==", "exact", p, note="heads = 2d^2 + 1"))
-        out.append(Evidence(J, 3 * d**2, "<=", "exact", p, note="H = O(d^2): at most 3 d^2"))
+        out.append(Evidence(J, get_bound(HEADS_LAW).evaluate(d=d, c_3u=C_3U), "<=", "exact", p,
+                            note=f"H = O(d^2): the encoding {HEADS_LAW} at c_3u = {C_3U:g}"))
         out.append(Evidence(min(ranks), d, "==", "exact", p, note="every head has rank d"))
         X, y = sample_instances(n, N, d, "orthonormal", "gaussian", generator=ctx.seed + 31 * k + d)
         ref = theorem3.reference_target(X, y)

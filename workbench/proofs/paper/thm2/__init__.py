@@ -20,7 +20,8 @@ Chain (``depends_on`` mirrors the derivation)::
                                       thm2.fitted_models_respect_bound,
                                       thm2.random_features_respect_bound (and kernels.agreement),
                                       thm2.full_rank_reaches_zero (and fact1.hard_limit),
-                                      thm2.sandwich
+                                      thm2.sandwich,
+                                      thm2.solved_values_optimal (and kernels.agreement)
     thm2.harmonic_bound (the count alone) -> thm2.regime_high_dimensional,
                                              thm2.regime_high_accuracy (``thm2.regimes``)
 
@@ -50,6 +51,7 @@ from workbench.proofs.paper.thm2.harmonic_lemmas import (
     isotropy,
 )
 from workbench.proofs.paper.thm2.iid_transfer import iid_transfer_claim
+from workbench.proofs.paper.thm2.optimality import solved_values_optimal
 from workbench.proofs.paper.thm2.reductions import (
     conditional_law,
     odd_reduction,
@@ -63,5 +65,5 @@ __all__ = [
     "fixed_form_dimension", "full_rank_reaches_zero", "harmonic_bound_claim",
     "iid_transfer_claim", "independent_bound", "invariant_dimension",
     "isotropy", "odd_reduction", "one_head_exact", "one_head_optimum", "projection_reduction",
-    "random_features_respect_bound", "sandwich_claim",
+    "random_features_respect_bound", "sandwich_claim", "solved_values_optimal",
 ]

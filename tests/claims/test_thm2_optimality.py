@@ -1,0 +1,51 @@
+"""Solved value weights are optimal (``workbench/proofs/paper/thm2/optimality.py``): the claim
+holds at quick scale, and each optimality residual is violated by a planted fault that leaves the
+claimed numbers self-consistent: a head-target agreement 2 % towards 1/2 inside the construction,
+a solver kernel 3 % off, output maps 3 % short of the least-squares fit."""
+
+from __future__ import annotations
+
+from tests.claims.conftest import run_claim
+from workbench.testing import mapped, plant, scaled
+
+CLAIM = "thm2.solved_values_optimal"
+
+
+def _violated(ev, note: str) -> bool:  # type: ignore[no-untyped-def]
+    return any(e.verdict == "violated" and note in e.note for e in ev)
+
+
+def test_claim_holds_at_quick_scale() -> None:
+    verdict, ev = run_claim(CLAIM)
+    assert verdict == "holds", [(e.params, e.value, e.note) for e in ev if e.verdict != "holds"]
+    assert {e.params.get("solver") for e in ev if "solver" in e.params} == {"cholesky", "cg"}
+    assert any(e.relation == ">=" and e.params["H"] < e.params["d"] for e in ev)
+
+
+def test_target_agreement_pulled_towards_half_breaks_the_normal_equations() -> None:
+    wrap = mapped(lambda b: 0.98 * b + 0.01)
+    with plant("workbench.constructions.rank_one:target_agreement", wrap):
+        verdict, ev = run_claim(CLAIM)
+    assert verdict == "violated"
+    assert _violated(ev, "|C a - b|")
+
+
+def test_solver_kernel_off_breaks_the_normal_equations() -> None:
+    with plant("workbench.constructions._kernel_solve:kernel_block", scaled(1.03)):
+        verdict, ev = run_claim(CLAIM)
+    assert verdict == "violated"
+    assert _violated(ev, "|C a - b|")
+
+
+def test_output_maps_short_of_the_fit_leave_a_gradient() -> None:
+    def short(fit):  # type: ignore[no-untyped-def]
+        def g(model, X, y):  # type: ignore[no-untyped-def]
+            fit(model, X, y)
+            model.M.mul_(0.97)
+
+        return g
+
+    with plant("workbench.proofs.support.eq2_models:fit_output_maps", short):
+        verdict, ev = run_claim(CLAIM)
+    assert verdict == "violated"
+    assert _violated(ev, "grad_M")
