@@ -6,7 +6,10 @@
   call, and its rows are written in one transaction as soon as it finishes.
 - ``local`` runs the groups one after the other in this process; ``ray`` runs each group as a
   Ray task with declared CPU and GPU resources (a local Ray instance, or ``address``) and
-  writes the rows as the tasks finish. Both call ``execute_group``, so the numbers agree.
+  writes the rows as the tasks finish; a task whose worker dies is rerun (``RAY_RETRIES``).
+  Both call ``execute_group``, so the numbers agree.
+- Sweeps of one store at once share the groups: a group is computed only under its lock
+  (``workbench.verifiers.group_locks``), after re-reading which of its runs are stored.
 - Best of seeds: per configuration, the seed with the lowest held-out error.
 """
 
@@ -22,6 +25,7 @@ from typing import Any
 import torch
 
 from workbench.core.validation import check_choice, check_float, check_int
+from workbench.verifiers.group_locks import GroupLocks, next_free
 from workbench.verifiers.presets import Run, plan
 from workbench.verifiers.store import Store, code_version, run_key
 from workbench.verifiers.train import train
@@ -31,7 +35,8 @@ BACKENDS: tuple[str, ...] = ("local", "ray")
 
 @dataclass
 class SweepReport:
-    """What a sweep did: planned runs, how many were already stored, how many it computed."""
+    """What a sweep did: planned runs, how many were already stored, how many it computed, and
+    how many another sweep of the same store computed while it ran."""
 
     preset: str
     scale: str
@@ -42,6 +47,7 @@ class SweepReport:
     groups: int
     seconds: float
     keys: list[str]
+    by_others: int = 0  # runs of this sweep that another sweep of the store computed meanwhile
 
     def to_dict(self) -> dict[str, Any]:
         return {k: v for k, v in self.__dict__.items() if k != "keys"}
@@ -148,15 +154,23 @@ def ray_available() -> bool:
     return True
 
 
+GroupFn = Callable[..., list[dict[str, Any]]]  # execute_group's signature
+RAY_RETRIES = 3  # times Ray reruns a group whose worker died (the driver writes it only once)
+
+
 def run_sweep(preset: str, scale: str, store: Store, *, seed: int = 0, backend: str = "local",
               address: str | None = None, cpus_per_task: float = 1.0,
               gpus_per_task: float = 0.0, threads: int | None = None, device: str = "cpu",
               runs: Sequence[Run] | None = None,
-              progress: Callable[[str], None] | None = None) -> SweepReport:
+              progress: Callable[[str], None] | None = None,
+              group_fn: GroupFn = execute_group) -> SweepReport:
     """Compute every run of ``preset`` at ``scale`` that ``store`` lacks, and store it.
 
-    ``runs`` overrides the preset's plan (tests). ``threads``: torch threads per group (local
-    default: torch's current setting; ray default: ``cpus_per_task``).
+    A group is computed only while this process holds its lock (``GroupLocks``), so sweeps of
+    one store running at once share the groups; ``by_others`` counts the runs another sweep
+    stored meanwhile. ``runs`` overrides the preset's plan and ``group_fn`` the function that
+    computes a group (tests). ``threads``: torch threads per group (local default: torch's
+    current setting; ray default: ``cpus_per_task``).
     """
     check_choice("backend", backend, BACKENDS)
     check_int("seed", seed, lo=0)
@@ -169,48 +183,87 @@ def run_sweep(preset: str, scale: str, store: Store, *, seed: int = 0, backend: 
     todo = group_runs([(k, r) for k, r in items if k not in done])
     say = progress or (lambda _m: None)
     t0 = time.perf_counter()
-    computed = 0
-    if todo and backend == "local":
-        for i, g in enumerate(todo):
-            t = time.perf_counter()
-            computed += store.write(execute_group(g, version, "local", threads, device))
-            say(f"group {i + 1}/{len(todo)}: {len(g)} runs in {time.perf_counter() - t:.1f}s")
-    elif todo:
-        computed = _run_ray(todo, store, version, address, cpus_per_task, gpus_per_task,
-                            threads, device, say)
-    return SweepReport(preset, scale, backend, len(items), len(done), computed, len(todo),
-                       time.perf_counter() - t0, [k for k, _ in items])
+    counts = [0, 0]  # runs this sweep stored, runs another sweep stored meanwhile
+    if todo:
+        with GroupLocks(store.path) as locks:
+            if backend == "local":
+                _run_local(todo, store, locks, version, threads, device, say, group_fn, counts)
+            else:
+                _run_ray(todo, store, locks, version, address, cpus_per_task, gpus_per_task,
+                         threads, device, say, group_fn, counts)
+    return SweepReport(preset, scale, backend, len(items), len(done), counts[0], len(todo),
+                       time.perf_counter() - t0, [k for k, _ in items], counts[1])
 
 
-def _run_ray(todo: list[list[tuple[str, Run]]], store: Store, version: str,
+Group = list[tuple[str, Run]]
+
+
+def _run_local(todo: list[Group], store: Store, locks: GroupLocks, version: str,
+               threads: int | None, device: str, say: Callable[[str], None],
+               group_fn: GroupFn, counts: list[int]) -> None:
+    pending, n = list(todo), 0
+    while (got := next_free(pending, store, locks, True, counts)) is not None:
+        g, missing = got
+        t = time.perf_counter()
+        try:
+            counts[0] += store.write(group_fn(missing, version, "local", threads, device))
+        finally:
+            locks.release([k for k, _ in g])
+        n += 1
+        say(f"group {n}/{len(todo)}: {len(missing)} runs in {time.perf_counter() - t:.1f}s")
+
+
+def ray_init_options(address: str | None) -> dict[str, Any]:
+    """What ``ray.init`` gets: workers import this checkout (``PYTHONPATH``), no dashboard; a
+    local instance gets every core."""
+    root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+    path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
+    env = {"env_vars": {"PYTHONPATH": path, "WORKBENCH_FUSED":
+                        os.environ.get("WORKBENCH_FUSED", "1")}}
+    kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
+                          "runtime_env": env}
+    if address is None:
+        kw["num_cpus"] = max(1, os.cpu_count() or 1)
+    return kw
+
+
+def _call(group_fn: GroupFn, *args: Any) -> list[dict[str, Any]]:
+    """``group_fn(*args)`` in a Ray worker (``group_fn`` travels by value, any picklable one)."""
+    return group_fn(*args)
+
+
+def _run_ray(todo: list[Group], store: Store, locks: GroupLocks, version: str,
              address: str | None, cpus: float, gpus: float, threads: int | None, device: str,
-             say: Callable[[str], None]) -> int:
+             say: Callable[[str], None], group_fn: GroupFn, counts: list[int]) -> None:
+    """Each locked group is one Ray task declaring ``cpus`` CPUs and ``gpus`` GPUs (Ray gives
+    the task its GPUs as ``CUDA_VISIBLE_DEVICES``, so ``cuda`` is its own); a task whose worker
+    dies is rerun up to ``RAY_RETRIES`` times, and its rows are written once, here."""
     import ray
 
     started = not ray.is_initialized()
     if started:
-        root = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-        path = os.pathsep.join(p for p in (root, os.environ.get("PYTHONPATH", "")) if p)
-        env = {"env_vars": {"PYTHONPATH": path, "WORKBENCH_FUSED":
-                            os.environ.get("WORKBENCH_FUSED", "1")}}
-        kw: dict[str, Any] = {"include_dashboard": False, "log_to_driver": False,
-                              "runtime_env": env}
-        if address is None:
-            kw["num_cpus"] = max(1, os.cpu_count() or 1)
-        ray.init(address=address, **kw)
+        ray.init(address=address, **ray_init_options(address))
     try:
-        task = ray.remote(num_cpus=cpus, num_gpus=gpus)(execute_group)
+        task: Any = ray.remote(num_cpus=cpus, num_gpus=gpus, max_retries=RAY_RETRIES)(_call)
         n_threads = threads or max(1, int(cpus))
-        pending = {task.remote(g, version, "ray", n_threads, device): len(g) for g in todo}
-        computed, finished = 0, 0
-        while pending:
-            ready, _ = ray.wait(list(pending), num_returns=1)
+        pending: list[Group] = list(todo)
+        inflight: dict[Any, Group] = {}
+        finished = 0
+        while pending or inflight:
+            while (got := next_free(pending, store, locks, not inflight, counts)) is not None:
+                inflight[task.remote(group_fn, got[1], version, "ray", n_threads,
+                                     device)] = got[0]
+            if not inflight:
+                continue
+            ready, _ = ray.wait(list(inflight), num_returns=1)
             for ref in ready:
-                pending.pop(ref)
-                computed += store.write(ray.get(ref))
+                g = inflight.pop(ref)
+                try:
+                    counts[0] += store.write(ray.get(ref))
+                finally:
+                    locks.release([k for k, _ in g])
                 finished += 1
                 say(f"group {finished}/{len(todo)} done (ray)")
-        return computed
     finally:
         if started:
             ray.shutdown()

@@ -129,11 +129,16 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     emit(payload, as_json, _human)
 
 
+def _others(p: dict[str, Any]) -> str:
+    n = p.get("by_others", 0)
+    return f", {n} computed meanwhile by another sweep of this store" if n else ""
+
+
 def _human(p: dict[str, Any]) -> str:
     lines = [f"sweep {p['preset']} ({p['scale']}, {p['backend']}): "
              f"{plural(p['planned'], 'run')} planned, {p['already']} already stored, "
              f"{p['computed']} computed in {plural(p['groups'], 'group')} "
-             f"({p['seconds']:.1f}s); store {p['db']}",
+             f"({p['seconds']:.1f}s){_others(p)}; store {p['db']}",
              f"model class: {p['model_class']} -- {p['why']}"]
     if p["export"]:
         lines.append(f"exported to {p['export']}")
