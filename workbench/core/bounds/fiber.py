@@ -20,7 +20,8 @@ M = I for d >= 12 and r <= d - 2.
 
 Evaluation (a quadrature estimate: neither interval arithmetic nor a remainder bound, so not
 certified): Gauss-Legendre in the fiber's half-angle, where the kernel is smooth, and in phi with
-c = sin^2 phi, split at the kinks of the Ky Fan sum found on a grid; the "enclosure" is the gap
+c = sin^2 phi, split at the kinks of the Ky Fan sum, every one bracketed exactly
+(:mod:`workbench.core.bounds.fiber_kinks`, Lemmas K1-K3); the "enclosure" is the gap
 between two orders padded x10 (docs/derivations/fiber_bound.md, "Evaluation"). scipy is imported
 on the first evaluation only, so a command that needs no fiber never loads it.
 tests/core/test_fiber_bound.py checks it against mpmath, sympy, brute-force eigenvalues, Monte
