@@ -12,6 +12,8 @@ import pytest
 from tests.layer_arguments import bad_layer_arguments
 from workbench.constructions.optimized import one_head_exact_error
 from workbench.core.bounds import fiber as fb
+from workbench.core.bounds import fiber_kinks as fk
+from workbench.core.bounds import kink_brackets as kb
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.bounds.fiber import (
     fiber_bound,
@@ -20,9 +22,11 @@ from workbench.core.bounds.fiber import (
     one_head_error,
 )
 from workbench.core.bounds.harmonic import harmonic_bound
+from workbench.core.bounds.kink_brackets import bracket_sign_changes
 from workbench.core.symbolic.fiber import evaluate_eigenvalue
 from workbench.proofs.claim import combine
 from workbench.proofs.paper.thm2 import fiber as claims
+from workbench.testing import edited, plant
 
 
 def _mp_eigen(m: int, c: float, k: int) -> float:
@@ -153,3 +157,96 @@ def test_deterministic() -> None:
 def test_bad_input_names_the_parameter(call, name: str) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(ValueError, match=name):
         call()
+
+
+# --- the kinks: every crossing bracketed (docs/derivations/fiber_bound.md, "The kinks") ---
+
+
+def _quadratic(r1: float, r2: float):  # type: ignore[no-untyped-def]
+    """f = (x - r1)(x - r2) with interval enclosures of f and f' = 2x - r1 - r2 over cells."""
+
+    def value(x: np.ndarray) -> np.ndarray:
+        return (x - r1) * (x - r2)
+
+    def enclose(a: np.ndarray, b: np.ndarray):  # type: ignore[no-untyped-def]
+        p = np.stack([(a - r1) * (a - r2), (a - r1) * (b - r2), (b - r1) * (a - r2),
+                      (b - r1) * (b - r2)])
+        return p.min(axis=0), p.max(axis=0)
+
+    def slope(a: np.ndarray, b: np.ndarray):  # type: ignore[no-untyped-def]
+        return 2 * a - r1 - r2, 2 * b - r1 - r2
+
+    return value, enclose, slope
+
+
+def test_two_crossings_inside_one_coarse_cell_are_both_bracketed() -> None:
+    grid = np.linspace(0.0, 1.0, 3)  # one cell [0, 0.5] holds both zeros: no sign change there
+    value, enclose, slope = _quadratic(0.40, 0.41)
+    assert np.all(value(grid) > 0)
+    got = bracket_sign_changes(value, enclose, slope, grid)
+    assert len(got) == 2 and got[0][1] <= got[1][0]
+    for (a, b), root in zip(got, (0.40, 0.41)):
+        assert a < root < b
+    # planted: every cell taken as monotone (the old grid's assumption) loses both crossings
+    with plant("workbench.core.bounds.kink_brackets:bracket_sign_changes",
+               edited("monotone = ~settled & _clear(*slope(a, b), margin)",
+                      "monotone = ~settled")):
+        assert kb.bracket_sign_changes(value, enclose, slope, grid) == []
+
+
+def test_a_tangency_is_reported_not_dropped() -> None:
+    value, enclose, slope = _quadratic(0.4, 0.4)  # a double zero: never settled
+    with pytest.raises(RuntimeError, match="unsettled"):
+        bracket_sign_changes(value, enclose, slope, np.linspace(0.0, 1.0, 5), max_halvings=12)
+
+
+def _pair_difference(m: int, i: int, j: int, phi: np.ndarray) -> np.ndarray:
+    vals, _ = fb._spectrum(m, np.sin(phi) ** 2)
+    return vals[i] - vals[j]  # type: ignore[no-any-return]
+
+
+@pytest.mark.parametrize("m", [2, 3, 7, 40])
+@pytest.mark.parametrize("pair", [(0, 1), (0, 2), (1, 2)])
+def test_fiber_enclosures_hold_the_values_and_slopes(m: int, pair: tuple[int, int]) -> None:
+    """Over 16 cells of [0, pi/2]: the enclosure of v_i - v_j holds the library's values, and
+    the slope enclosure holds f'(phi)/sin(phi) by central differences, at 40 points a cell."""
+    _, enclose, slope = fk._pair_enclosures(m, fb._theta_rule(m), *pair)
+    edges = np.linspace(0.0, math.pi / 2, 17)
+    a, b = edges[:-1], edges[1:]
+    lo, hi = enclose(a, b)
+    slo, shi = slope(a, b)
+    t = np.linspace(0.02, 0.98, 40)
+    for k in range(16):
+        phi = a[k] + t * (b[k] - a[k])
+        f = _pair_difference(m, *pair, phi)
+        assert np.all(lo[k] - 1e-13 <= f) and np.all(f <= hi[k] + 1e-13)
+        h = 1e-6
+        g = (_pair_difference(m, *pair, phi + h) - _pair_difference(m, *pair, phi - h)) / (
+            2 * h * np.sin(phi))
+        assert np.all(slo[k] - 1e-6 <= g) and np.all(g <= shi[k] + 1e-6)
+
+
+def test_slope_enclosure_check_catches_a_dropped_term() -> None:
+    """Planted: the slope enclosure without the value factors' derivative (2 cos phi k V)."""
+    fault = edited("(4 / math.pi * hi1 + 2 * hi2) @ wt", "(4 / math.pi * hi1) @ wt")
+    with plant("workbench.core.bounds.fiber_kinks:_pair_enclosures", fault):
+        with pytest.raises(AssertionError):
+            test_fiber_enclosures_hold_the_values_and_slopes(7, (1, 2))
+
+
+@pytest.mark.parametrize("m", [1, 2, 3, 5, 10, 30, 100])
+def test_kinks_match_the_sign_changes_on_a_dense_grid(m: int) -> None:
+    """The cuts are the sign changes of the pairwise differences seen on 20001 points (the
+    functions have no close pairs of crossings, so the dense grid sees them all)."""
+    grid = np.linspace(0.0, math.pi / 2, 20001)
+    vals, _ = fb._spectrum(m, np.sin(grid) ** 2)
+    k = vals.shape[0]
+    cells = []
+    for i in range(k):
+        for j in range(i + 1, k):
+            f = vals[i] - vals[j]
+            cells += [(grid[n], grid[n + 1]) for n in np.nonzero(f[:-1] * f[1:] < 0)[0]]
+    cuts = sorted(fb._crossings(m))
+    assert len(cuts) == len(cells)
+    for (a, b), cut in zip(sorted(cells), cuts):
+        assert a - 1e-12 <= cut <= b + 1e-12

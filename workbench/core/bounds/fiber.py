@@ -20,7 +20,8 @@ M = I for d >= 12 and r <= d - 2.
 
 Evaluation (a quadrature estimate: neither interval arithmetic nor a remainder bound, so not
 certified): Gauss-Legendre in the fiber's half-angle, where the kernel is smooth, and in phi with
-c = sin^2 phi, split at the kinks of the Ky Fan sum found on a grid; the "enclosure" is the gap
+c = sin^2 phi, split at the kinks of the Ky Fan sum, every one bracketed exactly
+(:mod:`workbench.core.bounds.fiber_kinks`, Lemmas K1-K3); the "enclosure" is the gap
 between two orders padded x10 (docs/derivations/fiber_bound.md, "Evaluation"). scipy is imported
 on the first evaluation only, so a command that needs no fiber never loads it.
 tests/core/test_fiber_bound.py checks it against mpmath, sympy, brute-force eigenvalues, Monte
@@ -36,6 +37,7 @@ from functools import lru_cache
 import numpy as np
 
 from workbench.core.bounds import EQ2, VALUE_CLASSES
+from workbench.core.bounds.fiber_kinks import crossing_brackets
 from workbench.core.validation import (
     check_choice,
     check_dim,
@@ -157,28 +159,22 @@ def _ky_fan(vals: np.ndarray, mult: list[int], H: int) -> np.ndarray:
     return total
 
 
-def _crossings(m: int, grid: np.ndarray) -> list[float]:
-    """Angles phi (c = sin^2 phi) where two spectrum values cross or one changes sign: the
-    only places the Ky Fan sum can have a kink."""
-
-    def rows(phi: np.ndarray) -> np.ndarray:
-        vals, _ = _spectrum(m, np.sin(phi) ** 2)
-        k = vals.shape[0]
-        pairs = [vals[i] - vals[j] for i in range(k) for j in range(i + 1, k)]
-        return np.stack(pairs + list(vals))
-
-    R = rows(grid)
+def _crossings(m: int) -> list[float]:
+    """Angles phi (c = sin^2 phi) where two spectrum values cross: the only places the Ky Fan
+    sum can have a kink. Each bracket of :func:`crossing_brackets` holds exactly one, found by
+    bisection."""
     cuts = []
-    for j, row in enumerate(R):
-        for i in np.nonzero(np.sign(row[:-1]) * np.sign(row[1:]) < 0)[0]:
-            lo, hi, s_lo = grid[i], grid[i + 1], np.sign(row[i])
-            for _ in range(60):
-                mid = (lo + hi) / 2
-                if np.sign(rows(np.array([mid]))[j, 0]) == s_lo:
-                    lo = mid
-                else:
-                    hi = mid
-            cuts.append((lo + hi) / 2)
+    for i, j, lo, hi in crossing_brackets(m):
+
+        def row(phi: float, i: int = i, j: int = j) -> float:
+            vals, _ = _spectrum(m, np.array([math.sin(phi) ** 2]))
+            return float(vals[i, 0] - vals[j, 0])
+
+        s_lo = np.sign(row(lo))
+        for _ in range(60 if lo < hi else 0):
+            mid = (lo + hi) / 2
+            lo, hi = (mid, hi) if np.sign(row(mid)) == s_lo else (lo, mid)
+        cuts.append((lo + hi) / 2)
     return cuts
 
 
@@ -186,7 +182,7 @@ def _average(g, m: int, a: float, b: float) -> tuple[float, float]:  # type: ign
     """``E g(c)`` for ``c ~ Beta(a, b)`` (``2a, 2b`` integers) with an error estimate.
     ``c = sin^2 phi`` removes both endpoint singularities; the kinks of g split [0, pi/2] into
     smooth pieces, each integrated by Gauss-Legendre at two orders (the estimate is their gap)."""
-    cuts = sorted({0.0, math.pi / 2, *_crossings(m, np.linspace(0.0, math.pi / 2, 513))})
+    cuts = sorted({0.0, math.pi / 2, *_crossings(m)})
     total = []
     for n in (_PHI_NODES, 2 * _PHI_NODES):
         x, w = roots_legendre(n)
