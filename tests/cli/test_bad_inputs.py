@@ -194,8 +194,10 @@ CASES: list[tuple[list[str], str]] = [
     # sizes of every built-in construction, refused from its memory estimate (or not an option)
     *[(["construct", name, "--heads", "1000000000"], "--heads")
       for name in ("full-rank", "biased", "hardmax-rank1", "bayes-heads",
-                   "workbench.builtin_plugins:HARDMAX_RANK1",
-                   "workbench.builtin_plugins:BAYES_HEADS")],
+                   *(f"workbench.builtin_plugins:{c}" for c in (
+                       "HARDMAX_RANK1", "BAYES_HEADS", "RANDOM_FEATURES", "MAJORITY_VOTE")))],
+    *[(["construct", f"workbench.builtin_plugins:{c}", "--d", "1000000"], "--d")
+      for c in ("FULL_RANK", "BIASED")],
     *[(["construct", name, "--d", "100000"], "--d") for name in ("hardmax-rank1", "bayes-heads")],
     (["construct", "bayes-heads", "--param", "n_fit=100000000000"], "--param n_fit"),
     (["construct", "hardmax-rank1", "--heads", "1000000", "--rank", "1"], "--heads"),

@@ -1,5 +1,6 @@
-"""The memory estimates behind the size checks (``workbench.commands._resources``) against the
-tensors the code really allocates, built small; and the refusal they lead to."""
+"""The memory estimates behind the size checks (``workbench.verifiers.resources``, with
+``train``'s in ``workbench.commands._resources``) against the tensors the code really allocates,
+built small; the registered constructions' estimates; and the refusal they lead to."""
 
 from __future__ import annotations
 
