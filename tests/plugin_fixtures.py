@@ -10,7 +10,7 @@ from __future__ import annotations
 import torch
 
 from workbench.constructions import ClaimedError
-from workbench.plugins import Bound
+from workbench.plugins import Bound, Construction
 
 MIDPOINT_ERROR = 0.5
 
@@ -78,3 +78,13 @@ def bound_0_6(d: int, rank: int, heads: int, N: int) -> float:
 
 
 UPPER = Bound("toy-upper", bound_0_6, side="upper", status="conjectured", law="any", N=None)
+
+
+def _midpoint_bytes(d: int, rank: int, heads: int, N: int, **params: object) -> int:
+    """As if each head held a d x d float64 map."""
+    return 8 * heads * d * d
+
+
+# the midpoint with a memory estimate (a byte count), and the same without one
+SIZED = Construction("toy-sized", midpoint, params={"claim": 0.55}, memory=_midpoint_bytes)
+UNSIZED = Construction("toy-unsized", midpoint, params={"claim": 0.55})

@@ -93,3 +93,10 @@ def test_theorem3_lower_side_is_registered_for_its_own_target():
     e = target_energies(6, CheckContext())
     assert b(6, 1, 4) == biased_lower_bound(e, 1, 4).ci[0]
     assert b(6, 1, 64) <= b(6, 1, 4) <= e.energy  # more heads capture more; never above E S^2/2
+
+
+def test_a_construction_memory_estimate_must_be_a_function() -> None:
+    with pytest.raises(TypeError, match="memory must be a function"):
+        plugins.Construction("sized", lambda *a: None, memory=8)  # type: ignore[arg-type]
+    assert plugins.Construction("sized", lambda *a: None, memory=lambda *a: 8).describe()[
+        "memory_estimate"] is True

@@ -14,7 +14,10 @@ A construction's result is ``(model, claimed)`` or ``(model, claimed, target)``:
 built with ``build(s)`` and measured on the evaluation stream ``s + 10**6``. Intervals are at
 ``level``, Bonferroni-corrected over the seeds where each seed is judged; a construction whose
 claim averages over its random draw (``ensemble``) is judged on the per-seed errors pooled by a
-Student-t interval instead.
+Student-t interval instead. A construction's ``memory`` estimate (a byte count or
+``workbench.verifiers.resources.Term`` list) is checked against the memory available before the
+first build, so a size that cannot fit is refused (``ValueError`` naming its flag) before any
+work.
 """
 
 from __future__ import annotations
@@ -31,6 +34,7 @@ from workbench.constructions._montecarlo import ClaimedError, model_error
 from workbench.core.intervals import Estimate, bonferroni_level, student_t, z_value
 from workbench.core.targets import nearest_neighbour
 from workbench.core.verdict import decide
+from workbench.verifiers.resources import as_terms, check_fits, size_values
 
 __all__ = ["EVAL_SEED_OFFSET", "Built", "as_forward", "normalise", "normalise_claimed",
            "run_construction", "verdict"]
@@ -129,11 +133,17 @@ def run_construction(
     level: float = 0.95,
     params: dict[str, Any] | None = None,
     on_batch: Callable[[int], None] | None = None,
+    memory: Any = None,
 ) -> dict[str, Any]:
     """Build (``build(s)``, a construction's result for seed ``s``), measure and judge seeds
     ``seed..seed+seeds-1``; the payload of ``workbench construct`` (``verdict``: ``holds``,
     ``violated`` or ``inconclusive``). ``on_batch(n)`` is called after each Monte Carlo batch of
-    ``n`` samples (progress)."""
+    ``n`` samples (progress). ``memory``: the construction's estimate at these arguments (see
+    the module note), checked first, blaming the largest of ``d``, ``N`` and ``params``."""
+    if memory is not None:
+        p = params or {}
+        check_fits(as_terms(memory), size_values(d, int(p.get("rank", 0)),
+                                                 int(p.get("heads", 0)), N, p))
     per_seed = bonferroni_level(seeds, level)  # Bonferroni over the seeds
     runs, claims, means = [], [], []
     outcome = "holds"

@@ -146,6 +146,45 @@ def _two_keys(name: str, N: int) -> None:
         raise ValueError(f"N must be 2 for {name}, a witness on D_2 (got {N})")
 
 
+# ---------------------------------------------------------- memory estimates (torch-free)
+def _full_rank_memory(d: int, rank: int, heads: int, N: int, **params: Any) -> Any:
+    from workbench.verifiers.resources import full_rank_terms
+
+    return full_rank_terms(d)
+
+
+def _random_features_memory(d: int, rank: int, heads: int, N: int, **params: Any) -> Any:
+    from workbench.verifiers.resources import rank_one_terms
+
+    return rank_one_terms(d, heads)
+
+
+def _majority_vote_memory(d: int, rank: int, heads: int, N: int, **params: Any) -> Any:
+    from workbench.verifiers.resources import majority_vote_terms
+
+    return majority_vote_terms(d, heads)
+
+
+def _biased_memory(d: int, rank: int, heads: int, N: int, **params: Any) -> Any:
+    from workbench.verifiers.resources import biased_terms
+
+    return biased_terms(d, N)
+
+
+def _hardmax_rank1_memory(d: int, rank: int, heads: int, N: int, *, steps: int = 200,
+                          **params: Any) -> Any:
+    from workbench.verifiers.resources import hardmax_rank1_terms
+
+    return hardmax_rank1_terms(d, heads, steps)
+
+
+def _bayes_heads_memory(d: int, rank: int, heads: int, N: int, *, n_fit: int = 20_000,
+                        n_eval: int = 50_000, **params: Any) -> Any:
+    from workbench.verifiers.resources import bayes_heads_terms
+
+    return bayes_heads_terms(d, rank, heads, n_fit, n_eval)
+
+
 def _make(fn: Any, **kw: Any) -> Construction:
     doc = " ".join((fn.__doc__ or "").split("\n\n")[0].split())  # the first paragraph
     return Construction(fn.__name__.replace("_", "-"), fn, params=_extra_params(fn),
@@ -153,21 +192,25 @@ def _make(fn: Any, **kw: Any) -> Construction:
 
 
 # the registered objects, also reachable as workbench.builtin_plugins:FULL_RANK and so on
-FULL_RANK = _make(full_rank, defaults={"d": 8, "rank": 8, "heads": 1, "N": 2},
+FULL_RANK = _make(full_rank, memory=_full_rank_memory,
+                  defaults={"d": 8, "rank": 8, "heads": 1, "N": 2},
                   ref="paper.md#fact-1-one-full-rank-head-suffices")
-RANDOM_FEATURES = _make(random_features, defaults={"d": 8, "rank": 1, "heads": 64, "N": 2},
+RANDOM_FEATURES = _make(random_features, memory=_random_features_memory,
+                        defaults={"d": 8, "rank": 1, "heads": 64, "N": 2},
                         ref="derivations/constructions.md#2-random-features")
-MAJORITY_VOTE = _make(majority_vote, ensemble=True,
+MAJORITY_VOTE = _make(majority_vote, memory=_majority_vote_memory, ensemble=True,
                       defaults={"d": 8, "rank": 1, "heads": 15, "N": 2},
                       ref="paper.md#theorem-5-depth-helps-when-the-context-is-short")
-BIASED = _make(biased, target="theorem3", queries="gaussian",
+BIASED = _make(biased, memory=_biased_memory, target="theorem3", queries="gaussian",
                defaults={"d": 2, "rank": 2, "heads": 9, "N": 2},
                ref="paper.md#theorem-3-exponential-separation")
 
-HARDMAX_RANK1 = _make(hardmax_rank1, defaults={"d": 8, "rank": 1, "heads": 16, "N": 2},
+HARDMAX_RANK1 = _make(hardmax_rank1, memory=_hardmax_rank1_memory,
+                      defaults={"d": 8, "rank": 1, "heads": 16, "N": 2},
                       ref="derivations/lower_bound.md#the-sandwich-certified-bound-against-"
                       "explicit-models")
-BAYES_HEADS = _make(bayes_heads, defaults={"d": 8, "rank": 2, "heads": 4, "N": 2},
+BAYES_HEADS = _make(bayes_heads, memory=_bayes_heads_memory,
+                    defaults={"d": 8, "rank": 2, "heads": 4, "N": 2},
                     ref=HARDMAX_RANK1.ref)
 
 

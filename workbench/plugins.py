@@ -118,7 +118,10 @@ class Construction:
     parameters (their types come from the defaults); ``target``, ``law`` and ``queries`` say what
     it is measured on; ``ensemble`` that the claim averages over the construction's random draw
     (so seeds are pooled, Student-t, before the verdict); ``defaults`` the ``(d, rank, heads,
-    N)`` a command uses when none is given."""
+    N)`` a command uses when none is given. ``memory(d, rank, heads, N, **params)``, when given,
+    estimates the memory a build needs without building (a byte count, or a list of
+    ``workbench.verifiers.resources.Term``): ``workbench construct`` and ``run_construction``
+    refuse a size that cannot fit before any work; without it, every size is attempted."""
 
     name: str
     fn: Callable[..., tuple[Any, Any]]
@@ -129,6 +132,7 @@ class Construction:
     ensemble: bool = False
     defaults: Mapping[str, int] = field(default_factory=lambda: {"d": 8, "rank": 1, "heads": 16,
                                                                  "N": 2})
+    memory: Callable[..., Any] | None = None
     description: str = ""
     ref: str = ""
     source: str = "workbench"
@@ -138,11 +142,13 @@ class Construction:
         _check_name("construction", self.name)
         if self.law not in LAWS[:2]:
             raise ValueError(f"law must be one of {LAWS[:2]} (got {self.law!r})")
+        if self.memory is not None and not callable(self.memory):
+            raise TypeError(f"memory must be a function (got {type(self.memory).__name__})")
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "params": dict(self.params), "target": self.target,
                 "law": self.law, "queries": self.queries, "ensemble": self.ensemble,
-                "defaults": dict(self.defaults),
+                "defaults": dict(self.defaults), "memory_estimate": self.memory is not None,
                 "source": self.source, "description": self.description,
                 "spec": self.spec or self.name}
 

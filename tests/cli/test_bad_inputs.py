@@ -21,7 +21,7 @@ from typing import Any
 import pytest
 
 from workbench.commands._paths import nvidia_driver_present
-from workbench.testing import plant, replaced
+from workbench.testing import edited, plant, replaced
 
 TRAIN = ["train", "--d", "8", "--N", "2", "--rank", "1", "--heads", "2", "--steps", "1"]
 LONG = "1" * 50_000
@@ -143,6 +143,9 @@ CASES: list[tuple[list[str], str]] = [
     (["harmonics", "sign", "--d", "١٦", "--max-degree", "3"], "--d"),
     (["harmonics", "sign", "--d", "5"], "--max-degree"),
     (["harmonics", "sign", "--d", "5", "--max-degree", "3", "--seed", "1"], "--seed"),
+    (["harmonics", "sign", "--d", "5", "--max-degree", "3", "--distribution", "iid"],
+     "--distribution"),
+    (["kernel", "head-vs-target", "--d", "4", "--theta", "1", "--r", "1"], "--r"),
     (["harmonics", "dim", "--d", "0", "--degree", "1"], "--d"),
     (["harmonics", "dim", "--d", "5", "--degree", "-1"], "--degree"),
     (["harmonics", "dim", "--d", "5", "--degree", "1.5"], "--degree"),
@@ -188,6 +191,16 @@ CASES: list[tuple[list[str], str]] = [
     (["construct", "hardmax-rank1", "--heads", "0"], "--heads"),
     (["construct", "hardmax-rank1", "--rank", "1", "--r", "2"], "--rank"),
     (["construct", "bayes-heads", "--rank", "0"], "--rank"),
+    # sizes of every built-in construction, refused from its memory estimate (or not an option)
+    *[(["construct", name, "--heads", "1000000000"], "--heads")
+      for name in ("full-rank", "biased", "hardmax-rank1", "bayes-heads",
+                   *(f"workbench.builtin_plugins:{c}" for c in (
+                       "HARDMAX_RANK1", "BAYES_HEADS", "RANDOM_FEATURES", "MAJORITY_VOTE")))],
+    *[(["construct", f"workbench.builtin_plugins:{c}", "--d", "1000000"], "--d")
+      for c in ("FULL_RANK", "BIASED")],
+    *[(["construct", name, "--d", "100000"], "--d") for name in ("hardmax-rank1", "bayes-heads")],
+    (["construct", "bayes-heads", "--param", "n_fit=100000000000"], "--param n_fit"),
+    (["construct", "hardmax-rank1", "--heads", "1000000", "--rank", "1"], "--heads"),
     # train
     *[(_train(d=v), "--d") for v in ("1", "x", "1.5", "１６", "٣", "1000000", LONG)],
     *[(_train(N=v), "--N") for v in ("0", "-2")],
@@ -375,6 +388,18 @@ def test_the_checks_fail_without_the_writability_probe(capsys: pytest.CaptureFix
     assert problems(_in_process(capsys, args), "--out") == []
     with plant("workbench.commands._paths:_can_create_in", replaced(lambda folder: True)):
         assert problems(_in_process(capsys, args), "--out") != []
+
+
+def test_an_old_spelling_is_not_reported_as_the_flag_it_stands_for(
+        capsys: pytest.CaptureFixture[str], results: dict[int, Any]) -> None:
+    """``--distribution`` (rewritten to ``--points``) to a command with neither: the line says
+    the command has neither, and names what the user typed."""
+    args = ["harmonics", "sign", "--d", "5", "--max-degree", "3", "--distribution", "iid"]
+    line = results[CASES.index((args, "--distribution"))]["err"]
+    assert "neither --points nor its old spelling --distribution is an option of `workbench " \
+        "harmonics sign`" in line
+    with plant("workbench.commands._arguments:rephrase", edited("if olds:", "if False:")):
+        assert problems(_in_process(capsys, args), "--distribution") != []
 
 
 def test_a_long_value_is_echoed_cut(results: dict[int, Any]) -> None:

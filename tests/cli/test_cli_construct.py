@@ -10,6 +10,7 @@ import pytest
 
 from tests import plugin_fixtures as fx
 from workbench.cli import main
+from workbench.testing import plant, replaced
 
 
 def _run(capsys, *args: str) -> tuple[int, str, str]:
@@ -284,3 +285,20 @@ def test_the_sandwich_witnesses_as_constructions_keep_their_numbers(capsys):
     w = bayes_heads(6, 2, 3, n_fit=4000, n_eval=8000, seed=1)
     assert rc == 0 and p["verdict"] != "violated", err
     assert (p["claimed_error"]["value"], p["claimed_error"]["lo"]) == (w.error, w.ci[0])
+
+
+def test_a_plugin_memory_estimate_refuses_a_size_that_cannot_fit(capsys):
+    """The estimate is 8 H d^2 bytes: 10**15 heads at d = 5 need 200 PB, so the run is refused
+    before the construction is built; without an estimate the same size is attempted (the
+    midpoint ignores its heads), and at a small size the estimated plug-in runs."""
+    big = ("--heads", str(10**15), "--eval-samples", "500", "--json")
+    rc, out, err = _run(capsys, f"{FX}:SIZED", "--d", "5", *big)
+    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert err.startswith(f"error: --heads {10**15} needs at least ~200 PB of memory")
+    rc, out, err = _run(capsys, f"{FX}:UNSIZED", "--d", "5", *big)
+    assert rc == 0 and json.loads(out)["verdict"] == "holds", err
+    rc, out, err = _run(capsys, f"{FX}:SIZED", "--d", "5", "--heads", "3", *big[2:])
+    assert rc == 0 and json.loads(out)["verdict"] == "holds", err
+    with plant("workbench.verifiers.resources:check_fits", replaced(lambda *a, **k: None)):
+        rc, out, err = _run(capsys, f"{FX}:SIZED", "--d", "5", *big)
+    assert rc == 0, err  # without the check, the refusal above is gone

@@ -1,5 +1,6 @@
-"""The memory estimates behind the size checks (``workbench.commands._resources``) against the
-tensors the code really allocates, built small; and the refusal they lead to."""
+"""The memory estimates behind the size checks (``workbench.verifiers.resources``, with
+``train``'s in ``workbench.commands._resources``) against the tensors the code really allocates,
+built small; the registered constructions' estimates; and the refusal they lead to."""
 
 from __future__ import annotations
 
@@ -100,3 +101,103 @@ def test_available_memory_is_read_without_torch() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=120).stdout.split()
     assert out == ["True", "False"]
+
+
+# ------------------------------------------------ the sandwich's witnesses, and the registry
+def _hardmax_rank1_gaps(d: int, H: int, steps: int) -> list[int]:
+    """Estimated minus allocated bytes, term by term, of the optimised rank-1 witness: its
+    layer's M, W and Q, its dense kernel matrix, and the directions under Adam (measured on an
+    Adam step of a tensor of the same shape)."""
+    import torch
+
+    from workbench.constructions import optimized as opt
+    from workbench.core.head_kernels import agreement_kernel
+    from workbench.verifiers.resources import hardmax_rank1_terms
+
+    w = opt.hardmax_rank1(d, H, steps=steps, seed=0)
+    model = opt.witness_model(w)
+    Q = torch.from_numpy(w.params["Q"])
+    x = torch.zeros(H, d, dtype=torch.float64, requires_grad=True)
+    adam = torch.optim.Adam([x])
+    if H > 1 and steps > 0:
+        x.sum().backward()
+        adam.step()
+    state = [t for s in adam.state.values() for t in s.values() if t.ndim > 0]
+    real = [[model.M], [model.W, model.score.Q], [agreement_kernel(Q, Q)],
+            [x] + ([x.grad] if x.grad is not None else []) + state]
+    terms = hardmax_rank1_terms(d, H, steps)
+    return [t.bytes - sum(a.numel() * a.element_size() for a in ts)
+            for t, ts in zip(terms, real, strict=True)]
+
+
+@pytest.mark.parametrize("d,H,steps", [(3, 1, 5), (4, 6, 2), (6, 17, 0)])
+def test_hardmax_rank1_estimate_is_the_allocated_witness(d: int, H: int, steps: int) -> None:
+    assert _hardmax_rank1_gaps(d, H, steps) == [0, 0, 0, 0]
+
+
+def test_hardmax_rank1_estimate_fails_when_a_term_is_off() -> None:
+    with plant("workbench.verifiers.resources:rank_one_terms", mapped(
+            lambda ts: [res.Term(t.what, t.flags, t.bytes // 2) for t in ts])):
+        assert _hardmax_rank1_gaps(4, 6, 2)[:3] != [0, 0, 0]
+    with plant("workbench.verifiers.resources:hardmax_rank1_terms", mapped(
+            lambda ts: [*ts[:3], res.Term(ts[3].what, ts[3].flags, ts[3].bytes // 2)])):
+        assert _hardmax_rank1_gaps(4, 6, 2)[3] != 0
+
+
+def _bayes_heads_gaps(d: int, r: int, H: int, n_fit: int, n_eval: int) -> list[int]:
+    """Estimated minus allocated bytes, term by term, of the Bayes heads: the identity, the row
+    spaces, both samples, the scores on each and the Gram matrix (the arrays the witness
+    builds, rebuilt at the same size)."""
+    import numpy as np
+
+    from workbench.constructions import optimized as opt
+    from workbench.verifiers.resources import bayes_heads_terms
+
+    w = opt.bayes_heads(d, r, H, n_fit=n_fit, n_eval=n_eval, seed=0)
+    B = w.params["B"]
+    samples = opt._sample(n_fit, d, 1), opt._sample(n_eval, d, 2)
+    fit, ev = (opt._scores(B, *xy)[0] for xy in samples)
+    real = [np.eye(d).nbytes, B.nbytes, sum(a.nbytes for xy in samples for a in xy),
+            fit.nbytes, ev.nbytes, (fit.T @ fit).nbytes]
+    return [t.bytes - n for t, n in zip(bayes_heads_terms(d, r, H, n_fit, n_eval), real,
+                                        strict=True)]
+
+
+@pytest.mark.parametrize("d,r,H", [(3, 1, 1), (6, 2, 5)])
+def test_bayes_heads_estimate_is_the_allocated_witness(d: int, r: int, H: int) -> None:
+    assert _bayes_heads_gaps(d, r, H, 300, 500) == [0] * 6
+
+
+def test_bayes_heads_estimate_fails_when_a_term_is_off() -> None:
+    with plant("workbench.verifiers.resources:bayes_heads_terms", mapped(
+            lambda ts: [res.Term(t.what, t.flags, t.bytes // 2) for t in ts])):
+        assert all(g != 0 for g in _bayes_heads_gaps(6, 2, 5, 300, 500))
+
+
+def test_every_builtin_construction_estimates_its_memory_from_its_terms() -> None:
+    """Each registered estimate is the terms of that construction (the ones measured above)."""
+    from workbench import builtin_plugins as bp
+    from workbench.verifiers import resources as vr
+
+    d, r, H, N = 5, 2, 7, 3
+    expected = {
+        "full-rank": vr.full_rank_terms(d), "random-features": vr.rank_one_terms(d, H),
+        "majority-vote": vr.majority_vote_terms(d, H), "biased": vr.biased_terms(d, N),
+        "hardmax-rank1": vr.hardmax_rank1_terms(d, H, 200),
+        "bayes-heads": vr.bayes_heads_terms(d, r, H, 20_000, 50_000),
+    }
+    for c in bp._constructions():
+        assert c.memory is not None, c.name
+        assert c.memory(d, r, H, N, **c.params) == expected[c.name], c.name
+    assert expected == {c.name: c.memory(d, r, H, N, **c.params) for c in bp._constructions()}
+
+
+def test_a_byte_count_is_blamed_on_the_largest_size_flag() -> None:
+    from workbench.verifiers.resources import as_terms, size_values
+
+    values = size_values(8, 1, 10**7, 2, {"steps": 3, "law": "x", "heads": 10**7})
+    assert values == {"--d": 8, "--rank": 1, "--heads": 10**7, "--N": 2, "--param steps": 3}
+    with pytest.raises(ValueError, match=r"^--heads 10000000 needs at least ~1 TB"):
+        res.check_fits(as_terms(10**12), values, available=10**9)
+    with pytest.raises(ValueError, match="byte count"):
+        as_terms(-1)

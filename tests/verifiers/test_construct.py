@@ -16,6 +16,7 @@ from workbench.cli import main
 from workbench.constructions import ClaimedError
 from workbench.core.intervals import Estimate, bonferroni_level
 from workbench.core.verdict import decide
+from workbench.testing import plant, replaced
 from workbench.verifiers.construct import Built, normalise, normalise_claimed, run_construction
 
 
@@ -128,3 +129,20 @@ def test_the_runner_gives_the_payload_construct_prints(capsys: pytest.CaptureFix
     assert p["measured_error"] == cli["measured_error"] and p["verdict"] == cli["verdict"]
     assert [r["measured"] for r in p["runs"]] == [r["measured"] for r in cli["runs"]]
     assert p["claimed_error"]["value"] == cli["claimed_error"]["value"]
+
+
+def test_a_memory_estimate_that_cannot_fit_is_refused_before_any_build() -> None:
+    built: list[int] = []
+
+    def build(s: int):  # type: ignore[no-untyped-def]
+        built.append(s)
+        return fx.midpoint(4, 1, 1, 2, s)
+
+    with pytest.raises(ValueError, match=r"^--heads 1000000 needs at least ~1e\+03 PB"):
+        _run(build, memory=10**18, params={"heads": 10**6})
+    assert built == []
+    assert _run(build, memory=8 * 4, params={"heads": 1})["verdict"] == "holds"
+    assert built == [0]
+    with plant("workbench.verifiers.resources:check_fits", replaced(lambda *a, **k: None)):
+        assert _run(build, memory=10**18, eval_samples=100)["construction"] == "toy"
+    assert built == [0, 0]

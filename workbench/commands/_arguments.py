@@ -128,6 +128,10 @@ def rephrase(e: click.UsageError) -> str:
         return f"{flag}: {cut(raw, 200)}"
     if isinstance(e, click.NoSuchOption):
         near = f" (did you mean {', '.join(e.possibilities)}?)" if e.possibilities else ""
+        olds = [old for old, new in OLD_SPELLINGS.items() if new == e.option_name]
+        if olds:  # screen() rewrote an old spelling to this flag: the user may have typed either
+            return (f"neither {e.option_name} nor its old spelling {' or '.join(olds)} is an "
+                    f"option of `{cmd}`{near}; see --help")
         return f"{e.option_name} is not an option of `{cmd}`{near}; see --help"
     if m := re.match(r"^Option '(.*)' requires an argument\.$", msg):
         return f"{m.group(1)} must be given a value{_range(cmd, m.group(1))}"

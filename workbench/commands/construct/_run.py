@@ -76,10 +76,12 @@ class Evaluation:
                     self.resolution)
 
     def measure(self, name: str, params: dict[str, Any], build: Callable[[int], Any], d: int,
-                N: int, points: str, queries: str, ensemble: bool = False) -> None:
+                N: int, points: str, queries: str, ensemble: bool = False,
+                memory: Any = None) -> None:
         """Measure and judge with ``workbench.verifiers.construct.run_construction`` (``build(s)``
-        returns a construction's result for seed ``s``), with a progress bar; print the payload
-        and exit 1 (``CheckFailed``) when the claim is violated."""
+        returns a construction's result for seed ``s``; ``memory``: its estimate, checked
+        first), with a progress bar; print the payload and exit 1 (``CheckFailed``) when the
+        claim is violated."""
         from workbench.verifiers.construct import run_construction
 
         with progress_bar(self.as_json, "samples") as bar:
@@ -87,7 +89,8 @@ class Evaluation:
             p = run_construction(name, build, d=d, N=N, points=points, queries=queries,
                                  seeds=self.seeds, seed=self.seed, eval_samples=self.eval_samples,
                                  ensemble=ensemble, resolution=self.resolution, level=LEVEL,
-                                 params=params, on_batch=lambda n: bar.advance(job, n))
+                                 params=params, on_batch=lambda n: bar.advance(job, n),
+                                 memory=memory)
         payload = {k: v for k, v in p.items() if k != "runs"}
         payload.update(error_meaning=ERROR_MEANING, runs=p["runs"])
         emit(payload, self.as_json, _human)

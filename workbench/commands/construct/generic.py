@@ -113,6 +113,7 @@ def run(name: str, c: Any, ev: Evaluation, d: int, rank: int, heads: int, N: int
     ev.check(d, N, points, min_seeds=2 if c.ensemble else 1)
     check_rank(rank, d, "--rank")
     check_heads(heads, "--heads")
+    memory = estimate_memory(name, c, d, rank, heads, N, params)
 
     def make(s: int) -> Any:
         result = c.fn(d, rank, heads, N, s, **params)
@@ -129,4 +130,23 @@ def run(name: str, c: Any, ev: Evaluation, d: int, rank: int, heads: int, N: int
     ev.measure(name, {"d": d, "rank": rank, "heads": heads, "N": N, "points": points,
                       "queries": c.queries, **params},
                lambda s: first if s == ev.seed else make(s), d, N, points, c.queries,
-               ensemble=c.ensemble)
+               ensemble=c.ensemble, memory=memory)
+
+
+def estimate_memory(name: str, c: Any, d: int, rank: int, heads: int, N: int,
+                    params: Mapping[str, Any]) -> Any:
+    """The construction's memory estimate (``Construction.memory``; ``None`` without one),
+    checked against the memory available now: a size that cannot fit is bad input naming its
+    flag, answered before the construction is built (and before torch is imported)."""
+    if c.memory is None:
+        return None
+    from workbench.verifiers.resources import as_terms, check_fits, size_values
+
+    try:
+        estimate = c.memory(d, rank, heads, N, **params)
+        terms = as_terms(estimate)
+    except (TypeError, ValueError) as e:
+        raise ValueError(f"NAME: the memory estimate of construction {name!r} failed: "
+                         f"{e}") from None
+    check_fits(terms, size_values(d, rank, heads, N, params))
+    return estimate
