@@ -70,15 +70,16 @@ def test_sandwich_refutes_a_one_head_bound_one_percent_high(factor: float) -> No
 
 
 def test_the_committed_trained_witness_replays_and_a_planted_model_fault_is_caught() -> None:
-    """The smallest committed trained witness (the one ``thm2.sandwich`` replays at quick
-    scale) reproduces its recorded error; a layer 10 % off does not."""
+    """The committed trained witness ``thm2.sandwich`` replays at quick scale (an MLP-score one)
+    reproduces its recorded error; a layer 10 % off does not."""
     import json
 
     from workbench.testing import scaled
 
     pts = json.loads(sandwich.RESULTS.read_text())["points"]
     q = min((q for q in pts if q["method"] == "trained_generalized" and q["witness_file"]),
-            key=lambda q: q["d"] * q["heads"])
+            key=sandwich._smallest_mlp_first)
+    assert q["training"]["chosen"]["score"] == "mlp"
     path = sandwich.RESULTS.parents[2] / q["witness_file"]
     assert combine(sandwich.replay_evidence(path, q["certified"]), "experiment") == "holds"
     with plant("workbench.models.attention:GeneralizedAttention.forward", scaled(0.9)):
