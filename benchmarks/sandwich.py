@@ -247,6 +247,8 @@ def _run_point(d: int, r: int, H: int, budget: str, seed: int, old: dict | None,
             if old is not None:
                 p["candidates"] = old["candidates"] + p["candidates"]
                 p["seconds"] = old["seconds"] + p["seconds"]
+                if not p.get("training") and old.get("training"):  # an earlier trained run
+                    p["training"], p["budget"] = old["training"], old["budget"]
     points = _load()  # another run may have added points meanwhile
     points[key] = p
     _write(points)
