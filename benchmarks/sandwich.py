@@ -8,25 +8,35 @@ appended to ``benchmarks/results/sandwich.json`` as they finish (a rerun skips t
 there, or upgrades them with ``--budget full``); ``--plot`` draws both sides against H per d.
 
     python benchmarks/sandwich.py [--budget quick|full] [--only-d 8 16] [--max-heads 16] [--plot]
+    python benchmarks/sandwich.py --train [--only-d 3 4]   # the trained grid (train_shapes)
     python benchmarks/sandwich.py --recertify --plot   # new bounds, same witnesses
     python benchmarks/sandwich.py --only-d --db runs.sqlite  # store the points for the report
+
+``--train`` gives every point with ``H r >= d`` and ``d <= 8``, and the smallest such H per r at
+d = 12 and 16, its own trained witness (``workbench.verifiers.trained_witness``): per d, every
+shape of one budget (``train_budget``) in one training call. Its record is stored as the point's
+``training`` field (and the trained candidate's); the point's ``budget`` becomes ``full``.
 """
 
 from __future__ import annotations
 
 import argparse
 import json
+import math
 import shutil
 import statistics
 import sys
 import tempfile
 from pathlib import Path
 
+import torch
+
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from workbench.core.bounds.certified import certified_lower_bound  # noqa: E402
 from workbench.verifiers.sandwich import one_head_witness, sandwich, save_witness  # noqa: E402
+from workbench.verifiers.trained_witness import TrainBudget, train_witnesses  # noqa: E402
 
 DS = (3, 4, 6, 8, 12, 16, 32)
 HS = (1, 2, 4, 16, 64, 256)
@@ -36,6 +46,27 @@ WITNESSES = ROOT / "benchmarks" / "results" / "sandwich_witnesses"
 
 def ranks(d: int) -> list[int]:
     return sorted({r for r in (1, 2, d // 2, d - 2) if 1 <= r <= d - 1})
+
+
+def train_shapes(d: int) -> list[tuple[int, int]]:
+    """The ``(r, H)`` trained at ``d``: all with ``H r >= d`` for d <= 8, else the least such H
+    per r (larger H inherit it: a witness for fewer heads is one for more)."""
+    out = []
+    for r in ranks(d):
+        hs = [H for H in HS if H * r >= d]
+        out += [(r, H) for H in (hs if d <= 8 else hs[:1])]
+    return out
+
+
+def train_budget(H: int) -> TrainBudget:
+    """The budget of a trained witness with H heads: the cost is ~ H x models x steps x batch,
+    so larger H get fewer models and steps (about 35 minutes for the grid on two cores)."""
+    if H <= 2:
+        return TrainBudget(steps=1500, batch=256, lrs=(0.01, 0.003), seeds=2)
+    if H <= 16:
+        return TrainBudget(steps=1500 if H <= 4 else 800, batch=256, seeds=2)
+    return TrainBudget(steps=300 if H <= 64 else 200, batch=128, seeds=2 if H <= 64 else 1,
+                       scores=("mlp",), heldout=10_000)
 
 
 def _load() -> dict[str, dict]:
@@ -60,9 +91,65 @@ def _inherit(pts: list[dict]) -> None:
             p["ratio_null_reason"] = "certified bound is 0 here: the ratio is undefined"
 
 
+def _one_head_optima() -> dict[tuple[int, int], float]:
+    """``(d, r) -> err(M = I)`` where ``sandwich_one_head.json`` found no better single head:
+    the value-map search's gap is <= 1e-12 and no trained head lies below it beyond its CI
+    (evidence that the Bayes head is the one-head optimum, not a certificate)."""
+    f = OUT.with_name("sandwich_one_head.json")
+    if not f.exists():
+        return {}
+    return {(q["d"], q["r"]): q["bayes_identity_enclosure"][0]
+            for q in json.loads(f.read_text())["points"]
+            if q["value_map_search"]["gap"] <= 1e-12
+            and not q["trained"]["below_identity_beyond_ci"]}
+
+
+def _gap(p: dict, optima: dict[tuple[int, int], float]) -> dict:
+    """Where the gap ``[certified, best]`` is known to lie. ``share_lower``: the part below the
+    best evidenced lower estimate of the optimum (the one-head optimum where evidenced, else the
+    certified bound: share 0); ``share_upper``: the part above the least error of any model
+    measured at the point (the best witness itself: share 0); the rest is ``share_unknown``."""
+    lo, up = p["certified"], p["best"]["error"]
+    ev = optima.get((p["d"], p["r"])) if p["heads"] == 1 else None
+    width = up - lo
+    share = 0.0 if ev is None or width <= 0 else min(1.0, max(0.0, (ev - lo) / width))
+    return {"width": width, "lower_estimate": lo if ev is None else ev,
+            "lower_estimate_source": "certified bound" if ev is None else
+            "one-head optimum: M = I (evidence: value-map search and training)",
+            "share_lower": share, "share_upper": 0.0, "share_unknown": 1.0 - share}
+
+
+def _monotone(pts: list[dict]) -> None:
+    """``certified_monotone``: the largest certified bound among points with as many or more
+    heads and as high or higher rank at the same d (a model of the smaller class is one of the
+    larger, so their bound holds here too)."""
+    for p in pts:
+        p["certified_monotone"] = max(q["certified"] for q in pts if q["d"] == p["d"]
+                                      and q["r"] >= p["r"] and q["heads"] >= p["heads"])
+
+
+def _median(xs: list[float]) -> float | None:
+    return statistics.median(xs) if xs else None
+
+
+def _regime(pts: list[dict]) -> dict:
+    finite = [p["ratio_best"] for p in pts if p["ratio_best"] is not None]
+    return {"points": len(pts), "finite_ratios": len(finite), "median_ratio": _median(finite),
+            "points_above_2x": sum(1 for x in finite if x > 2),
+            "median_share_lower": _median([p["gap"]["share_lower"] for p in pts]),
+            "points_with_own_trained_witness": sum(1 for p in pts if any(
+                c["method"] == "trained_generalized" for c in p["candidates"])),
+            "points_inheriting": sum(1 for p in pts if p["best"]["from"] != [p["d"], p["r"],
+                                                                            p["heads"]])}
+
+
 def _write(points: dict[str, dict]) -> None:
     pts = sorted(points.values(), key=lambda p: (p["d"], p["r"], p["heads"]))
     _inherit(pts)
+    _monotone(pts)
+    optima = _one_head_optima()
+    for p in pts:
+        p["gap"] = _gap(p, optima)
     finite = [p["ratio_best"] for p in pts if p["ratio_best"] is not None]
     summary = {
         "points": len(pts),
@@ -71,6 +158,10 @@ def _write(points: dict[str, dict]) -> None:
         "points_certified_zero": sum(1 for p in pts if p["ratio_best"] is None),
         "h1_ratios": {f"{p['d']},{p['r']}": p["ratio_best"] for p in pts if p["heads"] == 1},
         "violations": sum(1 for p in pts if p["violated"]),
+        "regime_hr_below_d": _regime([p for p in pts if p["heads"] * p["r"] < p["d"]]),
+        "regime_hr_at_least_d": _regime([p for p in pts if p["heads"] * p["r"] >= p["d"]]),
+        "points_certified_monotone_larger": sum(1 for p in pts
+                                                if p["certified_monotone"] > p["certified"]),
     }
     OUT.parent.mkdir(parents=True, exist_ok=True)
     tmp = OUT.with_suffix(".tmp")
@@ -133,6 +224,56 @@ def recertify() -> None:
     _write(points)
 
 
+def _run_point(d: int, r: int, H: int, budget: str, seed: int, old: dict | None,
+               **extra: object) -> None:
+    """Measure one point and store it; a worse run never replaces the stored witness, and the
+    earlier candidates and seconds are kept."""
+    key = f"{d},{r},{H}"
+    with tempfile.TemporaryDirectory() as stage:
+        p = sandwich(d, r, H, budget=budget, witness_dir=stage, seed=seed, **extra).to_dict()
+        p["budget"] = "full" if p.get("training") else budget
+        if not math.isfinite(p["ratio"]):  # JSON holds no Infinity (the bound is 0 here)
+            p["ratio"] = None
+        if old is not None and old["best_ci"][1] < p["best_ci"][1]:
+            new = p
+            p = {**old, "budget": p["budget"], "candidates": old["candidates"] + p["candidates"],
+                 "seconds": old["seconds"] + p["seconds"]}
+            for k in ("training", "random_features_law"):  # additive: this run's records
+                p[k] = new[k] or old.get(k)
+        else:  # the new witness is kept: move its files next to the others
+            staged = Path(p["witness_file"])
+            for f in Path(stage).glob(staged.stem + ".*"):
+                shutil.move(str(f), WITNESSES / f.name)
+            p["witness_file"] = str((WITNESSES / staged.name).relative_to(ROOT))
+            if old is not None:
+                p["candidates"] = old["candidates"] + p["candidates"]
+                p["seconds"] = old["seconds"] + p["seconds"]
+                if not p.get("training") and old.get("training"):  # an earlier trained run
+                    p["training"], p["budget"] = old["training"], old["budget"]
+    points = _load()  # another run may have added points meanwhile
+    points[key] = p
+    _write(points)
+    print(f"{key}: bound {p['certified']:.4f} best {p['best_error']:.4f} ({p['method']}) "
+          f"ratio {p['ratio'] or math.inf:.2f} {p['seconds']:.1f}s", flush=True)
+
+
+def train_grid(ds: list[int], only_r: list[int] | None, min_h: int, max_h: int,
+               seed: int) -> None:
+    """Train the witnesses of ``train_shapes`` (one call per d and budget), then measure each
+    point with its trained witness beside the constructions (quick budget)."""
+    for d in ds:
+        shapes = [(r, H) for r, H in train_shapes(d)
+                  if (only_r is None or r in only_r) and min_h <= H <= max_h]
+        for b in dict.fromkeys(train_budget(H) for _, H in shapes):
+            group = [s for s in shapes if train_budget(s[1]) == b]
+            n_eval = 100_000 if max(H for _, H in group) <= 16 else 50_000
+            trained = train_witnesses(d, group, b, seed=seed, n_eval=n_eval)
+            print(f"d={d} trained {group} in {trained[group[0]].record['seconds']:.0f}s",
+                  flush=True)
+            for (r, H), tw in trained.items():
+                _run_point(d, r, H, "quick", seed, _load().get(f"{d},{r},{H}"), trained=tw)
+
+
 def main() -> None:
     ap = argparse.ArgumentParser()
     ap.add_argument("--budget", choices=("quick", "full"), default="quick")
@@ -141,12 +282,24 @@ def main() -> None:
     ap.add_argument("--max-heads", type=int, default=max(HS))
     ap.add_argument("--min-heads", type=int, default=1)
     ap.add_argument("--plot", action="store_true")
+    ap.add_argument("--summary", action="store_true", help="rewrite the summary only")
     ap.add_argument("--recertify", action="store_true", help="recompute the bounds only")
     ap.add_argument("--force", action="store_true",
                     help="rerun points already measured at this budget (the better witness stays)")
     ap.add_argument("--seed", type=int, default=0, help="seed of the witnesses (training seeds)")
     ap.add_argument("--db", default=None, help="also store every point in this results store")
+    ap.add_argument("--train", action="store_true",
+                    help="train the witnesses of train_shapes (the better witness stays)")
+    ap.add_argument("--threads", type=int, default=1,
+                    help="torch threads (more than the free cores slows training many-fold)")
     a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    if a.summary:
+        _write(_load())
+        a.only_d = []
+    if a.train:
+        train_grid(a.only_d, a.only_r, a.min_heads, a.max_heads, a.seed)
+        a.only_d = []
     if a.recertify:
         recertify()
         a.only_d = []
@@ -161,32 +314,7 @@ def main() -> None:
                 done = old is not None and (a.budget == "quick" or old.get("budget") == "full")
                 if done and not a.force:
                     continue
-                with tempfile.TemporaryDirectory() as stage:  # a worse run never overwrites
-                    p = sandwich(d, r, H, budget=a.budget, witness_dir=stage, seed=a.seed).to_dict()
-                    p["budget"] = a.budget
-                    if old is not None and old["best_ci"][1] < p["best_ci"][1]:
-                        p = {
-                            **old,
-                            "budget": a.budget,
-                            "candidates": old["candidates"] + p["candidates"],
-                            "seconds": old["seconds"] + p["seconds"],
-                        }
-                    else:  # the new witness is kept: move its files next to the others
-                        staged = Path(p["witness_file"])
-                        for f in Path(stage).glob(staged.stem + ".*"):
-                            shutil.move(str(f), WITNESSES / f.name)
-                        p["witness_file"] = str((WITNESSES / staged.name).relative_to(ROOT))
-                        if old is not None:  # keep the record of the earlier attempts
-                            p["candidates"] = old["candidates"] + p["candidates"]
-                            p["seconds"] = old["seconds"] + p["seconds"]
-                points = _load()  # another run may have added points meanwhile
-                points[key] = p
-                _write(points)
-                print(
-                    f"{key}: bound {p['certified']:.4f} best {p['best_error']:.4f} "
-                    f"({p['method']}) ratio {p['ratio']:.2f} {p['seconds']:.1f}s",
-                    flush=True,
-                )
+                _run_point(d, r, H, a.budget, a.seed, old)
     if a.db:  # workbench report --db draws the sandwich from the store
         from workbench.verifiers.sandwich_store import write_points
         from workbench.verifiers.store import Store

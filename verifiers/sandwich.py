@@ -8,18 +8,19 @@ so a witness for fewer heads is one for more):
 - ``one_head_bayes``: one Bayes-optimal head, M = I; error exact (closed form), replayed by
   Monte Carlo;
 - ``bayes_heads``, ``hardmax_rank1``: ``workbench.constructions.optimized``;
-- ``random_features``: random rank-1 hardmax heads with optimal values
-  (``workbench.constructions.random_features``, a valid witness for every key-rank r >= 1),
+- ``random_features``: random rank-1 hardmax heads with optimal values, drawn from the head law
+  of least exact error (``best_law``; ``workbench.constructions.random_features``, a valid
+  witness for every key-rank r >= 1),
   measured by the public runner ``workbench.verifiers.construct.run_construction`` on a fresh
   sample (CLT interval at 99.9%); left out where its Eq. 2 layer (H d^2 values) would be too
   large to measure (``RF_MAX_SIZE``);
 - any construction passed as a :class:`ConstructionWitness` (``workbench bounds sandwich
   --witness NAME``), measured the same way: its witness error is the measured estimate with its
   interval, not its claim;
-- ``trained_generalized`` (budget ``full``): generalized attention (dot score, full d x d value
-  maps) trained with several seeds by ``workbench.verifiers.train``; the best by held-out error,
-  re-measured
-  on a fresh sample (CLT interval at 99.9%).
+- ``trained_generalized`` (budget ``full``, or passed in as ``trained``): generalized attention
+  (learned MLP or dot scores, full d x d value maps) trained with several seeds in one call;
+  the best by held-out error, re-measured on a fresh sample (CLT interval at 99.9%;
+  ``workbench.verifiers.trained_witness``).
 
 The lower side is the certified bound unless another one is given (``bound``: any
 ``f(d, rank, heads, N) -> float``, such as a ``workbench.plugins.Bound``; this layer never
@@ -47,20 +48,25 @@ from workbench.constructions.optimized import (
     one_head_exact_error,
 )
 from workbench.constructions.optimized import replay as replay_construction
-from workbench.constructions.random_features import random_features
+from workbench.constructions.random_features import HEAD_LAWS, random_features
 from workbench.constructions.rank_one import exact_error, rank_one_model
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.bounds.fiber import one_head_error
 from workbench.core.validation import check_choice, check_dim, check_heads, check_rank
 from workbench.verifiers.construct import normalise, run_construction
-from workbench.verifiers.estimate import estimate_error
-from workbench.verifiers.tasks import Task
-from workbench.verifiers.train import ModelSpec, TrainConfig, build_model, train
+from workbench.verifiers.trained_witness import (
+    METHOD as TRAINED,
+)
+from workbench.verifiers.trained_witness import (
+    TrainBudget,
+    TrainedWitness,
+    replay_trained,
+    train_witnesses,
+)
 
 BUDGETS = ("quick", "full")
 LEVEL = 0.999
 RF_MAX_SIZE = {"quick": 2**20, "full": 2**22}  # H d^2: the random-features layer's value entries
-RF_LAW = "cosine_uniform"  # the paper's head law (workbench construct random-features)
 
 
 @dataclass(frozen=True)
@@ -98,6 +104,8 @@ class SandwichPoint:
     bound_value: float = 0.0
     bound_status: str = "certified"
     skipped: list[str] = field(default_factory=list)  # default witnesses left out, and why
+    training: dict[str, Any] | None = None  # the trained candidate's run (trained_witness.py)
+    random_features_law: str = ""  # the head law of the random-features candidate (best_law)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -117,47 +125,6 @@ def one_head_witness(d: int, r: int, n_eval: int = 50_000, seed: int = 0) -> Wit
 
 def _trained_file(path: Path) -> Path:
     return path.with_suffix(".pt")
-
-
-def trained_witness(
-    d: int,
-    r: int,
-    H: int,
-    *,
-    seeds: int = 2,
-    steps: int = 1500,
-    seed: int = 0,
-    n_eval: int = 100_000,
-) -> tuple[Witness, dict[str, Any]]:
-    """Generalized attention trained with ``seeds`` seeds (lr 0.01), best by held-out error,
-    then measured on a fresh evaluation stream (``n_eval`` samples, CLT interval at 99.9%)."""
-    task = Task("nearest", d=d, N=2, points="orthonormal")
-    specs = [
-        ModelSpec(
-            arch="generalized", rank=r, heads=H, seed=seed + s, lr=0.01, options={"score": "dot"}
-        )
-        for s in range(seeds)
-    ]
-    run = train(
-        specs, task, TrainConfig(steps=steps, batch=512, eval_samples=20_000, eval_seed=seed + 101)
-    )
-    best = min(run.results, key=lambda m: m.heldout.mean if m.heldout else math.inf)
-    state = {k: v.detach().clone() for k, v in best.state.items()}
-    err, ci = _replay_trained(d, r, H, state, n_eval, seed + 202)
-    w = Witness("trained_generalized", d, r, H, err, ci, {}, n_eval, seed + 202)
-    return w, state
-
-
-def _replay_trained(
-    d: int, r: int, H: int, state: dict[str, torch.Tensor], n_eval: int, seed: int
-) -> tuple[float, tuple[float, float]]:
-    task = Task("nearest", d=d, N=2, points="orthonormal")
-    spec = ModelSpec(arch="generalized", rank=r, heads=H, options={"score": "dot"})
-    model = build_model(spec, task, models=1)
-    model.load_state_dict(state)
-    model = model.double()
-    (est,) = estimate_error(model, task, samples=n_eval, level=LEVEL, generator=seed)
-    return est.mean, (est.lo, est.hi)
 
 
 def _measure(name: str, build: Callable[[int], Any], d: int, n_eval: int,
@@ -199,10 +166,23 @@ def construction_witness(
         {"model": held["model"], "payload": p}
 
 
-def random_features_witness(d: int, H: int, *, n_eval: int = 20_000, seed: int = 0) -> Witness:
-    """Random features (``RF_LAW``, seed ``seed``) measured as a witness; saved as its heads
-    ``Q``, ``K`` and values ``a`` (rank 1, so a witness for every key-rank)."""
-    model, claim = random_features(d, H, RF_LAW, generator=seed)
+def best_law(d: int, H: int, seed: int = 0, draws: int = 4) -> tuple[str, int, float]:
+    """The head law of ``HEAD_LAWS`` and the seed among ``seed .. seed + draws - 1`` whose random
+    features have the least exact kernel error on ``D_2`` (the claim, computed without building
+    the layer): ``(law, seed, error)``. The choice uses exact errors only, so the fresh Monte
+    Carlo measurement that follows is unbiased."""
+    errs = {(law, s): random_features(d, H, law, generator=s, build_model=False)[1].value
+            for law in HEAD_LAWS for s in range(seed, seed + draws)}
+    law, s = min(errs, key=lambda k: errs[k])
+    return law, s, errs[(law, s)]
+
+
+def random_features_witness(d: int, H: int, *, n_eval: int = 20_000, seed: int = 0,
+                            law: str = "cosine_uniform", draw: int | None = None) -> Witness:
+    """Random features (``law``, heads drawn with seed ``draw``, default ``seed``) measured as a
+    witness on the stream of ``seed``; saved as its heads ``Q``, ``K`` and values ``a`` (rank 1,
+    so a witness for every key-rank)."""
+    model, claim = random_features(d, H, law, generator=seed if draw is None else draw)
     w, _ = construction_witness(ConstructionWitness("random_features", lambda s: (model, claim)),
                                 d, 1, H, n_eval=n_eval, seed=seed)
     assert model is not None  # build_model=True (the default) builds it
@@ -232,9 +212,9 @@ def replay_file(path: str | Path) -> tuple[Witness, float, tuple[float, float]]:
     """Load a saved witness and recompute its error from the weights alone."""
     path = Path(path)
     w = Witness.load(path)
-    if w.method == "trained_generalized":
+    if w.method == TRAINED:  # the weights alone rebuild the model, its score read from them
         state = torch.load(_trained_file(path), weights_only=True)
-        err, ci = _replay_trained(w.d, w.r, w.heads, state, w.n_eval, w.seed)
+        err, ci = replay_trained(w.d, w.r, w.heads, state, w.n_eval, w.seed, LEVEL)
         return w, err, ci
     if w.method == "one_head_bayes":
         loss = _one_head_losses(w)
@@ -263,11 +243,15 @@ def sandwich(
     bound: Callable[[int, int, int, int], float] | None = None,
     bound_name: str | None = None,
     witnesses: Sequence[ConstructionWitness] = (),
+    trained: TrainedWitness | None = None,
+    train_budget: TrainBudget | None = None,
 ) -> SandwichPoint:
     """The lower bound vs the best witness at (d, r, H); ``violated`` when a witness's whole
     interval lies below it. ``bound`` (default: the certified bound) is any ``f(d, rank, heads,
     N)``, reported as ``bound_name`` (default: its ``name``) with its ``status`` where it has
-    one. ``witnesses`` are measured beside the built-in ones."""
+    one. ``witnesses`` are measured beside the built-in ones. ``trained``: a witness trained
+    beforehand for this point (the grid trains many points in one call); else budget ``full``
+    trains one with ``train_budget`` (default :class:`TrainBudget`)."""
     d, H = check_dim(d), check_heads(H)
     r = check_rank(r, d)
     budget = check_choice("budget", budget, BUDGETS)
@@ -289,8 +273,12 @@ def sandwich(
             (hardmax_rank1(d, H, steps=200 if budget == "quick" else 600, seed=seed), None)
         )
     n_mc = 20_000 if budget == "quick" else 200_000
+    rf_law = ""
     if H * d * d <= RF_MAX_SIZE[budget]:
-        cands.append((random_features_witness(d, H, n_eval=n_mc, seed=seed), None))
+        rf_law, draw, _ = best_law(d, H, seed)
+        cands.append((random_features_witness(d, H, n_eval=n_mc, seed=seed, law=rf_law,
+                                              draw=draw), None))
+        rf_law = f"{rf_law} (draw {draw})"
         measured.add("random_features")
     else:
         skipped.append(f"random_features: its layer holds H d^2 = {H * d * d} values, over "
@@ -300,8 +288,16 @@ def sandwich(
             continue  # a default witness already
         cands.append((construction_witness(cw, d, r, H, n_eval=n_mc, seed=seed)[0], None))
         measured.add(cw.name)
-    if budget == "full":
-        cands.append(trained_witness(d, r, H, seed=seed))
+    training: dict[str, Any] | None = None
+    if trained is None and budget == "full":
+        trained = train_witnesses(d, [(r, H)], train_budget or TrainBudget(), seed=seed)[(r, H)]
+    if trained is not None:
+        tw = trained.witness
+        if (tw.d, tw.r, tw.heads) != (d, r, H):
+            raise ValueError(f"trained witness is for {(tw.d, tw.r, tw.heads)}, not "
+                             f"(d, r, H) = {(d, r, H)}")
+        cands.append((trained.witness, trained.state))
+        training = trained.record
     best, state = min(cands, key=lambda c: c[0].ci[1])
     file = ""
     # a construction named as a witness is measured again by its construct command, not saved
@@ -329,7 +325,7 @@ def sandwich(
         best.error / low if low > 0 else math.inf,
         any(w.ci[1] < low for w, _ in cands),
         time.perf_counter() - t0,
-        [_candidate(w, w.method in measured) for w, _ in cands],
+        [_candidate(w, w.method in measured, training) for w, _ in cands],
         lb.harmonic.enclosure[0],
         lb.fiber.enclosure[0],
         lb.source,
@@ -337,11 +333,15 @@ def sandwich(
         low,
         status,
         skipped,
+        training,
+        rf_law,
     )
 
 
-def _candidate(w: Witness, by_runner: bool) -> dict[str, Any]:
+def _candidate(w: Witness, by_runner: bool, training: dict[str, Any] | None) -> dict[str, Any]:
     c: dict[str, Any] = {"method": w.method, "error": w.error, "ci": list(w.ci)}
     if by_runner:  # measured by the public runner: a CLT interval on fresh samples
         c.update(interval="normal", level=LEVEL, samples=w.n_eval)
+    if w.method == TRAINED:  # measured again on fresh samples in float64, CLT at LEVEL
+        c.update(interval="normal", level=LEVEL, samples=w.n_eval, training=training)
     return c

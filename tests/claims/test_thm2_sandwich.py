@@ -67,3 +67,20 @@ def test_sandwich_refutes_a_one_head_bound_one_percent_high(factor: float) -> No
         verdict, ev = run_claim("thm2.sandwich")
     bad = [e for e in ev if e.verdict == "violated"]
     assert verdict == "violated" and bad and all(e.params["H"] == 1 for e in bad)
+
+
+def test_the_committed_trained_witness_replays_and_a_planted_model_fault_is_caught() -> None:
+    """The committed trained witness ``thm2.sandwich`` replays at quick scale (an MLP-score one)
+    reproduces its recorded error; a layer 10 % off does not."""
+    import json
+
+    from workbench.testing import scaled
+
+    pts = json.loads(sandwich.RESULTS.read_text())["points"]
+    q = min((q for q in pts if q["method"] == "trained_generalized" and q["witness_file"]),
+            key=sandwich._smallest_mlp_first)
+    assert q["training"]["chosen"]["score"] == "mlp"
+    path = sandwich.RESULTS.parents[2] / q["witness_file"]
+    assert combine(sandwich.replay_evidence(path, q["certified"]), "experiment") == "holds"
+    with plant("workbench.models.attention:GeneralizedAttention.forward", scaled(0.9)):
+        assert combine(sandwich.replay_evidence(path, q["certified"]), "experiment") == "violated"
