@@ -69,8 +69,9 @@ def cli(
 ) -> None:
     if seed < 0:
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
-    from workbench.proofs.runner import available_cores
+    from workbench.proofs.runner import available_cores, reproducible_blas
 
+    reproducible_blas()  # before any claim module loads torch and MKL
     cores = available_cores()
     if jobs is not None and not 1 <= jobs <= 4 * cores:
         raise ValueError(f"--jobs must be an integer in 1..{4 * cores} (got {jobs}; four "

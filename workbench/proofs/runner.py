@@ -9,7 +9,9 @@ its own evidence, and its result names them (``deps_not_run``).
 With ``jobs > 1`` the claims run in spawned worker processes. Every claim runs with
 ``CLAIM_THREADS`` torch thread(s) on the CPU, whatever ``jobs`` is: torch splits a reduction
 by its thread count, so a count that followed ``jobs`` would change the last bits of the
-numbers; the parallelism is the workers'. Every check seeds itself from ``ctx.seed``
+numbers; the parallelism is the workers'. MKL is asked for alignment-independent results
+(:func:`reproducible_blas`), since a least-squares solve otherwise differs in its last bit
+with what ran before in the process. Every check seeds itself from ``ctx.seed``
 (docs/architecture.md, Claims and verdicts), so what a claim measures does not depend on which
 process runs it or when either. Among the claims that are ready, the one heading the
 longest chain of remaining work starts first (its recorded seconds, when a previous run's are
@@ -33,6 +35,14 @@ from typing import Any
 from workbench.proofs.claim import CheckContext, Claim, Evidence, combine
 
 CLAIM_THREADS = 1  # torch threads per claim, in every process (see the module note)
+
+
+def reproducible_blas() -> None:
+    """Ask MKL for results that do not depend on memory alignment (its conditional numerical
+    reproducibility, best code path for the CPU), unless the user chose a mode. MKL reads it
+    before its first call, so a front end calls this first; workers inherit it."""
+    os.environ.setdefault("MKL_CBWR", "AUTO,STRICT")
+
 NO_EVIDENCE = "the check returned no evidence, so nothing was compared with the claim"
 
 
