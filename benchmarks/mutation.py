@@ -52,7 +52,8 @@ def run_one(fault_id: str | None, out: Path) -> int:
 
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
-        rc = main(["check", "--scale", "quick", "--json", "--builtin"])  # no plug-in claims
+        # one process: the fault is planted here, and workers would not see it; no plug-ins
+        rc = main(["check", "--scale", "quick", "--json", "--builtin", "--jobs", "1"])
     text = buf.getvalue()
     start = text.find("{")
     out.write_text(text[start:] if start >= 0 else json.dumps({"error": text}))

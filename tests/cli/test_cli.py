@@ -38,8 +38,8 @@ def test_check_json_schema(capsys):
     assert data["summary"]["holds"] == 1 and data["summary"]["total"] == 1
 
 
-def test_only_pulls_in_dependencies(capsys):
-    code, out, _ = run(capsys, "check", "--json", "--only", "fact1.hard_limit")
+def test_only_with_deps_pulls_in_dependencies(capsys):
+    code, out, _ = run(capsys, "check", "--json", "--only", "fact1.hard_limit", "--with-deps")
     ids = [c["id"] for c in json.loads(out)["claims"]]
     assert code == 0
     assert ids == ["fact1.soft_representation", "fact1.pointwise_bound", "fact1.hard_limit"]

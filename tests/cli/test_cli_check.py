@@ -1,10 +1,15 @@
 """``workbench check`` shows its evidence: key evidence, --verbose, --list, violated
-messages with a replay command, the conjecture's reason, broken third-party dependencies."""
+messages with a replay command, the conjecture's reason, broken third-party dependencies; it
+runs exactly what --only names (--with-deps adds the dependencies), in --jobs worker processes
+with the same results, and reports a raising check as ``error``."""
 
 from __future__ import annotations
 
 import json
+import math
+import os
 import sys
+from itertools import count
 
 import pytest
 
@@ -137,7 +142,22 @@ def test_crashing_check_is_an_error_with_replay(capsys, monkeypatch) -> None:
     code, out, err = run(capsys, "check", "--seed", "2")
     assert code == 1 and "ERROR: RuntimeError: boom" in out
     assert "replay: workbench check --only t.crash --scale quick --seed 2" in out
-    assert "1 check failed to run" in err
+    assert "1 check failed to run" in err and "1 error (2 claims" in out
+    code, out, _ = run(capsys, "check", "--json")
+    p = json.loads(out)
+    res = {c["id"]: c for c in p["claims"]}
+    assert code == 1 and res["t.crash"]["verdict"] == "error" and res["t.ok"]["verdict"] == "holds"
+    assert res["t.crash"]["reason"] == "RuntimeError: boom"
+    assert p["summary"]["error"] == 1 and p["summary"]["inconclusive"] == 0
+
+
+def test_no_evidence_is_inconclusive_with_the_reason(capsys, monkeypatch) -> None:
+    _fake(monkeypatch, [Claim("t.empty", "returns nothing", "lemma", lambda ctx: [])])
+    code, out, _ = run(capsys, "check", "--json")
+    c = json.loads(out)["claims"][0]
+    assert code == 0 and c["verdict"] == "inconclusive" and "no evidence" in c["reason"]
+    code, out, _ = run(capsys, "check")
+    assert "why: the check returned no evidence" in out
 
 
 def test_broken_entry_point_is_reported_and_the_rest_runs(capsys, monkeypatch) -> None:
@@ -174,3 +194,118 @@ def test_builtin_leaves_out_a_plugins_claims(capsys, monkeypatch) -> None:
     assert code == 1 and json.loads(out)["summary"]["violated"] == 1
     code, _, err = run(capsys, "check", "--only", "plugin", "--builtin")
     assert code == 2 and "--only" in err
+
+
+def test_only_runs_exactly_what_it_names(capsys, monkeypatch) -> None:
+    _fake(monkeypatch, [Claim("t.a", "A", "lemma", _bad),
+                        Claim("t.b", "B", "lemma", _ok, ("t.a",))])
+    code, out, _ = run(capsys, "check", "--only", "t.b", "--json")
+    (c,) = json.loads(out)["claims"]
+    assert code == 0 and c["id"] == "t.b" and c["verdict"] == "holds"
+    assert c["deps_not_run"] == ["t.a"] and "t.a did not run" in c["reason"]
+    code, out, _ = run(capsys, "check", "--only", "t.b", "--with-deps", "--json")
+    res = {c["id"]: c for c in json.loads(out)["claims"]}
+    assert code == 1 and list(res) == ["t.a", "t.b"]
+    assert res["t.a"]["verdict"] == "violated" and res["t.b"]["verdict"] == "unsupported"
+    assert res["t.b"]["deps_not_run"] == []
+
+
+LONG_TITLE = "A title of a claim that goes on well past the width of one terminal line " * 2
+
+
+def test_titles_are_whole_unless_on_a_terminal(capsys, monkeypatch) -> None:
+    _fake(monkeypatch, [Claim("t.ok", LONG_TITLE.strip(), "lemma", _ok)])
+    code, out, _ = run(capsys, "check")
+    assert code == 0 and LONG_TITLE.strip() in out
+    code, out, _ = run(capsys, "check", "--list")
+    assert LONG_TITLE.strip() in out
+    monkeypatch.setattr(sys.stdout, "isatty", lambda: True, raising=False)
+    code, out, _ = run(capsys, "check")
+    assert LONG_TITLE.strip() not in out and "…" in out
+
+
+def test_key_rows_read_as_sentences() -> None:
+    positive = Evidence(0.3, math.ulp(0.0), ">=", "interval", ci=(0.2, 0.4), ci_level=0.95)
+    assert positive.describe() == "interval 0.3 [0.2, 0.4] (95% CI) > 0"
+    strict = Evidence(0.3, math.nextafter(0.1, math.inf), ">=", "exact")
+    assert strict.describe() == "exact 0.3 > bound 0.1 (×3)"
+    diff = Evidence(0.03, 0.0, ">=", "monte_carlo", ci=(0.01, 0.05), ci_level=0.99,
+                    label="difference of errors")
+    assert diff.describe() == "difference of errors 0.03 [0.01, 0.05] (99% CI) ≥ 0"
+
+
+def test_report_key_evidence_is_the_row_check_prints(capsys, monkeypatch, tmp_path) -> None:
+    from workbench.commands.report import _key_evidence
+    from workbench.verifiers.store import last_check
+
+    def rows(ctx: CheckContext) -> list[Evidence]:  # the tightest row is not the first
+        return [Evidence(0.01, 0.1, "<=", "exact"), Evidence(0.1, 0.1001, "<=", "exact"),
+                Evidence(0.5, math.ulp(0.0), ">=", "exact", note="positive")]
+
+    _fake(monkeypatch, [Claim("t.rows", "three rows", "lemma", rows)])
+    db = tmp_path / "runs.sqlite"
+    code, out, _ = run(capsys, "check", "--db", str(db), "--json")
+    printed = json.loads(out)["claims"][0]["key_evidence"]
+    stored = last_check(db)["claims"][0]
+    assert code == 0 and stored["key_evidence"] == printed
+    assert _key_evidence(stored) == printed["text"] == "exact 0.1 ≤ bound 0.1001 (margin 0.0001)"
+
+
+@pytest.fixture
+def pool_claims():
+    """The claims of ``tests/cli/pool_claims.py``, registered for one test."""
+    from tests.cli import pool_claims as mod
+
+    yield mod.IDS
+    for cid in mod.IDS:
+        registry._REGISTRY.pop(cid, None)
+
+
+def _verdicts(capsys, *args: str) -> tuple[int, dict[str, dict]]:
+    code, out, _ = run(capsys, "check", "--json", *args)
+    return code, {c["id"]: c for c in json.loads(out)["claims"]}
+
+
+def test_jobs_runs_claims_in_workers_with_every_outcome(capsys, pool_claims) -> None:
+    code, res = _verdicts(capsys, "--only", "pool", "--jobs", "2")
+    assert code == 1 and list(res) == sorted(res, key=list(res).index)  # dependency order
+    assert [res[c]["verdict"] for c in pool_claims] == [
+        "violated", "unsupported", "error", "holds", "inconclusive", "holds"]
+    assert res["pool.raises"]["error"] == "RuntimeError: this check always raises"
+    assert res["pool.where"]["evidence"][0]["note"] != f"pid {os.getpid()}"  # a worker ran it
+    code1, serial = _verdicts(capsys, "--only", "pool", "--jobs", "1")
+    assert serial["pool.where"]["evidence"][0]["note"] == f"pid {os.getpid()}"
+    assert {k: v["verdict"] for k, v in serial.items()} == {k: v["verdict"] for k, v in res.items()}
+
+
+QUICK_RANDOM = ("setting.sphere_law", "setting.dn_orthonormal", "fact1.soft_representation",
+                "fact1.pointwise_bound", "kernels.agreement")
+NUMBERS = ("value", "bound", "ci", "bound_ci", "params", "verdict")
+
+
+def _numbers(res: dict[str, dict]) -> dict[str, list]:
+    return {k: [c["verdict"]] + [[e[n] for n in NUMBERS] for e in c["evidence"]]
+            for k, c in res.items()}
+
+
+def test_jobs_gives_the_same_verdicts_and_numbers(capsys) -> None:
+    only = [a for c in QUICK_RANDOM for a in ("--only", c)]
+    code2, parallel = _verdicts(capsys, *only, "--jobs", "2")
+    code1, serial = _verdicts(capsys, *only, "--jobs", "1")
+    assert code1 == code2 == 0 and list(parallel) == list(serial)  # the same canonical order
+    assert set(serial) == set(QUICK_RANDOM)
+    assert _numbers(parallel) == _numbers(serial)
+    # seeds that depend on what ran before in the same process would break it (planted in this
+    # process only: the serial run sees the fault, the workers do not)
+    from workbench.testing import arg_mapped, plant
+
+    calls = count()
+    with plant("workbench.core.sphere:make_generator",
+               arg_mapped(0, "seed", lambda s: s + next(calls))):
+        _, faulty = _verdicts(capsys, *only, "--jobs", "1")
+    assert _numbers(faulty) != _numbers(parallel)
+
+
+def test_jobs_out_of_range_is_bad_input(capsys) -> None:
+    code, out, err = run(capsys, "check", "--jobs", "0", "--only", "setting.sphere_law")
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--jobs" in err and "1.." in err

@@ -1,14 +1,17 @@
 """``workbench check``: run every registered claim in dependency order and report verdicts.
 
-Each claim's line appears as soon as that claim finishes; on a terminal a live indicator on
-stderr names the claim that is running (never with ``--json``). A row shows the claim's statement
-in a few words and its key evidence (the row closest to failing) with the margin; ``--verbose``
-lists every evidence row, ``--list`` lists the claims and their dependencies without running them.
+Claims run in ``--jobs`` worker processes (``workbench.proofs.runner``); each claim's line
+appears as soon as that claim finishes, and the final summary and JSON list the claims in
+dependency order whatever the order they finished in. On a terminal a live indicator on stderr
+names the claims that are running (never with ``--json``). A row shows the claim's title (cut to
+the width only on a terminal) and its key evidence (``workbench.proofs.claim.key_evidence``, the
+rule the store and ``report`` share) with the margin; ``--verbose`` lists every evidence row,
+``--list`` lists the claims and their dependencies without running them.
 """
 
 from __future__ import annotations
 
-import math
+import sys
 import time
 from contextlib import nullcontext
 from typing import Any
@@ -29,7 +32,7 @@ from workbench.commands._common import (
 )
 from workbench.commands._paths import writable_path
 
-VERDICT_ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}
+COUNTED = ("holds", "violated", "inconclusive", "unsupported", "skipped", "error")
 CONJECTURE_REASON = (
     "inconclusive by design: a conjecture only collects evidence and is never marked holds"
 )
@@ -38,8 +41,14 @@ CONJECTURE_REASON = (
 @click.command(help="Run the paper's claims in dependency order and report a verdict for each.")
 @click.option("--scale", type=click.Choice(["quick", "full"]), default="quick", show_default=True)
 @click.option("--only", "only", multiple=True, metavar="ID|PREFIX",
-              help="Run only these claims (an id, or a prefix such as thm2), and what they "
-              "depend on.")
+              help="Run only these claims (an id, or a prefix such as thm2). Their dependencies "
+              "do not run unless --with-deps is given: a claim is then checked on its own "
+              "evidence, and its row names the dependencies that did not run.")
+@click.option("--with-deps", is_flag=True,
+              help="With --only: also run what the named claims depend on, first.")
+@click.option("--jobs", type=int, default=None, metavar="N",
+              help="Worker processes that run independent claims side by side (default: the "
+              "number of cores). The verdicts and numbers are the same for every N.")
 @click.option("--builtin", is_flag=True,
               help="Only the workbench's own claims: leave out installed plug-ins' claims.")
 @click.option("--list", "list_only", is_flag=True, help="List the claims and their dependencies.")
@@ -50,6 +59,8 @@ CONJECTURE_REASON = (
 def cli(
     scale: str,
     only: tuple[str, ...],
+    with_deps: bool,
+    jobs: int | None,
     builtin: bool,
     list_only: bool,
     verbose: bool,
@@ -60,6 +71,13 @@ def cli(
 ) -> None:
     if seed < 0:
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
+    from workbench.proofs.runner import available_cores, reproducible_blas
+
+    reproducible_blas()  # before any claim module loads torch and MKL
+    cores = available_cores()
+    if jobs is not None and not 1 <= jobs <= 4 * cores:
+        raise ValueError(f"--jobs must be an integer in 1..{4 * cores} (got {jobs}; four "
+                         f"workers per core of the {cores} here is already oversubscribed)")
     if db is not None:  # the results store sweep writes too: fail before any claim runs
         from workbench.verifiers.store import check_writable
 
@@ -89,24 +107,32 @@ def cli(
         click.echo(f"workbench check (scale={scale}, seed={seed}, device={dev}); {ERROR_MEANING}")
         for msg in load_errors:
             click.echo(f"  ERROR        {msg}")
+    costs = _recorded_costs(db)
     status = status_line(as_json)
     with status if status is not None else nullcontext():
-        rows: list[dict[str, Any]] = []
+        rows: dict[str, dict[str, Any]] = {}
+        running: list[str] = []
 
         def started(c: Any) -> None:
+            running.append(c.id)
             if status is not None:
-                status.update(f"running {c.id} ({len(rows)} done)")
+                status.update(f"running {', '.join(running)} ({len(rows)} done)")
 
         def finished(res: Any) -> None:
+            if res.claim.id in running:
+                running.remove(res.claim.id)
             row = _row(res.to_dict(), head)
-            rows.append(row)
+            rows[row["id"]] = row
             if not as_json:
                 click.echo(_human_row(row, verbose))
 
-        run_claims(ctx, only=only or None, claims=claims, on_start=started, on_result=finished)
-    summary = _summary(rows)
+        results = run_claims(ctx, only=only or None, claims=claims, on_start=started,
+                             on_result=finished, with_deps=with_deps,
+                             jobs=cores if jobs is None else jobs, costs=costs)
+    ordered = [rows[r.claim.id] for r in results]  # dependency order, however they finished
+    summary = _summary(ordered)
     summary["errors"] += len(load_errors)
-    payload = {**head, "claims": rows, "load_errors": load_errors, "summary": summary}
+    payload = {**head, "claims": ordered, "load_errors": load_errors, "summary": summary}
     if db is not None:
         _record(db, payload)
     emit(payload, as_json, lambda p: _human_summary(p["summary"]))
@@ -134,6 +160,21 @@ def _check_only(only: tuple[str, ...], builtin: bool) -> None:
         if not selects(ids, name):
             raise ValueError(f"--only must name known claims or an id prefix (got {name!r}; "
                              "see --list)")
+
+
+def _recorded_costs(db: str | None) -> dict[str, float]:
+    """Seconds per claim of the last check recorded in ``db`` (what lets long chains start
+    first); empty without one."""
+    if db is None:
+        return {}
+    from workbench.verifiers.store import last_check
+
+    try:
+        last = last_check(db)
+    except ValueError:  # a damaged store: _record says so after the run
+        return {}
+    return {} if last is None else {c["id"]: float(c.get("seconds") or 0.0)
+                                    for c in last["claims"]}
 
 
 def _list(
@@ -174,40 +215,20 @@ def _human_list(p: dict[str, Any]) -> str:
     return "\n".join(lines)
 
 
-def _key_index(evidence: list[dict[str, Any]]) -> int | None:
-    """The evidence row closest to failing: worst verdict first, then the smallest ratio margin."""
-    if not evidence:
-        return None
-
-    def rank(i: int) -> tuple[int, float, int]:
-        e = evidence[i]
-        v, b = e["value"], e["bound"]
-        ratio = math.inf
-        if e["relation"] != "==" and _finite(v) and _finite(b) and v > 0 and b > 0:
-            ratio = v / b if e["relation"] == ">=" else b / v
-        return (VERDICT_ORDER.get(e["verdict"], 1), ratio, i)
-
-    return min(range(len(evidence)), key=rank)
-
-
-def _finite(x: Any) -> bool:
-    return isinstance(x, int | float) and math.isfinite(x)
-
-
 def _row(c: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
     """The claim's JSON record plus what a reader needs: key evidence, reason, replay command."""
-    from workbench.proofs.claim import describe_evidence
+    from workbench.proofs.claim import key_evidence
 
-    ev = c["evidence"]
-    k = _key_index(ev)
-    c["key_evidence"] = None if k is None else {"index": k, "text": describe_evidence(ev[k])}
-    c["reason"] = None
-    if c["kind"] == "conjecture" and c["verdict"] == "inconclusive" and not c["error"]:
-        c["reason"] = CONJECTURE_REASON
+    c["key_evidence"] = key_evidence(c["evidence"])
+    why = [c["reason"]] if c.get("reason") else []
+    if c["kind"] == "conjecture" and c["verdict"] == "inconclusive" and c["evidence"]:
+        why.append(CONJECTURE_REASON)
     elif c["verdict"] == "unsupported":
-        c["reason"] = "a claim it depends on was violated or unsupported, so it was not run"
-    elif c["error"]:
-        c["reason"] = c["error"]
+        why.append("a claim it depends on was violated or unsupported, so it was not run")
+    if c.get("deps_not_run") and c["verdict"] != "skipped":
+        why.append(f"checked on its own evidence: {', '.join(c['deps_not_run'])} did not run "
+                   "(--with-deps runs them first)")
+    c["reason"] = "; ".join(why) or None
     c["replay"] = None
     if c["verdict"] in ("violated", "inconclusive") or c["error"]:
         c["replay"] = (
@@ -218,7 +239,10 @@ def _row(c: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
 
 
 def _short(text: str, n: int) -> str:
-    return text if len(text) <= n else text[: n - 1] + "…"
+    """``text`` cut to ``n`` characters on a terminal; whole when the output is piped or a file."""
+    if len(text) <= n or not sys.stdout.isatty():
+        return text
+    return text[: n - 1] + "…"
 
 
 def _human_row(c: dict[str, Any], verbose: bool) -> str:
@@ -251,17 +275,13 @@ def _human_row(c: dict[str, Any], verbose: bool) -> str:
 
 
 def _human_summary(s: dict[str, Any]) -> str:
-    return (
-        f"summary: {s['holds']} holds, {s['violated']} violated, {s['inconclusive']} "
-        f"inconclusive, {s['unsupported']} unsupported, {s['skipped']} skipped, "
-        f"{plural(s['errors'], 'error')} ({plural(s['total'], 'claim')}, {s['seconds']}s)"
-    )
+    counts = ", ".join(f"{s[v]} {v}" + ("s" if v == "error" and s[v] != 1 else "")
+                       for v in COUNTED)
+    return f"summary: {counts} ({plural(s['total'], 'claim')}, {s['seconds']}s of checks)"
 
 
 def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
-    counts: dict[str, int | float] = {
-        v: 0 for v in ("holds", "violated", "inconclusive", "unsupported", "skipped")
-    }
+    counts: dict[str, int | float] = {v: 0 for v in COUNTED}
     for r in rows:
         counts[r["verdict"]] += 1
     counts["errors"] = sum(r["error"] is not None for r in rows)

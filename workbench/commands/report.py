@@ -160,13 +160,14 @@ def _sandwich_section(cells: Sequence[Any], out: Path, files: list[str]) -> list
 
 
 def _key_evidence(claim: dict[str, Any]) -> str:
-    ev = sorted(claim.get("evidence", []), key=lambda e: _ORDER.get(e["verdict"], 5))
-    if not ev:
-        return claim.get("error") or "no evidence"
-    e = ev[0]
-    ci = f" CI [{e['ci'][0]:.4g}, {e['ci'][1]:.4g}]" if e.get("ci") else ""
-    note = f" ({e['note']})" if e.get("note") else ""
-    return f"{e['verdict']}: {e['value']:.4g} {e['relation']} {e['bound']:.4g}{ci}{note}"
+    """The key row of a stored claim result, by the rule ``check`` prints it with."""
+    from workbench.proofs.claim import key_evidence
+
+    key = key_evidence(claim.get("evidence") or [])
+    if key is None:
+        return claim.get("error") or claim.get("reason") or "no evidence"
+    note = claim["evidence"][key["index"]].get("note")
+    return f"{key['text']}" + (f" ({note})" if note else "")
 
 
 def _check_section(check: dict[str, Any] | None, out: Path, files: list[str]) -> list[str]:

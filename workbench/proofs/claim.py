@@ -24,7 +24,9 @@ from workbench.core.verdict import RELATIONS, decide
 
 METHODS: tuple[str, ...] = ("exact", "interval", "identity", "monte_carlo", "trained", "solved")
 KINDS: tuple[str, ...] = ("fact", "lemma", "theorem", "remark", "conjecture", "experiment")
-VERDICTS: tuple[str, ...] = ("holds", "violated", "inconclusive", "unsupported", "skipped")
+VERDICTS: tuple[str, ...] = (
+    "holds", "violated", "inconclusive", "unsupported", "skipped", "error",  # error: it raised
+)
 MARKS: tuple[str, ...] = ("paper", "ours", "reading")  # docs/paper.md: how sure we are
 INTERVALS: tuple[str, ...] = (
     *STATISTICAL_INTERVALS,  # workbench.core.intervals
@@ -46,6 +48,7 @@ class Evidence:
     same for the bound, when it was estimated. ``tolerance`` absorbs floating-point error of
     deterministic computations. ``interval`` names how ``ci`` was obtained (one of
     ``INTERVALS``); ``resolution`` is what an ``==`` claim with a statistical CI must resolve.
+    ``label`` names the value when its method alone would mislead (``"difference of errors"``).
     """
 
     value: float
@@ -62,6 +65,7 @@ class Evidence:
     resolution: float | None = None
     bound_ci: tuple[float, float] | None = None
     bound_ci_level: float | None = None
+    label: str = ""
 
     def __post_init__(self) -> None:
         if self.relation not in RELATIONS:
@@ -103,12 +107,13 @@ class Evidence:
         resolution: float | None = None,
         tolerance: float = 0.0,
         note: str = "",
+        label: str = "",
     ) -> Evidence:
         """An estimate against a bound. A bound that is itself an ``Estimate`` keeps its
         interval, so two uncertain quantities are compared beyond both intervals."""
         ev = cls(est.mean, 0.0, relation, method, dict(params or {}), ci=(est.lo, est.hi),
                  ci_level=est.level, tolerance=tolerance, note=note, interval=est.method,
-                 resolution=resolution)
+                 resolution=resolution, label=label)
         if isinstance(bound, Estimate):
             ev.bound, ev.bound_ci, ev.bound_ci_level = bound.mean, (bound.lo, bound.hi), bound.level
         else:
@@ -142,27 +147,63 @@ def _statistical(level: float | None) -> bool:
 
 _VALUE_LABEL = {"monte_carlo": "measured", "identity": "residual"}
 _SYMBOL = {"<=": "≤", ">=": "≥", "==": "="}
+_STRICT = {"<=": "<", ">=": ">"}
+_WORST_FIRST = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}
 
 
 def _g(x: Any) -> str:
     return "nan" if x is None else f"{float(x):.4g}"
 
 
-def describe_evidence(e: dict[str, Any]) -> str:
-    """Render an ``Evidence.to_dict()`` (or a JSON copy of one) as one line, with the margin.
+def key_evidence(evidence: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The one key-row rule of ``check``, its store and ``report``: the row closest to failing
+    (worst verdict first, then the smallest ratio margin, then the first), as ``{"index",
+    "text"}`` with ``text`` from :func:`describe_evidence`; None when there is no evidence."""
+    if not evidence:
+        return None
 
-    ``holds``: ``measured 0.0188 [0.0172, 0.0204] ≤ bound 0.1 (×5.3)``. ``violated``: says what
-    the claim asserts and how the measurement contradicts it beyond its interval.
+    def rank(i: int) -> tuple[int, float, int]:
+        e = evidence[i]
+        rel, (v, b) = e["relation"], _stated_bound(e["value"], e["bound"], e["relation"])[:2]
+        ratio = math.inf
+        if rel != "==" and _finite(v) and _finite(b) and v > 0 and b > 0:
+            ratio = v / b if rel == ">=" else b / v
+        return (_WORST_FIRST.get(e["verdict"], 1), ratio, i)
+
+    k = min(range(len(evidence)), key=rank)
+    return {"index": k, "text": describe_evidence(evidence[k])}
+
+
+def _finite(x: Any) -> bool:
+    return isinstance(x, int | float) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _stated_bound(v: Any, b: Any, rel: str) -> tuple[Any, Any, str]:
+    """``(value, bound, symbol)`` as the claim states it: a bound one ulp past a shorter number
+    (``>= math.ulp(0.0)``, ``>= nextafter(eps, inf)``) is the strict ``> 0``, ``> eps``."""
+    if rel in _STRICT and _finite(b):
+        shorter = math.nextafter(float(b), -math.inf if rel == ">=" else math.inf)
+        if len(repr(shorter)) <= len(repr(float(b))) - 4 or (shorter == 0 and b != 0):
+            return v, shorter, _STRICT[rel]
+    return v, b, _SYMBOL[rel]
+
+
+def describe_evidence(e: dict[str, Any]) -> str:
+    """Render an ``Evidence.to_dict()`` (or a JSON copy of one) as one sentence, with the margin.
+
+    ``holds``: ``measured 0.0188 [0.0172, 0.0204] ≤ bound 0.1 (×5.3)``; a strict bound reads
+    ``> 0``. ``violated``: says what the claim asserts and how the measurement contradicts it
+    beyond its interval. The value is named by ``label`` when the row has one.
     """
-    label = _VALUE_LABEL.get(e["method"], e["method"])
+    label = e.get("label") or _VALUE_LABEL.get(e["method"], e["method"])
     ci = e.get("ci")
     lvl = e.get("ci_level")
     ci_s = f" [{_g(ci[0])}, {_g(ci[1])}]" if ci else ""
     if ci and lvl:
         kind = "quadrature" if e.get("interval") == "quadrature" else "enclosure"
         ci_s += f" ({_percent(float(lvl))} CI)" if float(lvl) < 1 else f" ({kind})"
-    v, b, rel = e["value"], e["bound"], e["relation"]
-    sym = _SYMBOL[rel]
+    rel = e["relation"]
+    v, b, sym = _stated_bound(e["value"], e["bound"], rel)
     bci = e.get("bound_ci")
     b_s = _g(b) + (f" [{_g(bci[0])}, {_g(bci[1])}]" if bci else "")  # an estimated bound
     verdict = e.get("verdict", "")
@@ -177,7 +218,7 @@ def describe_evidence(e: dict[str, Any]) -> str:
     if verdict == "inconclusive":
         return (f"inconclusive: {label} {_g(v)}{ci_s} vs claimed {sym} {b_s}: the interval "
                 f"straddles the bound{tol_s}")
-    what = "" if e["method"] == "identity" else "bound "
+    what = "" if e["method"] == "identity" or b == 0 else "bound "
     margin = _margin(v, b, rel)
     if margin == _WITHIN:
         margin, tol_s = f" (within tolerance {tol:.1g})", ""
@@ -194,6 +235,8 @@ def _percent(level: float) -> str:
 
 
 def _margin(v: Any, b: Any, rel: str) -> str:
+    """The margin as a ratio (``×5.3``), or as a difference where a ratio means nothing (a
+    zero bound: the value itself is the margin, so none is printed)."""
     try:
         v, b = float(v), float(b)
     except (TypeError, ValueError):
@@ -203,7 +246,9 @@ def _margin(v: Any, b: Any, rel: str) -> str:
     big, small = (v, b) if rel == ">=" else (b, v)
     if big < small:
         return _WITHIN
-    if small > 0 and big / small >= 1.01:
+    if b == 0:
+        return ""
+    if small > 0 and math.isfinite(big / small) and big / small >= 1.01:
         return f" (×{big / small:.3g})"
     return f" (margin {big - small:.2g})" if big != small else ""
 

@@ -18,7 +18,7 @@ from workbench.proofs.claim import Claim
 
 COLOURS: dict[str, str] = {
     "holds": "#4caf50", "violated": "#e53935", "inconclusive": "#fbc02d",
-    "unsupported": "#8e24aa", "skipped": "#9e9e9e",
+    "unsupported": "#8e24aa", "skipped": "#9e9e9e", "error": "#795548",
 }
 NO_VERDICT = "#e0e0e0"
 

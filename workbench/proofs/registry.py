@@ -1,8 +1,9 @@
-"""The claim registry and the thin runner behind ``workbench check``.
+"""The claim registry and the selection behind ``workbench check``.
 
 Claims register through the ``@claim`` decorator in ``workbench.proofs.paper`` modules, or from
 third-party packages through the ``workbench.claims`` entry-point group (each entry point names a
-module to import). The runner executes claims in dependency order and marks a claim whose
+module to import). :func:`run_claims` selects the claims to run and hands them to
+``workbench.proofs.runner``, which runs them in dependency order and marks a claim whose
 dependency was violated as ``unsupported``. A claim whose ``depends_on`` names an unknown claim
 (or closes a cycle) is reported as an error and skipped, and so is an entry point that fails to
 import (``LOAD_ERRORS``); the other claims still run.
@@ -13,16 +14,14 @@ from __future__ import annotations
 import contextlib
 import functools
 import importlib
-import time
 import traceback
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
-from typing import Any
 
 import networkx as nx
 
-from workbench.proofs.claim import CheckContext, CheckFn, Claim, Evidence, combine
+from workbench.proofs.claim import CheckContext, CheckFn, Claim, Evidence
+from workbench.proofs.runner import ClaimResult, run_ordered
 
 _REGISTRY: dict[str, Claim] = {}
 LOAD_ERRORS: dict[str, str] = {}  # entry-point name -> why its claims could not be loaded
@@ -168,78 +167,39 @@ def broken_dependencies(claims: dict[str, Claim]) -> dict[str, str]:
     return broken
 
 
-@dataclass
-class ClaimResult:
-    claim: Claim
-    verdict: str
-    evidence: list[Evidence] = field(default_factory=list)
-    seconds: float = 0.0
-    error: str | None = None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "id": self.claim.id,
-            "title": self.claim.title,
-            "statement": self.claim.statement,
-            "ref": self.claim.ref,
-            "mark": self.claim.mark,
-            "kind": self.claim.kind,
-            "depends_on": list(self.claim.depends_on),
-            "verdict": self.verdict,
-            "seconds": round(self.seconds, 4),
-            "error": self.error,
-            "evidence": [e.to_dict() for e in self.evidence],
-        }
-
-
 def run_claims(
     ctx: CheckContext,
     only: Iterable[str] | None = None,
     claims: dict[str, Claim] | None = None,
     on_start: Callable[[Claim], None] | None = None,
     on_result: Callable[[ClaimResult], None] | None = None,
+    *,
+    with_deps: bool = True,
+    jobs: int = 1,
+    costs: Mapping[str, float] | None = None,
 ) -> list[ClaimResult]:
-    """Run the selected claims (and what they depend on) in dependency order; ``only`` holds
-    ids or id prefixes (:func:`select`).
+    """Run the selected claims in dependency order (``workbench.proofs.runner``); ``only``
+    holds ids or id prefixes (:func:`select`), and ``with_deps`` adds what they depend on.
 
     ``on_start(claim)`` is called before a claim runs and ``on_result(result)`` as soon as it has
     a verdict, so a front end can show progress. Claims with broken dependencies (see
     ``broken_dependencies``) get verdict ``skipped`` and an ``error`` naming the problem.
+    ``jobs`` worker processes run independent claims side by side, with the same results;
+    ``costs`` (seconds per claim id, from an earlier run) lets the longest chains start first.
     """
     claims = load_claims() if claims is None else claims
     broken = broken_dependencies(claims)
     runnable = {k: v for k, v in claims.items() if k not in broken}
     order = sorted(broken) + dependency_order(runnable)
-    wanted = set(order)
     if only:
-        only = select(claims, only)
-        wanted = set(only)
-        for cid in only:
-            wanted |= _ancestors(claims, cid)
-    results: dict[str, ClaimResult] = {}
-    for cid in order:
-        if cid not in wanted:
-            continue
-        c = claims[cid]
-        if cid in broken:
-            res = ClaimResult(c, "skipped", error=broken[cid])
-        elif any(results[d].verdict in ("violated", "unsupported") for d in c.depends_on):
-            res = ClaimResult(c, "unsupported")
-        else:
-            if on_start is not None:
-                on_start(c)
-            t0 = time.perf_counter()
-            try:
-                ev = c.check(ctx)
-                res = ClaimResult(c, combine(ev, c.kind), ev)
-            except Exception as e:  # a crashing check is reported, never hidden
-                tb = traceback.format_exception_only(type(e), e)[-1].strip()
-                res = ClaimResult(c, "inconclusive", error=tb)
-            res.seconds = time.perf_counter() - t0
-        results[cid] = res
-        if on_result is not None:
-            on_result(res)
-    return list(results.values())
+        picked = select(claims, only)
+        wanted = set(picked)
+        if with_deps:
+            for cid in picked:
+                wanted |= _ancestors(claims, cid)
+        order = [c for c in order if c in wanted]
+    return run_ordered(ctx, [claims[c] for c in order], broken, jobs, costs, on_start,
+                       on_result)
 
 
 def _ancestors(claims: dict[str, Claim], cid: str) -> set[str]:

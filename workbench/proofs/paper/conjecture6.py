@@ -74,7 +74,7 @@ def tournament_growth(ctx: CheckContext) -> list[Evidence]:
         if prev_est is not None:  # conservative: the difference beyond both intervals
             out.append(Evidence(est.mean - prev_est.mean, 0.0, ">=", "monte_carlo", p,
                                 ci=(est.lo - prev_est.hi, est.hi - prev_est.lo), ci_level=level,
-                                interval="bounded",
+                                interval="bounded", label="difference of errors",
                                 note="fixed votes per pair: error grows from the previous N"))
         prev_est, prev_N = est, N
     # the construction's claimed union bound (an average over head draws) vs the measured error
