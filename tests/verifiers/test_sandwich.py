@@ -225,7 +225,7 @@ def test_the_bound_is_any_named_bound(capsys: pytest.CaptureFixture[str]) -> Non
 @pytest.mark.parametrize("args,says", [
     (["--bound", "no-such-bound"], "--bound: bound must be one of"),
     (["--bound", f"{FX}:UPPER"], "--bound tests.plugin_fixtures:UPPER (upper bound, "),
-    (["--bound", "certified", "--N", "3"], "No such option"),
+    (["--bound", "certified", "--N", "3"], "--N is not an option of `workbench bounds sandwich`"),
     (["--witness", "no-such-construction"], "--witness: construction must be one of"),
     (["--witness", "biased"], "--witness biased is measured on orthonormal keys, gaussian"),
     (["--witness", f"{FX}:too_many_heads"], "--witness must have at most H = 1 heads"),

@@ -71,6 +71,11 @@ def cli(
 ) -> None:
     if seed < 0:
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
+    if db is not None:  # the results store sweep writes too: fail before any claim runs
+        from workbench.verifiers.store import check_writable
+
+        check_writable(writable_path("--db", db))
+    _check_only(only, builtin)  # answered before the runner (scipy, torch) is imported
     from workbench.proofs.runner import available_cores, reproducible_blas
 
     reproducible_blas()  # before any claim module loads torch and MKL
@@ -78,11 +83,6 @@ def cli(
     if jobs is not None and not 1 <= jobs <= 4 * cores:
         raise ValueError(f"--jobs must be an integer in 1..{4 * cores} (got {jobs}; four "
                          f"workers per core of the {cores} here is already oversubscribed)")
-    if db is not None:  # the results store sweep writes too: fail before any claim runs
-        from workbench.verifiers.store import check_writable
-
-        check_writable(writable_path("--db", db))
-    _check_only(only, builtin)
     from workbench.proofs.registry import (
         LOAD_ERRORS,
         broken_dependencies,
