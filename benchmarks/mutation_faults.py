@@ -37,6 +37,14 @@ class Fault:
     wrap: Wrap
 
 
+def _replay_low(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(*a: Any, **k: Any) -> Any:
+        mean, (lo, hi) = f(*a, **k)
+        return 0.97 * mean, (0.97 * lo, 0.97 * hi)
+
+    return g
+
+
 # ------------------------------------------------------------------------------ core
 def _dim_harmonics_binomial(f: Callable[[int, int], int]) -> Callable[[int, int], int]:
     def g(d: int, l: int) -> int:  # C(l+d-2, l-1) in place of C(l+d-3, l-1)
@@ -456,6 +464,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("claims.estimate_relation_flipped", "workbench.proofs.claim:Evidence.estimate",
           "claims", "sign", "Monte Carlo evidence with its relation flipped (>= as <=)",
           arg_mapped(1, "relation", _flip)),
+    # the sandwich's trained witnesses (docs/derivations/sandwich.md)
+    Fault("models.mlp_score_scaled", "workbench.models.scores:MLPScore.forward", "core",
+          "constant", "learned (MLP) attention scores 20 % too small (the trained witnesses)",
+          scaled(0.8)),
+    Fault("verifiers.witness_replay_scaled", "workbench.verifiers.trained_witness:replay_trained",
+          "verifiers", "constant", "a replayed trained witness's measured error 3 % low",
+          _replay_low),
     # the i.i.d. transfer (docs/derivations/iid_transfer.md)
     Fault("claims.iid_w_norm_d2", "workbench.proofs.support.iid_pairs:w_norm", "claims",
           "normalisation", "the D_2 factor |w| = 1 in place of sqrt(1 - t)",
