@@ -51,29 +51,15 @@ RESULTS = ROOT / "benchmarks" / "results"
 GRAD_RTOL = 1e-4  # float32: relative to the largest entry of each gradient
 
 
-def _sync(device: str) -> None:
-    if device.startswith("cuda"):
-        torch.cuda.synchronize()
-
-
-def _seconds(runs: list[presets.Run], steps: int, device: str) -> float:
-    cfg = replace(runs[0].config, steps=steps, eval_samples=0, device=device)
-    _sync(device)
-    t0 = time.perf_counter()
-    train([r.spec for r in runs], runs[0].task, cfg)
-    _sync(device)
-    return time.perf_counter() - t0
-
-
 def ratio(preset: str, steps: int, device: str, groups_n: int | None = None) -> dict[str, Any]:
     """Grouped against one at a time, the groups of ``preset`` (quick; the first ``groups_n``)
     for ``steps`` steps."""
     groups = [[r for _, r in g] for g in sweep.group_runs(sweep.keyed(presets.plan(preset,
                                                                                   "quick")))]
     groups = groups[:groups_n]
-    _seconds(groups[0][:1], 2, device)  # warm-up
-    grouped = sum(_seconds(g, steps, device) for g in groups)
-    alone = sum(_seconds([r], steps, device) for g in groups for r in g)
+    paper_scale.timed(groups[0][:1], 2, device)  # warm-up
+    grouped = sum(paper_scale.timed(g, steps, device) for g in groups)
+    alone = sum(paper_scale.timed([r], steps, device) for g in groups for r in g)
     n = sum(len(g) for g in groups) * steps
     return {"preset": preset, "steps": steps, "groups": len(groups),
             "runs": sum(len(g) for g in groups),

@@ -71,7 +71,8 @@ def _sync(device: str) -> None:
         torch.cuda.synchronize()
 
 
-def _timed(runs: list[presets.Run], steps: int, device: str) -> float:
+def timed(runs: list[presets.Run], steps: int, device: str) -> float:
+    """Seconds to train ``runs`` as one group for ``steps`` steps on ``device`` (synchronised)."""
     cfg = replace(runs[0].config, steps=steps, eval_samples=0, device=device)
     _sync(device)
     t0 = time.perf_counter()
@@ -87,8 +88,8 @@ def measure(device: str, steps: int, models: int, layers: int) -> dict[str, Any]
             if r.label_dict()["L"] == layers and r.label_dict()["c"] == 1]
     group = grid[:: max(1, len(grid) // models)][:models]  # spread over the ranks
     short = max(1, steps // 4)
-    _timed(group, 2, device)  # warm-up: kernels, allocator, lazy builds
-    dt = _timed(group, steps, device) - _timed(group, short, device)
+    timed(group, 2, device)  # warm-up: kernels, allocator, lazy builds
+    dt = timed(group, steps, device) - timed(group, short, device)
     rate = len(group) * (steps - short) / max(dt, 1e-9)
     flops = sum(train_flops(r) for r in group) / len(group)
     return {"group": {"preset": "fig2", "d": 64, "N": 16, "ffn_width": 2048, "batch": 256,
