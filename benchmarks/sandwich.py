@@ -36,6 +36,7 @@ sys.path.insert(0, str(ROOT))
 
 from workbench.core.bounds.certified import certified_lower_bound  # noqa: E402
 from workbench.verifiers.sandwich import one_head_witness, sandwich, save_witness  # noqa: E402
+from workbench.verifiers.sandwich_store import best_witnesses  # noqa: E402
 from workbench.verifiers.trained_witness import TrainBudget, train_witnesses  # noqa: E402
 
 DS = (3, 4, 6, 8, 12, 16, 32)
@@ -77,10 +78,13 @@ def _load() -> dict[str, dict]:
 
 def _inherit(pts: list[dict]) -> None:
     """A witness with H' <= H heads of key-rank r' <= r is also a model with H heads of rank r
-    (extra heads with M_h = 0): ``best`` is the smallest interval upper end among them."""
-    for p in pts:
-        src = min((q for q in pts if q["d"] == p["d"] and q["r"] <= p["r"]
-                   and q["heads"] <= p["heads"]), key=lambda q: q["best_ci"][1])
+    (extra heads with M_h = 0): ``best`` is the point's cell by the one inheritance rule,
+    ``workbench.verifiers.sandwich_store.best_witnesses``."""
+    by_key = {(p["d"], p["r"], p["heads"]): p for p in pts}
+    for cell in best_witnesses(pts):
+        p = by_key[(cell.d, cell.r, cell.heads)]
+        r2, H2 = cell.inherited_from or (cell.r, cell.heads)
+        src = by_key[(cell.d, r2, H2)]
         p["best"] = {"error": src["best_error"], "ci": src["best_ci"], "method": src["method"],
                      "witness_file": src["witness_file"],
                      "from": [src["d"], src["r"], src["heads"]]}
