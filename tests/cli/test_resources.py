@@ -8,9 +8,10 @@ import pytest
 
 from workbench.commands import _resources as res
 from workbench.testing import mapped, plant
+from workbench.verifiers import resources as vr
 
 
-def _term(terms: list[res.Term], start: str) -> int:
+def _term(terms: list[vr.Term], start: str) -> int:
     return next(t.bytes for t in terms if t.what.startswith(start))
 
 
@@ -20,7 +21,7 @@ def _rank_one_gap(d: int, H: int) -> int:
 
     model = random_features(d, H, generator=0)[0]
     real = sum(t.numel() * t.element_size() for t in (model.W, model.score.Q, model.M))
-    terms = res.rank_one_terms(d, H)
+    terms = vr.rank_one_terms(d, H)
     return _term(terms, "the value maps") + _term(terms, "the key and query") - real
 
 
@@ -30,11 +31,11 @@ def test_rank_one_estimate_is_the_allocated_layer(d: int, H: int) -> None:
 
 
 def test_rank_one_estimate_fails_when_a_term_is_dropped() -> None:
-    with plant("workbench.commands._resources:rank_one_terms", mapped(lambda ts: ts[1:])):
+    with plant("workbench.verifiers.resources:rank_one_terms", mapped(lambda ts: ts[1:])):
         with pytest.raises(StopIteration):
             _rank_one_gap(5, 7)
-    with plant("workbench.commands._resources:rank_one_terms",
-               mapped(lambda ts: [res.Term(t.what, t.flags, t.bytes // 2) for t in ts])):
+    with plant("workbench.verifiers.resources:rank_one_terms",
+               mapped(lambda ts: [vr.Term(t.what, t.flags, t.bytes // 2) for t in ts])):
         assert _rank_one_gap(5, 7) != 0
 
 
@@ -44,7 +45,7 @@ def test_biased_estimate_is_the_allocated_heads(d: int, N: int) -> None:
 
     model = biased(d, N, generator=0)[0]
     real = sum(t.numel() * t.element_size() for t in (model.W, model.score.Q, model.M))
-    assert _term(res.biased_terms(d, N), "the 2d^2+1 heads") == real
+    assert _term(vr.biased_terms(d, N), "the 2d^2+1 heads") == real
 
 
 @pytest.mark.parametrize("d", [2, 5])
@@ -53,7 +54,7 @@ def test_full_rank_estimate_is_the_allocated_head(d: int) -> None:
 
     model = full_rank_model(d, 1.0)
     real = sum(p.numel() * p.element_size() for p in model.parameters())
-    assert _term(res.full_rank_terms(d), "the head's") == real
+    assert _term(vr.full_rank_terms(d), "the head's") == real
 
 
 @pytest.mark.parametrize("d,H,N", [(4, 8, 2), (4, 8, 3)])
@@ -66,7 +67,7 @@ def test_majority_vote_estimate_is_below_the_allocated_model(d: int, H: int, N: 
     real = sum(t.numel() * t.element_size() for m in model.modules()
                for t in [*m.parameters(recurse=False), *m.buffers(recurse=False)]
                if isinstance(t, torch.Tensor))
-    assert 0 < _term(res.majority_vote_terms(d, H), "the votes'") <= real
+    assert 0 < _term(vr.majority_vote_terms(d, H), "the votes'") <= real
 
 
 @pytest.mark.parametrize("arch", ["generalized", "attention"])
@@ -84,19 +85,19 @@ def test_train_parameter_estimate_is_the_built_model(arch: str) -> None:
 
 
 def test_a_computation_that_does_not_fit_is_refused_naming_the_largest_flag() -> None:
-    terms = res.rank_one_terms(8, 10**6)
+    terms = vr.rank_one_terms(8, 10**6)
     need = sum(t.bytes for t in terms)
-    res.check_fits(terms, {"--heads": 10**6, "--d": 8}, available=need)
+    vr.check_fits(terms, {"--heads": 10**6, "--d": 8}, available=need)
     with pytest.raises(ValueError, match=r"^--heads 1000000 needs at least ~.* this machine "
                        r"has 1 MB available"):
-        res.check_fits(terms, {"--heads": 10**6, "--d": 8}, available=10**9 // 1000)
+        vr.check_fits(terms, {"--heads": 10**6, "--d": 8}, available=10**9 // 1000)
 
 
 def test_available_memory_is_read_without_torch() -> None:
     import subprocess
     import sys
 
-    probe = ("import sys; from workbench.commands._resources import available_bytes as a; "
+    probe = ("import sys; from workbench.verifiers.resources import available_bytes as a; "
              "n = a(); print(n is None or n > 0, 'torch' in sys.modules)")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=120).stdout.split()
@@ -137,10 +138,10 @@ def test_hardmax_rank1_estimate_is_the_allocated_witness(d: int, H: int, steps: 
 
 def test_hardmax_rank1_estimate_fails_when_a_term_is_off() -> None:
     with plant("workbench.verifiers.resources:rank_one_terms", mapped(
-            lambda ts: [res.Term(t.what, t.flags, t.bytes // 2) for t in ts])):
+            lambda ts: [vr.Term(t.what, t.flags, t.bytes // 2) for t in ts])):
         assert _hardmax_rank1_gaps(4, 6, 2)[:3] != [0, 0, 0]
     with plant("workbench.verifiers.resources:hardmax_rank1_terms", mapped(
-            lambda ts: [*ts[:3], res.Term(ts[3].what, ts[3].flags, ts[3].bytes // 2)])):
+            lambda ts: [*ts[:3], vr.Term(ts[3].what, ts[3].flags, ts[3].bytes // 2)])):
         assert _hardmax_rank1_gaps(4, 6, 2)[3] != 0
 
 
@@ -170,14 +171,13 @@ def test_bayes_heads_estimate_is_the_allocated_witness(d: int, r: int, H: int) -
 
 def test_bayes_heads_estimate_fails_when_a_term_is_off() -> None:
     with plant("workbench.verifiers.resources:bayes_heads_terms", mapped(
-            lambda ts: [res.Term(t.what, t.flags, t.bytes // 2) for t in ts])):
+            lambda ts: [vr.Term(t.what, t.flags, t.bytes // 2) for t in ts])):
         assert all(g != 0 for g in _bayes_heads_gaps(6, 2, 5, 300, 500))
 
 
 def test_every_builtin_construction_estimates_its_memory_from_its_terms() -> None:
     """Each registered estimate is the terms of that construction (the ones measured above)."""
     from workbench import builtin_plugins as bp
-    from workbench.verifiers import resources as vr
 
     d, r, H, N = 5, 2, 7, 3
     expected = {
@@ -198,6 +198,6 @@ def test_a_byte_count_is_blamed_on_the_largest_size_flag() -> None:
     values = size_values(8, 1, 10**7, 2, {"steps": 3, "law": "x", "heads": 10**7})
     assert values == {"--d": 8, "--rank": 1, "--heads": 10**7, "--N": 2, "--param steps": 3}
     with pytest.raises(ValueError, match=r"^--heads 10000000 needs at least ~1 TB"):
-        res.check_fits(as_terms(10**12), values, available=10**9)
+        vr.check_fits(as_terms(10**12), values, available=10**9)
     with pytest.raises(ValueError, match="byte count"):
         as_terms(-1)

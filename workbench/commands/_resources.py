@@ -1,25 +1,10 @@
-"""Memory ``workbench train`` needs, estimated from its arguments before it starts; the
-estimates of the constructions and the check against available memory live in
-``workbench.verifiers.resources`` (re-exported here), which the construction runner uses too."""
+"""Memory ``workbench train`` needs, estimated from its arguments before it starts. The
+estimates of the constructions and the check against available memory are
+``workbench.verifiers.resources``'s, which the construction runner uses too."""
 
 from __future__ import annotations
 
-from workbench.verifiers.resources import (
-    FLOAT32,
-    FLOAT64,
-    Term,
-    available_bytes,
-    biased_terms,
-    check_fits,
-    full_rank_terms,
-    majority_vote_terms,
-    rank_one_terms,
-    readable_bytes,
-)
-
-__all__ = ["ADAM_COPIES", "EVAL_BATCH", "FFN_WIDTH", "FLOAT32", "FLOAT64", "Term",
-           "available_bytes", "biased_terms", "check_fits", "full_rank_terms",
-           "majority_vote_terms", "rank_one_terms", "readable_bytes", "train_terms"]
+from workbench.verifiers.resources import FLOAT32, Term
 
 ADAM_COPIES = 4  # a trained parameter, its gradient and Adam's two moment estimates
 FFN_WIDTH = 2048  # workbench.verifiers.models.EncoderStack's default FFN width

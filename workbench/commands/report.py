@@ -28,8 +28,6 @@ from workbench.commands._common import (
 )
 from workbench.commands._paths import writable_path
 
-_ORDER = {"violated": 0, "inconclusive": 1, "unsupported": 2, "skipped": 3, "holds": 4}
-
 
 @click.command(help="Write a Markdown report with PNG and SVG figures from the results store.")
 @path_option("--db", "Results store (default: runs.sqlite under the user's data directory).")

@@ -34,7 +34,7 @@ from workbench.commands._common import (
     progress_bar,
     resolve_device,
 )
-from workbench.commands._resources import EVAL_BATCH, check_fits, train_terms
+from workbench.commands._resources import EVAL_BATCH, train_terms
 from workbench.core.validation import (
     check_dim,
     check_float,
@@ -43,6 +43,7 @@ from workbench.core.validation import (
     check_orthonormal_keys,
     check_rank,
 )
+from workbench.verifiers.resources import check_fits
 
 TASK_NAMES = ("nearest", "farthest", "regression")  # workbench.verifiers.tasks.TASKS
 POINTS = ("iid", "orthonormal")  # workbench.core.sphere.POINT_LAWS

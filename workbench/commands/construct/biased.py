@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands._resources import biased_terms, check_fits
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_float
+from workbench.verifiers.resources import biased_terms, check_fits
 
 NORMALIZERS = ("hardmax", "softmax")  # workbench.constructions.biased.NORMALIZERS
 # workbench.constructions.biased.COEFFICIENT_LAWS

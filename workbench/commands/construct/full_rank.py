@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands._resources import check_fits, full_rank_terms
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_float
+from workbench.verifiers.resources import check_fits, full_rank_terms
 
 
 @click.command("full-rank")

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands._resources import check_fits, majority_vote_terms
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_heads
+from workbench.verifiers.resources import check_fits, majority_vote_terms
 
 COPY_STYLES = ("generalized", "standard")  # workbench.constructions.majority_vote.COPY_STYLES
 

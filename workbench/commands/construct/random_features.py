@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from workbench.commands._resources import check_fits, rank_one_terms
 from workbench.commands.construct._run import Evaluation, construct_options
 from workbench.core.validation import check_heads
+from workbench.verifiers.resources import check_fits, rank_one_terms
 
 # workbench.constructions.random_features.HEAD_LAWS
 LAWS = ("independent", "tied", "cosine_uniform")
