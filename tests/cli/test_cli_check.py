@@ -309,3 +309,64 @@ def test_jobs_gives_the_same_verdicts_and_numbers(capsys) -> None:
 def test_jobs_out_of_range_is_bad_input(capsys) -> None:
     code, out, err = run(capsys, "check", "--jobs", "0", "--only", "setting.sphere_law")
     assert code == 2 and out == "" and err.count("\n") == 1 and "--jobs" in err and "1.." in err
+
+
+def _pid_claims() -> list[Claim]:
+    """Claims made here at run time (no module a spawned worker could import)."""
+    def where(ctx: CheckContext) -> list[Evidence]:
+        return [Evidence(0.0, 1.0, "<=", "exact", note=f"pid {os.getpid()}")]
+
+    return [Claim(f"runtime.where{i}", "names its process", "lemma", where) for i in range(3)]
+
+
+def test_forked_workers_run_claims_made_at_run_time() -> None:
+    from workbench.proofs.runner import can_fork, claim_pool, run_ordered
+
+    if not sys.platform.startswith("linux"):
+        pytest.skip("workers are forked on Linux only")
+    assert can_fork("cpu") and not can_fork("cuda")
+    claims = _pid_claims()
+    with claim_pool(2, {c.id: c for c in claims}, "cpu") as pool:
+        assert pool.forked and pool.runs(claims)
+        res = run_ordered(CheckContext(), claims, {}, 2, pool=pool)
+    pids = {r.evidence[0].note for r in res}
+    assert [r.verdict for r in res] == ["holds"] * 3 and f"pid {os.getpid()}" not in pids
+
+
+def test_spawned_workers_cannot_run_claims_made_at_run_time(monkeypatch) -> None:
+    from workbench.proofs import runner
+
+    monkeypatch.setattr(runner, "can_fork", lambda device: False)
+    claims = _pid_claims()
+    with runner.claim_pool(2, {c.id: c for c in claims}, "cpu") as pool:
+        assert not pool.forked and not pool.runs(claims)
+        res = runner.run_ordered(CheckContext(), claims, {}, 2, pool=pool)
+    # they ran serially, here, with the same verdicts
+    assert {r.evidence[0].note for r in res} == {f"pid {os.getpid()}"}
+    assert [r.verdict for r in res] == ["holds"] * 3
+
+
+def test_spawned_workers_give_the_forked_workers_numbers(capsys, monkeypatch) -> None:
+    from workbench.proofs import runner
+
+    only = [a for c in QUICK_RANDOM[:3] for a in ("--only", c)]
+    _, forked = _verdicts(capsys, *only, "--jobs", "2")
+    monkeypatch.setattr(runner, "can_fork", lambda device: False)
+    _, spawned = _verdicts(capsys, *only, "--jobs", "2")
+    assert _numbers(forked) == _numbers(spawned) and set(forked) == set(QUICK_RANDOM[:3])
+
+
+def test_the_order_hint_is_remembered_per_scale(tmp_path, monkeypatch) -> None:
+    from workbench.proofs import claim_seconds
+
+    monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache"))
+    assert claim_seconds.recorded("quick") == {}
+    claim_seconds.remember("quick", {"a": 2.5, "b": 0.1})
+    claim_seconds.remember("quick", {"b": 0.3})
+    claim_seconds.remember("full", {"a": 40.0})
+    assert claim_seconds.recorded("quick") == {"a": 2.5, "b": 0.3}
+    assert claim_seconds.recorded("full") == {"a": 40.0}
+    (tmp_path / "cache" / claim_seconds.FILE).write_text("{not json")
+    assert claim_seconds.recorded("quick") == {}  # a damaged hint is no hint
+    claim_seconds.remember("quick", {"c": 1.0})
+    assert claim_seconds.recorded("quick") == {"c": 1.0}

@@ -76,7 +76,7 @@ def cli(
 
         check_writable(writable_path("--db", db))
     _check_only(only, builtin)  # answered before the runner (scipy, torch) is imported
-    from workbench.proofs.runner import available_cores, reproducible_blas
+    from workbench.proofs.runner import available_cores, claim_pool, reproducible_blas
 
     reproducible_blas()  # before any claim module loads torch and MKL
     cores = available_cores()
@@ -107,9 +107,12 @@ def cli(
         click.echo(f"workbench check (scale={scale}, seed={seed}, device={dev}); {ERROR_MEANING}")
         for msg in load_errors:
             click.echo(f"  ERROR        {msg}")
-    costs = _recorded_costs(db)
+    costs = _recorded_costs(db, scale)
     status = status_line(as_json)
-    with status if status is not None else nullcontext():
+    n_jobs = cores if jobs is None else jobs
+    # the workers start before the live indicator's thread: a forked worker gets no thread
+    with claim_pool(n_jobs, claims, dev) if n_jobs > 1 else nullcontext() as pool, \
+            status if status is not None else nullcontext():
         rows: dict[str, dict[str, Any]] = {}
         running: list[str] = []
 
@@ -127,9 +130,13 @@ def cli(
                 click.echo(_human_row(row, verbose))
 
         results = run_claims(ctx, only=only or None, claims=claims, on_start=started,
-                             on_result=finished, with_deps=with_deps,
-                             jobs=cores if jobs is None else jobs, costs=costs)
+                             on_result=finished, with_deps=with_deps, jobs=n_jobs,
+                             costs=costs, pool=pool)
     ordered = [rows[r.claim.id] for r in results]  # dependency order, however they finished
+    from workbench.proofs import claim_seconds
+
+    claim_seconds.remember(scale, {r.claim.id: r.seconds for r in results
+                                   if r.verdict not in ("skipped", "unsupported")})
     summary = _summary(ordered)
     summary["errors"] += len(load_errors)
     payload = {**head, "claims": ordered, "load_errors": load_errors, "summary": summary}
@@ -162,11 +169,14 @@ def _check_only(only: tuple[str, ...], builtin: bool) -> None:
                              "see --list)")
 
 
-def _recorded_costs(db: str | None) -> dict[str, float]:
+def _recorded_costs(db: str | None, scale: str) -> dict[str, float]:
     """Seconds per claim of the last check recorded in ``db`` (what lets long chains start
-    first); empty without one."""
+    first); without one, those of the last checks at ``scale`` on this machine
+    (``workbench.proofs.claim_seconds``)."""
     if db is None:
-        return {}
+        from workbench.proofs import claim_seconds
+
+        return claim_seconds.recorded(scale)
     from workbench.verifiers.store import last_check
 
     try:

@@ -30,6 +30,11 @@ LANES = 8  # samples (or rows) per block, as LANES in the C source
 _state: dict[str, Any] = {}
 
 
+def cache_root() -> Path:
+    """The per-user cache folder: ``$WORKBENCH_CACHE``, else ``~/.cache/workbench``."""
+    return Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench")
+
+
 class View(ctypes.Structure):
     """A tensor as the C side sees it: data pointer, (model, sample, token) strides, and an
     optional per-model bias row added on load (model k's at ``bias + k * bs``)."""
@@ -57,7 +62,7 @@ def _build() -> ctypes.CDLL | None:
         return None
     src = SOURCE.read_bytes()
     key = hashlib.sha256(src + repr(_FLAGS).encode() + cc.encode() + _cpu_key().encode())
-    cache = Path(os.environ.get("WORKBENCH_CACHE") or Path.home() / ".cache" / "workbench")
+    cache = cache_root()
     lib = cache / f"native-{key.hexdigest()[:16]}.so"
     try:
         if not lib.exists():

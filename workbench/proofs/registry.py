@@ -21,7 +21,7 @@ from importlib.metadata import entry_points
 import networkx as nx
 
 from workbench.proofs.claim import CheckContext, CheckFn, Claim, Evidence
-from workbench.proofs.runner import ClaimResult, run_ordered
+from workbench.proofs.runner import ClaimPool, ClaimResult, run_ordered
 
 _REGISTRY: dict[str, Claim] = {}
 LOAD_ERRORS: dict[str, str] = {}  # entry-point name -> why its claims could not be loaded
@@ -177,6 +177,7 @@ def run_claims(
     with_deps: bool = True,
     jobs: int = 1,
     costs: Mapping[str, float] | None = None,
+    pool: ClaimPool | None = None,
 ) -> list[ClaimResult]:
     """Run the selected claims in dependency order (``workbench.proofs.runner``); ``only``
     holds ids or id prefixes (:func:`select`), and ``with_deps`` adds what they depend on.
@@ -185,7 +186,8 @@ def run_claims(
     a verdict, so a front end can show progress. Claims with broken dependencies (see
     ``broken_dependencies``) get verdict ``skipped`` and an ``error`` naming the problem.
     ``jobs`` worker processes run independent claims side by side, with the same results;
-    ``costs`` (seconds per claim id, from an earlier run) lets the longest chains start first.
+    ``costs`` (seconds per claim id, from an earlier run) lets the longest chains start first;
+    ``pool`` is a started ``runner.claim_pool`` to run them in.
     """
     claims = load_claims() if claims is None else claims
     broken = broken_dependencies(claims)
@@ -199,7 +201,7 @@ def run_claims(
                 wanted |= _ancestors(claims, cid)
         order = [c for c in order if c in wanted]
     return run_ordered(ctx, [claims[c] for c in order], broken, jobs, costs, on_start,
-                       on_result)
+                       on_result, pool)
 
 
 def _ancestors(claims: dict[str, Claim], cid: str) -> set[str]:

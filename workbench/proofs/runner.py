@@ -6,7 +6,10 @@ check that raises is ``error``, with its message; one that returns no evidence i
 ``inconclusive``, with that reason. A claim whose dependencies are not in the run is checked on
 its own evidence, and its result names them (``deps_not_run``).
 
-With ``jobs > 1`` the claims run in spawned worker processes. Every claim runs with
+With ``jobs > 1`` the claims run in worker processes (:func:`claim_pool`): forked from this
+process on a Linux CPU run, so that they start at once with every claim module already loaded,
+and spawned elsewhere (or for CUDA, which a forked child cannot re-initialise), each importing
+the modules of the claims it runs. Every claim runs with
 ``CLAIM_THREADS`` torch thread(s) on the CPU, whatever ``jobs`` is: torch splits a reduction
 by its thread count, so a count that followed ``jobs`` would change the last bits of the
 numbers; the parallelism is the workers'. MKL is asked for alignment-independent results
@@ -15,8 +18,8 @@ with what ran before in the process. Every check seeds itself from ``ctx.seed``
 (docs/architecture.md, Claims and verdicts), so what a claim measures does not depend on which
 process runs it or when either. Among the claims that are ready, the one heading the
 longest chain of remaining work starts first (its recorded seconds, when a previous run's are
-given, else one unit per claim). A claim a worker cannot import by its module (one defined at
-run time) makes the whole run serial.
+given, else one unit per claim). With spawned workers, a claim a worker cannot import by its
+module (one defined at run time) makes the whole run serial; forked workers inherit it.
 """
 
 from __future__ import annotations
@@ -25,10 +28,12 @@ import importlib
 import importlib.util
 import multiprocessing
 import os
+import sys
 import time
 import traceback
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -111,10 +116,13 @@ def run_ordered(
     costs: Mapping[str, float] | None = None,
     on_start: Callable[[Claim], None] | None = None,
     on_result: Callable[[ClaimResult], None] | None = None,
+    pool: ClaimPool | None = None,
 ) -> list[ClaimResult]:
     """Run ``order`` (claims in dependency order); the results come back in that order, and
     ``on_result`` sees each as soon as it has a verdict. ``broken`` maps the claims that cannot
-    run to the reason (they are ``skipped``)."""
+    run to the reason (they are ``skipped``). ``pool`` is one :func:`claim_pool` already started
+    (a front end starts it before its own threads, so that forking is safe); without it, one is
+    started here when ``jobs > 1``."""
     in_run = {c.id for c in order}
     results: dict[str, ClaimResult] = {}
 
@@ -133,9 +141,14 @@ def run_ordered(
             on_result(res)
 
     runnable = [c for c in order if c.id not in broken]
-    if jobs > 1 and len(runnable) > 1 and all(_importable(c) for c in runnable):
-        _run_pool(ctx, order, in_run, jobs, costs or {}, settle, done, on_start)
+    if pool is not None and pool.jobs > 1 and len(runnable) > 1 and pool.runs(runnable):
+        _run_pool(ctx, order, in_run, pool, costs or {}, settle, done, on_start)
         return [results[c.id] for c in order]
+    if pool is None and jobs > 1 and len(runnable) > 1:
+        with claim_pool(jobs, {c.id: c for c in runnable}, ctx.device) as started:
+            if started.runs(runnable):
+                _run_pool(ctx, order, in_run, started, costs or {}, settle, done, on_start)
+                return [results[c.id] for c in order]
     import torch
 
     before = torch.get_num_threads()
@@ -157,6 +170,57 @@ def _left_out(c: Claim, in_run: set[str]) -> tuple[str, ...]:
     return tuple(d for d in c.depends_on if d not in in_run)
 
 
+@dataclass
+class ClaimPool:
+    """Worker processes for claims; ``forked`` ones inherit this process's claims."""
+
+    executor: ProcessPoolExecutor
+    jobs: int
+    forked: bool
+
+    def runs(self, claims: list[Claim]) -> bool:
+        """Whether the workers can re-create every one of ``claims``."""
+        return all(_INHERITED.get(c.id) is c for c in claims) if self.forked else all(
+            _importable(c) for c in claims)
+
+    def submit(self, c: Claim, ctx: CheckContext
+               ) -> Future[tuple[list[Evidence], str | None, float]]:
+        if self.forked:
+            return self.executor.submit(_run_inherited, c.id, ctx)
+        return self.executor.submit(_run_in_worker, c.module, c.id, ctx)
+
+
+_INHERITED: dict[str, Claim] = {}  # what forked workers run: set before they are forked
+
+
+def can_fork(device: str) -> bool:
+    """Forked workers: on Linux (fork is the platform's own), for CPU runs only."""
+    return (sys.platform.startswith("linux") and device == "cpu"
+            and "fork" in multiprocessing.get_all_start_methods())
+
+
+@contextmanager
+def claim_pool(jobs: int, claims: Mapping[str, Claim], device: str) -> Iterator[ClaimPool]:
+    """``jobs`` worker processes, started now. Forked ones (:func:`can_fork`) are created
+    before this returns, from a process with no other thread yet, and inherit ``claims``;
+    spawned ones import each claim's module when they run it."""
+    forked = can_fork(device)
+    if forked:
+        _INHERITED.clear()
+        _INHERITED.update(claims)
+    mp = multiprocessing.get_context("fork" if forked else "spawn")
+    executor = ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
+                                   initargs=(CLAIM_THREADS,))
+    try:
+        if forked and jobs > 1:
+            executor.submit(os.getpid).result()  # a fork context starts every worker at once
+        yield ClaimPool(executor, jobs, forked)
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+        if forked:
+            _INHERITED.clear()
+
+
 def _importable(c: Claim) -> bool:
     """Whether a worker process re-creates ``c`` by importing its module."""
     from workbench.proofs import registry
@@ -173,7 +237,7 @@ def _run_pool(
     ctx: CheckContext,
     order: list[Claim],
     in_run: set[str],
-    jobs: int,
+    pool: ClaimPool,
     costs: Mapping[str, float],
     settle: Callable[[Claim], ClaimResult | None],
     done: Callable[[ClaimResult], None],
@@ -183,37 +247,35 @@ def _run_pool(
     finished: set[str] = set()
     priority = _critical_path(order, costs)
     running: dict[Future[tuple[list[Evidence], str | None, float]], Claim] = {}
-    spawn = multiprocessing.get_context("spawn")
-    with ProcessPoolExecutor(jobs, mp_context=spawn, initializer=_init_worker,
-                             initargs=(CLAIM_THREADS,)) as pool:
-        while waiting or running:
-            ready = [c for c in waiting if all(d in finished or d not in in_run
-                                               for d in c.depends_on)]
-            settled = False
-            for c in sorted(ready, key=lambda c: -priority[c.id]):
-                res = settle(c)
-                if res is not None:
-                    waiting.remove(c)
-                    finished.add(c.id)
-                    done(res)
-                    settled = True
-                elif len(running) < jobs:
-                    waiting.remove(c)
-                    if on_start is not None:
-                        on_start(c)
-                    running[pool.submit(_run_in_worker, c.module, c.id, ctx)] = c
-            if settled:
-                continue  # a settled claim may have made others ready
-            if not running:
-                raise RuntimeError(f"no claim can start: {[c.id for c in waiting]}")
-            for fut in wait(running, return_when=FIRST_COMPLETED)[0]:
-                c = running.pop(fut)
-                try:
-                    ev, err, secs = fut.result()
-                except Exception as e:  # the worker died (killed, out of memory)
-                    ev, err, secs = [], f"the worker process failed: {e!r}", 0.0
+    jobs = pool.jobs
+    while waiting or running:
+        ready = [c for c in waiting if all(d in finished or d not in in_run
+                                           for d in c.depends_on)]
+        settled = False
+        for c in sorted(ready, key=lambda c: -priority[c.id]):
+            res = settle(c)
+            if res is not None:
+                waiting.remove(c)
                 finished.add(c.id)
-                done(judged(c, ev, err, secs, _left_out(c, in_run)))
+                done(res)
+                settled = True
+            elif len(running) < jobs:
+                waiting.remove(c)
+                if on_start is not None:
+                    on_start(c)
+                running[pool.submit(c, ctx)] = c
+        if settled:
+            continue  # a settled claim may have made others ready
+        if not running:
+            raise RuntimeError(f"no claim can start: {[c.id for c in waiting]}")
+        for fut in wait(running, return_when=FIRST_COMPLETED)[0]:
+            c = running.pop(fut)
+            try:
+                ev, err, secs = fut.result()
+            except Exception as e:  # the worker died (killed, out of memory)
+                ev, err, secs = [], f"the worker process failed: {e!r}", 0.0
+            finished.add(c.id)
+            done(judged(c, ev, err, secs, _left_out(c, in_run)))
 
 
 def _critical_path(order: list[Claim], costs: Mapping[str, float]) -> dict[str, float]:
@@ -236,6 +298,11 @@ def _init_worker(threads: int) -> None:
     import torch
 
     torch.set_num_threads(threads)
+
+
+def _run_inherited(claim_id: str, ctx: CheckContext) -> tuple[list[Evidence], str | None, float]:
+    """In a forked worker: measure a claim this process inherited."""
+    return measure(_INHERITED[claim_id].check, ctx)
 
 
 def _run_in_worker(module: str, claim_id: str, ctx: CheckContext
