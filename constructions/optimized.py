@@ -18,7 +18,7 @@ import math
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 import numpy as np
 import torch
@@ -259,15 +259,26 @@ def hardmax_rank1(d: int, H: int, *, steps: int = 300, seed: int = 0) -> Witness
     g = torch.Generator().manual_seed(seed)
     Q = torch.randn(H, d, generator=g, dtype=torch.float64, requires_grad=True)
     b = float(head_target_agreement(d, 1.0))
-    opt = torch.optim.Adam([Q], lr=0.05)
-    for _ in range(steps if H > 1 else 0):
-        opt.zero_grad()
-        loss = _rank1_error(Q, b)
-        loss.backward()
-        opt.step()
+    m, v = torch.zeros_like(Q), torch.zeros_like(Q)
+    for t in range(1, (steps if H > 1 else 0) + 1):
+        Q.grad = None
+        _rank1_error(Q, b).backward()
+        _adam_step(Q, m, v, t, lr=0.05)
     params = _rank1_params(Q.detach().numpy(), d)
     err = _rank1_replay(params, d)
     return Witness("hardmax_rank1", d, 1, H, err, (err - 1e-9, err + 1e-9), params, 0, seed)
+
+
+@torch.no_grad()
+def _adam_step(p: torch.Tensor, m: torch.Tensor, v: torch.Tensor, t: int, lr: float,
+               betas: tuple[float, float] = (0.9, 0.999), eps: float = 1e-8) -> None:
+    """Step ``t`` (from 1) of Adam on ``p``, the operations of ``torch.optim.Adam`` one by one
+    (whose constructor imports ``torch._dynamo``, over a second per process)."""
+    g = cast(torch.Tensor, p.grad)
+    m.lerp_(g, 1 - betas[0])
+    v.mul_(betas[1]).addcmul_(g, g, value=1 - betas[1])
+    denom = (v.sqrt() / math.sqrt(1 - betas[1] ** t)).add_(eps)
+    p.addcdiv_(m, denom, value=-lr / (1 - betas[0] ** t))
 
 
 def _rank1_params(Q: np.ndarray, d: int) -> dict[str, np.ndarray]:

@@ -88,3 +88,27 @@ def test_a_witness_holding_a_pickle_is_refused_unrun(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="holds objects other than numbers"):
         Witness.load(path)
     assert not marker.exists()
+
+
+def test_the_adam_steps_are_torch_adams() -> None:
+    """hardmax_rank1 steps Adam by hand (torch.optim's constructor imports torch._dynamo); the
+    iterates equal torch.optim.Adam's bit for bit, and a step size a few percent off does not."""
+    import torch
+
+    from workbench.constructions.optimized import _adam_step, _rank1_error
+
+    Q0 = torch.randn(5, 6, generator=torch.Generator().manual_seed(3), dtype=torch.float64)
+    ref = Q0.clone().requires_grad_(True)
+    opt = torch.optim.Adam([ref], lr=0.05)
+    for _ in range(60):
+        opt.zero_grad()
+        _rank1_error(ref, 0.6).backward()
+        opt.step()
+    for lr, same in ((0.05, True), (0.0515, False)):
+        Q = Q0.clone().requires_grad_(True)
+        m, v = torch.zeros_like(Q), torch.zeros_like(Q)
+        for t in range(1, 61):
+            Q.grad = None
+            _rank1_error(Q, 0.6).backward()
+            _adam_step(Q, m, v, t, lr=lr)
+        assert torch.equal(Q, ref) is same

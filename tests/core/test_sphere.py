@@ -56,6 +56,23 @@ def test_orthonormal_points_law(d, N):
     assert prod.mean().abs() <= Z * prod.std() / math.sqrt(prod.numel())
 
 
+@pytest.mark.parametrize("d,N", [(2, 2), (3, 2), (8, 4), (16, 16)])
+def test_orthonormal_points_are_the_sign_fixed_qr_frame(d, N):
+    """The frames are the Q factor of the Gaussian draw whose R has a positive diagonal (the
+    Haar frame), computed here by numpy's QR, independently."""
+    import numpy as np
+
+    from workbench.core.sphere import gram_schmidt
+
+    X = orthonormal_points(500, N, d, generator=7)
+    z = gaussian(500, d, N, generator=7).numpy()
+    q, r = np.linalg.qr(z)
+    ref = (q * np.sign(np.diagonal(r, axis1=-2, axis2=-1))[:, None, :]).transpose(0, 2, 1)
+    assert np.abs(X.numpy() - ref).max() <= 1e-11
+    shuffled = gram_schmidt(torch.from_numpy(z[..., ::-1].copy()).transpose(-1, -2))
+    assert np.abs(shuffled.numpy() - ref).max() > 1e-3  # the order of the rows matters
+
+
 def test_gaussian_law():
     z = gaussian(50000, 3, generator=1)
     assert (z.mean(0).abs() <= Z / math.sqrt(50000)).all()

@@ -66,10 +66,23 @@ def orthonormal_points(
     N = check_orthonormal_keys("orthonormal", check_points(N), d)
     batch = check_int("batch", batch, lo=0)
     z = gaussian(batch, d, N, generator=generator, device=device, dtype=dtype)
-    q, r = torch.linalg.qr(z)  # (batch, d, N), Haar after fixing the signs of diag(r)
-    signs = torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))
-    signs = torch.where(signs == 0, torch.ones_like(signs), signs)
-    return (q * signs.unsqueeze(-2)).transpose(-1, -2).contiguous()
+    return gram_schmidt(z.transpose(-1, -2))
+
+
+def gram_schmidt(z: torch.Tensor) -> torch.Tensor:
+    """The rows of ``z`` (``(..., N, d)``, independent) orthonormalised in order: the Q factor
+    of ``z^T`` whose R has a positive diagonal, so Haar-random for Gaussian ``z``. Classical
+    Gram-Schmidt with a second pass ("twice is enough"), vectorised over the batch: the same
+    frame as a sign-fixed QR to rounding, and several times faster for the small N of D_N."""
+    out = torch.empty_like(z)
+    for j in range(z.shape[-2]):
+        v = z[..., j, :]
+        if j:
+            Q = out[..., :j, :]
+            for _ in range(2):
+                v = v - torch.einsum("...j,...jd->...d", torch.einsum("...jd,...d->...j", Q, v), Q)
+        out[..., j, :] = v / v.norm(dim=-1, keepdim=True)
+    return out
 
 
 def check_point_law(points: str, N: int, d: int) -> str:
