@@ -80,7 +80,7 @@ def gram_schmidt(z: torch.Tensor) -> torch.Tensor:
         if j:
             Q = out[..., :j, :]
             for _ in range(2):
-                v = v - torch.einsum("...j,...jd->...d", torch.einsum("...jd,...d->...j", Q, v), Q)
+                v = v - ((Q * v.unsqueeze(-2)).sum(-1, keepdim=True) * Q).sum(-2)
         out[..., j, :] = v / v.norm(dim=-1, keepdim=True)
     return out
 

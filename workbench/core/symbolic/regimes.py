@@ -13,6 +13,7 @@ changes what the claims fit), and ``regressor_values`` evaluates it on a grid.
 from __future__ import annotations
 
 from collections.abc import Sequence
+from functools import lru_cache
 
 import numpy as np
 import sympy as sp
@@ -27,7 +28,13 @@ def log_law(bound_id: str) -> tuple[sp.Expr, sp.Expr]:
     """``(intercept, slope * regressor)`` of ``log rhs`` for a Theorem 2 regime bound."""
     if bound_id not in REGIMES:
         raise ValueError(f"bound_id must be one of {REGIMES} (got {bound_id!r})")
-    rhs = get_bound(bound_id).rhs
+    return _log_law(get_bound(bound_id).rhs)
+
+
+@lru_cache(maxsize=16)
+def _log_law(rhs: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
+    """Memoised on the encoding's expression itself (simplify costs a few tenths of a second):
+    an encoding that changes is a new key."""
     logged = sp.expand_log(sp.log(rhs), force=True)
     const = sum((t for t in sp.Add.make_args(logged) if not t.free_symbols & {d, r, eps}),
                 sp.Integer(0))
@@ -37,12 +44,18 @@ def log_law(bound_id: str) -> tuple[sp.Expr, sp.Expr]:
 def regressor(bound_id: str) -> sp.Expr:
     """The regressor ``x(d, r, eps)`` of a regime: ``log rhs = const + c * x``."""
     b = get_bound(bound_id)
-    _, varying = log_law(bound_id)
-    unknown = [s for s in varying.free_symbols if s in b.constants]
+    log_law(bound_id)  # validates the id
+    return _regressor(b.rhs, frozenset(b.constants), bound_id)
+
+
+@lru_cache(maxsize=16)
+def _regressor(rhs: sp.Expr, constants: frozenset[sp.Symbol], bound_id: str) -> sp.Expr:
+    _, varying = _log_law(rhs)
+    unknown = [s for s in varying.free_symbols if s in constants]
     if len(unknown) != 1:
         raise ValueError(f"{bound_id}: expected one unknown slope constant, got {unknown}")
     x = sp.simplify(varying / unknown[0])
-    if x.free_symbols & set(b.constants):
+    if x.free_symbols & constants:
         raise ValueError(f"{bound_id}: the law is not linear in its slope constant")
     return x
 

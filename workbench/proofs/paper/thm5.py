@@ -35,7 +35,7 @@ from scipy import stats
 import workbench.constructions.majority_vote as mv
 from workbench.core.intervals import bonferroni_level
 from workbench.core.montecarlo import sample_mean
-from workbench.core.sphere import sample_instances, uniform_sphere
+from workbench.core.sphere import gaussian, sample_instances
 from workbench.core.symbolic import H as H_SYM
 from workbench.core.symbolic import get_bound, power_exponent
 from workbench.core.targets import nearest_neighbour
@@ -60,19 +60,25 @@ def fresh_heads_error(
 ) -> tuple[torch.Tensor, int]:
     """Per-sample error of the majority vote (:func:`vote_reference`) with a fresh draw of the H
     heads (``q = k`` uniform on the sphere) for every sample: i.i.d. draws of the head-averaged
-    error, each 0 or ``||x_1 - x_2||^2 = 2``. Also returns the number of tied votes."""
+    error, each 0 or ``||x_1 - x_2||^2 = 2``. Also returns the number of tied votes.
+
+    A head votes by the signs of ``<q, y>`` and ``<q, w>`` (``w = x_1 - x_2``), which do not
+    change when ``q`` is scaled: a uniform ``q`` votes as a standard Gaussian one, and the pair
+    ``(<q, y>, <q, w>)`` of a Gaussian ``q`` is Gaussian with covariance the Gram matrix of
+    ``y, w``. So each head is drawn as two normals through that matrix's Cholesky factor, exactly
+    in law, instead of ``d``."""
     g = torch.Generator().manual_seed(generator)
     errs, ties = [], 0
     for start in range(0, n, batch):
         b = min(batch, n - start)
         X, y = sample_instances(b, 2, d, "orthonormal", generator=g)
-        q = uniform_sphere(b, H, d=d, generator=g)  # (b, H, d)
-        votes = torch.where(
-            torch.einsum("bhd,bd->bh", q, y) * torch.einsum("bhd,bd->bh", q, X[:, 0] - X[:, 1])
-            >= 0,
-            1,
-            -1,
-        ).sum(-1)
+        w = X[:, 0] - X[:, 1]
+        ny = y.norm(dim=-1, keepdim=True)  # (b, 1)
+        c = (w * y).sum(-1, keepdim=True) / ny  # <w, y/|y|>
+        s = (w.square().sum(-1, keepdim=True) - c * c).clamp_min(0).sqrt()
+        z = gaussian(b, H, 2, generator=g)
+        qy, qw = ny * z[..., 0], c * z[..., 0] + s * z[..., 1]  # (b, H) each
+        votes = torch.where(qy * qw >= 0, 1, -1).sum(-1)
         ties += int((votes == 0).sum())
         out = torch.where((votes >= 0)[:, None], X[:, 0], X[:, 1])
         errs.append((out - nearest_neighbour(X, y)).square().sum(-1))
