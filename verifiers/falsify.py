@@ -18,17 +18,16 @@ import inspect
 import time
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
-from typing import Any
-
-from hypothesis import HealthCheck, Phase, given, settings
-from hypothesis import seed as hypothesis_seed
-from hypothesis import strategies as st
+from typing import TYPE_CHECKING, Any
 
 from workbench.core.intervals import Estimate
 from workbench.core.validation import check_choice, check_float, check_int
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import ModelSpec, TrainConfig, derive_seed, train
+
+if TYPE_CHECKING:
+    from hypothesis import strategies as st
 
 ATTACKS: tuple[str, ...] = ("train", "generalized", "random_features")
 # Eq. 2 models with full value maps and learned (MLP) scores first: the class the bounds cover
@@ -54,6 +53,8 @@ class Domain:
             raise ValueError(f"r[0] must be an integer <= d[1] = {self.d[1]} (got {self.r[0]})")
 
     def strategy(self) -> st.SearchStrategy[tuple[int, int, int, int]]:
+        from hypothesis import strategies as st  # imported when a search runs (0.2 s)
+
         @st.composite
         def points(draw: Any) -> tuple[int, int, int, int]:
             d = draw(st.integers(max(self.d[0], self.r[0]), self.d[1]))
@@ -193,6 +194,8 @@ def falsify(bound: BoundLike, domain: Domain | None = None, *, budget: int = 10,
     seed = check_int("seed", seed, lo=0)
     level = 1 - alpha / budget
     report, t0 = FalsifyReport(), time.perf_counter()
+    from hypothesis import HealthCheck, Phase, given, settings
+    from hypothesis import seed as hypothesis_seed
 
     @hypothesis_seed(seed)
     @settings(max_examples=budget, phases=[Phase.generate], database=None, deadline=None,

@@ -3,10 +3,17 @@ decided beyond the CI, the runner respects dependencies, and every built-in clai
 scale with honest intervals (docs/architecture.md)."""
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from tests.claims.conftest import expected_verdict
 from workbench.proofs.claim import INTERVALS, CheckContext, Claim, Evidence, combine
-from workbench.proofs.registry import builtin_claims, dependency_order, run_claims
+from workbench.proofs.registry import (
+    broken_dependencies,
+    builtin_claims,
+    dependency_order,
+    run_claims,
+)
 
 
 def ev(value, bound, relation, ci=None, tol=0.0, resolution=None):
@@ -85,6 +92,40 @@ def test_dependency_order_and_cycles():
         dependency_order(claims)
     with pytest.raises(ValueError, match="unknown"):
         dependency_order({"x": Claim("x", "", "lemma", f, ("zzz",))})
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.integers(0, 7), st.integers(0, 7)), max_size=14),
+       st.sets(st.integers(0, 9), max_size=2))
+def test_graph_algorithms_agree_with_networkx(edges, unknown):
+    """dependency_order and broken_dependencies (pure Python, so that check does not import
+    networkx) against networkx on random dependency graphs, cycles and unknown ids included."""
+    import networkx as nx
+
+    f = lambda ctx: []  # noqa: E731
+    deps: dict[str, list[str]] = {f"c{i}": [] for i in range(8)}
+    for a, b in edges:
+        deps[f"c{b}"].append(f"c{a}")
+    for u in unknown:
+        deps[f"c{u % 8}"].append(f"zz{u}")
+    claims = {k: Claim(k, "", "lemma", f, tuple(v)) for k, v in deps.items()}
+    g = nx.DiGraph()
+    g.add_nodes_from(claims)
+    g.add_edges_from((d, k) for k, v in deps.items() for d in v if d in claims)
+    bad = {k for k, v in deps.items() if any(d not in claims for d in v)}
+    for comp in nx.strongly_connected_components(g):
+        if len(comp) > 1 or any(g.has_edge(n, n) for n in comp):
+            bad |= comp
+    bad |= {x for b in list(bad) for x in nx.descendants(g, b)}
+    assert set(broken_dependencies(claims)) == bad
+    ok = {k: c for k, c in claims.items() if k not in bad}
+    sub = g.subgraph(ok)
+    assert dependency_order(ok) == list(nx.lexicographical_topological_sort(sub))
+    if nx.is_directed_acyclic_graph(g) and not unknown:
+        assert dependency_order(claims) == list(nx.lexicographical_topological_sort(g))
+    elif not unknown:
+        with pytest.raises(ValueError, match="cycle"):
+            dependency_order(claims)
 
 
 @pytest.mark.parametrize("bad", [dict(relation="<"), dict(method="guess"), dict(ci=(2.0, 1.0)),

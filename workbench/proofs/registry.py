@@ -13,12 +13,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import heapq
 import importlib
 import traceback
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
-
-import networkx as nx
 
 from workbench.proofs.claim import CheckContext, CheckFn, Claim, Evidence
 from workbench.proofs.runner import ClaimPool, ClaimResult, run_ordered
@@ -132,17 +131,37 @@ def select(claims: dict[str, Claim], names: Iterable[str]) -> list[str]:
 
 
 def dependency_order(claims: dict[str, Claim]) -> list[str]:
-    """Claim ids in an order where every dependency comes first."""
-    g = nx.DiGraph()
-    g.add_nodes_from(claims)
+    """Claim ids in an order where every dependency comes first: of the claims ready at each
+    step, the least id (the lexicographic topological order, so it never varies)."""
     for c in claims.values():
         for dep in c.depends_on:
             if dep not in claims:
                 raise ValueError(f"claim {c.id!r} depends on unknown claim {dep!r}")
-            g.add_edge(dep, c.id)
-    if not nx.is_directed_acyclic_graph(g):
+    after = _dependents(claims)
+    waiting = {cid: len(set(c.depends_on)) for cid, c in claims.items()}
+    ready = [cid for cid, n in waiting.items() if n == 0]
+    heapq.heapify(ready)
+    order: list[str] = []
+    while ready:
+        cid = heapq.heappop(ready)
+        order.append(cid)
+        for nxt in after[cid]:
+            waiting[nxt] -= 1
+            if waiting[nxt] == 0:
+                heapq.heappush(ready, nxt)
+    if len(order) < len(claims):
         raise ValueError("claims must not depend on each other in a cycle")
-    return list(nx.lexicographical_topological_sort(g))
+    return order
+
+
+def _dependents(claims: dict[str, Claim]) -> dict[str, list[str]]:
+    """Each claim's direct dependents among ``claims`` (each once)."""
+    after: dict[str, list[str]] = {cid: [] for cid in claims}
+    for c in claims.values():
+        for dep in dict.fromkeys(c.depends_on):
+            if dep in claims:
+                after[dep].append(c.id)
+    return after
 
 
 def broken_dependencies(claims: dict[str, Claim]) -> dict[str, str]:
@@ -154,17 +173,62 @@ def broken_dependencies(claims: dict[str, Claim]) -> dict[str, str]:
         if unknown:
             names = ", ".join(repr(d) for d in unknown)
             broken[c.id] = f"depends_on names unknown claim(s) {names} (mistyped id?)"
-    g = nx.DiGraph()
-    g.add_nodes_from(claims)
-    g.add_edges_from((d, c.id) for c in claims.values() for d in c.depends_on if d in claims)
-    for comp in nx.strongly_connected_components(g):
-        if len(comp) > 1 or any(g.has_edge(n, n) for n in comp):
-            for n in comp:
-                broken.setdefault(n, f"depends_on forms a cycle through {sorted(comp)}")
+    after = _dependents(claims)
+    for comp in _cycles(after):
+        for n in comp:
+            broken.setdefault(n, f"depends_on forms a cycle through {sorted(comp)}")
     for cid in list(broken):
-        for desc in nx.descendants(g, cid):
-            broken.setdefault(desc, f"depends on {cid!r}, which cannot run")
+        stack, seen = list(after[cid]), set()
+        while stack:
+            desc = stack.pop()
+            if desc in seen:
+                continue
+            seen.add(desc)
+            if desc != cid:
+                broken.setdefault(desc, f"depends on {cid!r}, which cannot run")
+            stack += after[desc]
     return broken
+
+
+def _cycles(after: dict[str, list[str]]) -> list[set[str]]:
+    """The strongly connected components that hold a cycle (Tarjan's algorithm, iterative)."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    on_stack: set[str] = set()
+    stack: list[str] = []
+    out: list[set[str]] = []
+    for root in sorted(after):
+        if root in index:
+            continue
+        work = [(root, iter(after[root]))]
+        index[root] = low[root] = len(index)
+        stack.append(root)
+        on_stack.add(root)
+        while work:
+            node, it = work[-1]
+            nxt = next(it, None)
+            if nxt is None:
+                work.pop()
+                if work:
+                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
+                if low[node] == index[node]:
+                    comp = set()
+                    while True:
+                        m = stack.pop()
+                        on_stack.discard(m)
+                        comp.add(m)
+                        if m == node:
+                            break
+                    if len(comp) > 1 or node in after[node]:
+                        out.append(comp)
+            elif nxt not in index:
+                index[nxt] = low[nxt] = len(index)
+                stack.append(nxt)
+                on_stack.add(nxt)
+                work.append((nxt, iter(after[nxt])))
+            elif nxt in on_stack:
+                low[node] = min(low[node], index[nxt])
+    return out
 
 
 def run_claims(
