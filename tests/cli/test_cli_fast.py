@@ -100,3 +100,21 @@ def test_the_mathematics_answers_without_torch_or_sympy(args: list[str]) -> None
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["rc"] == 0, proc.stderr
     assert not res["torch"] and not res["sympy"], args
+
+
+def test_only_the_program_freezes_its_objects_before_exit() -> None:
+    """``main()`` as the program freezes the collector's objects (its exit skips them); a
+    caller of ``main(argv)`` keeps its collector as it was."""
+    import gc
+
+    from workbench.cli import main
+
+    before = gc.get_freeze_count()
+    assert main(["harmonics", "dim", "--d", "3", "--degree", "2"]) == 0
+    assert gc.get_freeze_count() == before
+    code = ("import gc, sys; sys.argv = ['workbench', 'harmonics', 'dim', '--d', '3', "
+            "'--degree', '2']; from workbench.cli import main; rc = main(); "
+            "print(rc, gc.get_freeze_count() > 0)")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout.split()
+    assert out[-2:] == ["0", "True"]

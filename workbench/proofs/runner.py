@@ -24,6 +24,7 @@ module (one defined at run time) makes the whole run serial; forked workers inhe
 
 from __future__ import annotations
 
+import gc
 import importlib
 import importlib.util
 import multiprocessing
@@ -292,9 +293,13 @@ def _critical_path(order: list[Claim], costs: Mapping[str, float]) -> dict[str, 
 
 
 def _init_worker(threads: int) -> None:
-    """A worker's thread budget, set before torch starts its pools."""
+    """A worker's thread budget, set before torch starts its pools. A forked worker also
+    freezes what it inherited (loaded modules, the claims): the collector then never walks it
+    (a full collection would, at every claim), and the pages stay shared with the parent."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
+    if _INHERITED:
+        gc.freeze()
     import torch
 
     torch.set_num_threads(threads)
