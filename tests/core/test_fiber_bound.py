@@ -237,7 +237,9 @@ def test_slope_enclosure_check_catches_a_dropped_term() -> None:
 @pytest.mark.parametrize("m", [1, 2, 3, 5, 10, 30, 100])
 def test_kinks_match_the_sign_changes_on_a_dense_grid(m: int) -> None:
     """The cuts are the sign changes of the pairwise differences seen on 20001 points (the
-    functions have no close pairs of crossings, so the dense grid sees them all)."""
+    functions have no close pairs of crossings, so the dense grid sees them all). At the ends
+    (c = 0 and c = 1) some values are equal, so rounding alone signs their difference there: a
+    crossing at an end is no kink inside, and neither side counts it."""
     grid = np.linspace(0.0, math.pi / 2, 20001)
     vals, _ = fb._spectrum(m, np.sin(grid) ** 2)
     k = vals.shape[0]
@@ -245,8 +247,9 @@ def test_kinks_match_the_sign_changes_on_a_dense_grid(m: int) -> None:
     for i in range(k):
         for j in range(i + 1, k):
             f = vals[i] - vals[j]
+            f[[0, -1]] = np.where(np.abs(f[[0, -1]]) < 1e-12, 0.0, f[[0, -1]])
             cells += [(grid[n], grid[n + 1]) for n in np.nonzero(f[:-1] * f[1:] < 0)[0]]
-    cuts = sorted(fb._crossings(m))
+    cuts = sorted(c for c in fb._crossings(m) if 1e-6 < c < math.pi / 2 - 1e-6)
     assert len(cuts) == len(cells)
     for (a, b), cut in zip(sorted(cells), cuts):
         assert a - 1e-12 <= cut <= b + 1e-12
