@@ -8,7 +8,7 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from workbench.core.bounds.exact_energy import ceil_div, eta2_enclosures, to_float
+from workbench.core.bounds.exact_energy import _pi_squared, ceil_div, eta2_enclosures, to_float
 from workbench.core.harmonics import sign_coefficient_mp
 from workbench.testing import mapped, plant
 
@@ -52,6 +52,24 @@ def test_enclosure_check_fails_on_a_rounded_pi() -> None:
                 test_enclosures_hold_the_closed_form(4, 301)
     finally:
         eta2_enclosures.cache_clear()
+
+
+@pytest.mark.parametrize("bits", [1, 53, 128, 600])
+def test_pi_squared_is_enclosed_tightly(bits: int) -> None:
+    """Machin's formula in integers against 300-digit mpmath pi."""
+    lo, hi = _pi_squared(bits)
+    with mpmath.workdps(300):
+        p2 = mpmath.pi**2
+        lo_m = mpmath.mpf(lo.numerator) / lo.denominator
+        hi_m = mpmath.mpf(hi.numerator) / hi.denominator
+        assert lo_m < p2 < hi_m and hi_m - lo_m < mpmath.mpf(2) ** -(bits + 32)
+
+
+def test_pi_check_fails_on_a_series_off_by_more_than_its_bound() -> None:
+    with plant("workbench.core.bounds.exact_energy:_atan_inv",
+               mapped(lambda se: (se[0] + 3 * se[1], se[1]))):
+        with pytest.raises(AssertionError):
+            test_pi_squared_is_enclosed_tightly(128)
 
 
 def test_integer_helpers() -> None:

@@ -46,22 +46,28 @@ def eta2_ratio(d: int, l: int) -> tuple[int, int]:
     return num, den
 
 
-def _pi_squared(bits: int) -> tuple[Fraction, Fraction]:
-    """Rationals ``lo < pi^2 < hi`` with ``hi - lo < 2^-(bits + 40)`` (mpmath's interval pi,
-    read off exactly)."""
-    import mpmath
-    from mpmath import iv
+def _atan_inv(x: int, bits: int) -> tuple[int, int]:
+    """``(s, err)``: ``|atan(1/x) 2^bits - s| < err`` for an integer ``x >= 2``, by the alternating
+    series ``sum_k (-1)^k / ((2k+1) x^(2k+1))``: each term floored exactly (an error below one
+    unit each), stopped at the first zero term (the rest is below one unit)."""
+    s, k, power = 0, 0, x
+    while True:
+        term = (1 << bits) // (power * (2 * k + 1))
+        if term == 0:
+            return s, k + 1
+        s += -term if k % 2 else term
+        k, power = k + 1, power * x * x
 
-    old = iv.prec
-    iv.prec = bits + 48  # the endpoints are read at this precision too: exactly
-    try:
-        p = iv.pi
-        with mpmath.workprec(bits + 96):
-            ends = [mpmath.mpf(e).man_exp for e in (p.a, p.b)]
-    finally:
-        iv.prec = old
-    lo, hi = (Fraction(man) * Fraction(2) ** exp for man, exp in ends)
-    return lo**2, hi**2
+
+def _pi_squared(bits: int) -> tuple[Fraction, Fraction]:
+    """Rationals ``lo < pi^2 < hi`` with ``hi - lo < 2^-(bits + 32)``, from Machin's formula
+    ``pi = 16 atan(1/5) - 4 atan(1/239)`` in exact integer arithmetic."""
+    b = bits + 48
+    a5, e5 = _atan_inv(5, b)
+    a239, e239 = _atan_inv(239, b)
+    p, err = 16 * a5 - 4 * a239, 16 * e5 + 4 * e239  # |pi 2^b - p| < err
+    scale = 1 << (2 * b)
+    return Fraction((p - err) ** 2, scale), Fraction((p + err) ** 2, scale)
 
 
 @lru_cache(maxsize=32)
