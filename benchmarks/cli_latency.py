@@ -3,12 +3,16 @@
 Times ``python -m workbench.cli ARGS`` in a fresh process (wall clock, imports included) for
 ``--help``, bad inputs (which must be answered before torch is imported) and the mathematics
 commands (``bounds lower``, ``bounds heads-needed``, ``harmonics sign/dim``, ``kernel
-head-vs-target``, which import neither torch nor sympy). ``python -c pass`` is timed in the same
-run, interleaved with the cases, and every median is also given as a ratio to it (the goal:
-each answer under 0.5 s on a quiet 2-core machine). ``--root`` measures another checkout (e.g.
-the code before a change) with the same arguments; each checkout's results are stored under its
-``--label``. The machine's load average is recorded beside each run because the figures are
-wall-clock times on a shared machine.
+head-vs-target``, which import neither torch, sympy nor scipy). ``python -c pass`` is timed in
+the same run, interleaved with the cases, and every median is also given as a ratio to it (the
+goal: each answer under 0.5 s on a quiet 2-core machine). Beside the wall time, each run's CPU
+time (user + system, from the children's rusage) is recorded, which a shared machine's load
+disturbs less. ``--root`` measures another checkout (e.g. the code before a change) with the
+same arguments; each checkout's results are stored under its ``--label``. The machine's load
+average is recorded beside each run because the figures are times on a shared machine.
+Bytecode is cached in a temporary folder (``PYTHONPYCACHEPREFIX``, so the checkout is left as
+it is) and every case runs once untimed first, so the times are those of an installed package,
+not of compiling the sources.
 Writes benchmarks/results/cli_latency.json.
 
     python benchmarks/cli_latency.py [--label after] [--root .] [--repeats 5] [--only CASE ...]
@@ -19,9 +23,11 @@ from __future__ import annotations
 import argparse
 import json
 import os
+import resource
 import statistics
 import subprocess
 import sys
+import tempfile
 import time
 from pathlib import Path
 
@@ -54,12 +60,18 @@ def _command(args: list[str] | None) -> list[str]:
                                                                  "workbench.cli", *args]
 
 
-def time_case(root: Path, args: list[str] | None, repeats: int, timeout: float
-              ) -> dict[str, object]:
-    """Wall times of ``repeats`` fresh processes (``args=None``: ``python -c pass``)."""
-    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONDONTWRITEBYTECODE": "1"}
-    times, codes = [], []
+def time_case(root: Path, args: list[str] | None, repeats: int, timeout: float,
+              pycache: str) -> dict[str, object]:
+    """Wall times of ``repeats`` fresh processes (``args=None``: ``python -c pass``), after one
+    untimed run that fills the bytecode cache ``pycache``."""
+    env = {**os.environ, "PYTHONPATH": str(root), "PYTHONPYCACHEPREFIX": pycache}
+    env.pop("PYTHONDONTWRITEBYTECODE", None)
+    subprocess.run(_command(args), cwd=root, env=env, capture_output=True, timeout=timeout)
+    times: list[float] = []
+    cpu: list[float] = []
+    codes: list[int | None] = []
     for _ in range(repeats):
+        used = _children_cpu()
         t0 = time.perf_counter()
         try:
             proc = subprocess.run(_command(args), cwd=root, env=env, capture_output=True,
@@ -68,8 +80,17 @@ def time_case(root: Path, args: list[str] | None, repeats: int, timeout: float
         except subprocess.TimeoutExpired:
             codes.append(None)
         times.append(time.perf_counter() - t0)
+        cpu.append(_children_cpu() - used)
     return {"args": args, "median_s": statistics.median(times), "min_s": min(times),
-            "max_s": max(times), "exit_codes": codes, "load_avg_1min": os.getloadavg()[0]}
+            "max_s": max(times), "median_cpu_s": statistics.median(cpu), "exit_codes": codes,
+            "load_avg_1min": os.getloadavg()[0]}
+
+
+def _children_cpu() -> float:
+    """User + system CPU seconds of the waited-for child processes so far: a process's share of
+    it is what a load on the other cores disturbs least."""
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
 
 
 def main() -> None:
@@ -84,22 +105,31 @@ def main() -> None:
     root = a.root.resolve()
     results: dict[str, dict[str, object]] = {}
     base_times: list[float] = []
-    for name, args in cases.items():
-        # the baseline is timed next to every case, so both see the same load
-        base = time_case(root, None, a.repeats, a.timeout)
-        base_times.append(float(base["median_s"]))  # type: ignore[arg-type]
-        results[name] = time_case(root, args, a.repeats, a.timeout)
+    base_cpu: list[float] = []
+    with tempfile.TemporaryDirectory(prefix="cli_latency_pycache_") as pycache:
+        for name, args in cases.items():
+            # the baseline is timed next to every case, so both see the same load
+            base = time_case(root, None, a.repeats, a.timeout, pycache)
+            base_times.append(float(base["median_s"]))  # type: ignore[arg-type]
+            base_cpu.append(float(base["median_cpu_s"]))  # type: ignore[arg-type]
+            results[name] = time_case(root, args, a.repeats, a.timeout, pycache)
     median_base = statistics.median(base_times)
+    median_base_cpu = statistics.median(base_cpu)
     for name, res in results.items():
         res["ratio_to_python"] = float(res["median_s"]) / median_base  # type: ignore[arg-type]
+        res["cpu_ratio_to_python"] = float(res["median_cpu_s"]) / median_base_cpu  # type: ignore[arg-type]
         print(f"{a.label:>8} {name:<22} median {res['median_s']:.3f}s "
-              f"({res['ratio_to_python']:.1f}x python -c pass; min {res['min_s']:.3f}s, "
+              f"({res['ratio_to_python']:.1f}x python -c pass; min {res['min_s']:.3f}s; "
+              f"cpu {res['median_cpu_s']:.3f}s, {res['cpu_ratio_to_python']:.1f}x; "
               f"load {res['load_avg_1min']:.1f}, exit {res['exit_codes']})", flush=True)
     results[BASELINE] = {"args": None, "median_s": median_base, "medians_s": base_times,
+                         "median_cpu_s": median_base_cpu, "medians_cpu_s": base_cpu,
                          "load_avg_1min": os.getloadavg()[0]}
-    print(f"{a.label:>8} {BASELINE:<22} median {median_base:.3f}s", flush=True)
+    print(f"{a.label:>8} {BASELINE:<22} median {median_base:.3f}s, cpu {median_base_cpu:.3f}s",
+          flush=True)
     data = json.loads(OUT.read_text()) if OUT.exists() else {}
     data[a.label] = {"root": str(a.root), "cpus": os.cpu_count(), "python": sys.version.split()[0],
+                     "bytecode": "cached (one untimed run per case first)",
                      "cases": results, "unix_time": time.time()}
     OUT.parent.mkdir(parents=True, exist_ok=True)
     OUT.write_text(json.dumps(data, indent=2) + "\n")

@@ -136,7 +136,7 @@ def test_heads_needed_huge_is_exact_in_json_and_readable(capsys: pytest.CaptureF
     from workbench.core.bounds.harmonic import _tables
 
     d = 60
-    degrees, Ns, Ds, _, _ = _tables(d, 1, harmonic_bound(d, 1, 1).degrees_summed)
+    degrees, Ns, Ds = _tables(d, 1, harmonic_bound(d, 1, 1).degrees_summed)
     with mp.workdps(60):
         def eta2(l: int) -> mp.mpf:
             m = (l - 1) // 2

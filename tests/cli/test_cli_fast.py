@@ -38,7 +38,7 @@ BAD = [
 _PROBE = (
     "import sys, json; from workbench.cli import main; rc = main(json.loads(sys.argv[1])); "
     "print(json.dumps({'rc': rc, 'torch': 'torch' in sys.modules, "
-    "'sympy': 'sympy' in sys.modules}))"
+    "'sympy': 'sympy' in sys.modules, 'scipy': 'scipy' in sys.modules}))"
 )
 
 
@@ -84,6 +84,7 @@ def test_big_integers_print_readably() -> None:
 
 ANSWERS = [
     ["bounds", "lower", "--d", "8", "--rank", "1", "--heads", "2"],
+    ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4"],  # the fiber bound wins
     ["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.3"],
     ["harmonics", "sign", "--d", "5", "--max-degree", "7"],
     ["harmonics", "dim", "--d", "3", "--degree", "2"],
@@ -93,13 +94,14 @@ ANSWERS = [
 
 
 @pytest.mark.parametrize("args", ANSWERS, ids=lambda a: " ".join(a[:2]))
-def test_the_mathematics_answers_without_torch_or_sympy(args: list[str]) -> None:
-    """bounds, harmonics and kernels compute with numpy, mpmath and exact integers only."""
+def test_the_mathematics_answers_without_torch_sympy_or_scipy(args: list[str]) -> None:
+    """bounds, harmonics and kernels compute with numpy, mpmath and exact integers only (scipy's
+    special functions alone cost a few tenths of a second to import)."""
     proc = subprocess.run([sys.executable, "-c", _PROBE, json.dumps(args)], capture_output=True,
                           text=True, timeout=120)
     res = json.loads(proc.stdout.strip().splitlines()[-1])
     assert res["rc"] == 0, proc.stderr
-    assert not res["torch"] and not res["sympy"], args
+    assert not res["torch"] and not res["sympy"] and not res["scipy"], args
 
 
 def test_only_the_program_freezes_its_objects_before_exit() -> None:

@@ -26,7 +26,7 @@ from workbench.core.bounds.kink_brackets import bracket_sign_changes
 from workbench.core.symbolic.fiber import evaluate_eigenvalue
 from workbench.proofs.claim import combine
 from workbench.proofs.paper.thm2 import fiber as claims
-from workbench.testing import edited, plant
+from workbench.testing import edited, mapped, plant
 
 
 def _mp_eigen(m: int, c: float, k: int) -> float:
@@ -237,7 +237,9 @@ def test_slope_enclosure_check_catches_a_dropped_term() -> None:
 @pytest.mark.parametrize("m", [1, 2, 3, 5, 10, 30, 100])
 def test_kinks_match_the_sign_changes_on_a_dense_grid(m: int) -> None:
     """The cuts are the sign changes of the pairwise differences seen on 20001 points (the
-    functions have no close pairs of crossings, so the dense grid sees them all)."""
+    functions have no close pairs of crossings, so the dense grid sees them all). At the ends
+    (c = 0 and c = 1) some values are equal, so rounding alone signs their difference there: a
+    crossing at an end is no kink inside, and neither side counts it."""
     grid = np.linspace(0.0, math.pi / 2, 20001)
     vals, _ = fb._spectrum(m, np.sin(grid) ** 2)
     k = vals.shape[0]
@@ -245,8 +247,47 @@ def test_kinks_match_the_sign_changes_on_a_dense_grid(m: int) -> None:
     for i in range(k):
         for j in range(i + 1, k):
             f = vals[i] - vals[j]
+            f[[0, -1]] = np.where(np.abs(f[[0, -1]]) < 1e-12, 0.0, f[[0, -1]])
             cells += [(grid[n], grid[n + 1]) for n in np.nonzero(f[:-1] * f[1:] < 0)[0]]
-    cuts = sorted(fb._crossings(m))
+    cuts = sorted(c for c in fb._crossings(m) if 1e-6 < c < math.pi / 2 - 1e-6)
     assert len(cuts) == len(cells)
     for (a, b), cut in zip(sorted(cells), cuts):
         assert a - 1e-12 <= cut <= b + 1e-12
+
+
+def _one_head_error_mpmath(d: int, r: int) -> mpmath.mpf:
+    """``1/2 (1 - E_c lambda_0)`` as a 17-digit double tanh-sinh quadrature (docs/derivations/
+    fiber_bound.md, Lemma F2), independent of the library's Gauss-Legendre rules."""
+    m = d - r
+    with mpmath.workdps(17):
+        b_c = mpmath.beta(mpmath.mpf(r) / 2, mpmath.mpf(m) / 2)
+        b_t = mpmath.beta(0.5, mpmath.mpf(m - 1) / 2)
+
+        def lam0(c: mpmath.mpf) -> mpmath.mpf:
+            return mpmath.quad(lambda th: 2 / mpmath.pi * mpmath.asin(c + (1 - c) * mpmath.cos(th))
+                               * mpmath.sin(th) ** (m - 2), [0, mpmath.pi / 2, mpmath.pi]) / b_t
+
+        e = mpmath.quad(lambda ph: 2 * mpmath.sin(ph) ** (r - 1) * mpmath.cos(ph) ** (m - 1)
+                        * lam0(mpmath.sin(ph) ** 2), [0, mpmath.pi / 4, mpmath.pi / 2]) / b_c
+        return (1 - e) / 2
+
+
+def test_one_head_error_and_its_enclosure_against_a_double_mpmath_quadrature() -> None:
+    err, (lo, hi) = one_head_error(4, 2)
+    ref = _one_head_error_mpmath(4, 2)
+    assert lo <= ref <= hi and abs(err - float(ref)) < 1e-15
+
+
+def test_double_quadrature_check_fails_on_wrong_gauss_legendre_weights() -> None:
+    from workbench.core import quadrature
+
+    quadrature._rule.cache_clear()
+    fb._theta_rule.cache_clear()
+    try:
+        with plant("workbench.core.quadrature:_rule",
+                   mapped(lambda xw: (xw[0], xw[1] * (1 + 1e-12 * xw[0])))):
+            with pytest.raises(AssertionError):
+                test_one_head_error_and_its_enclosure_against_a_double_mpmath_quadrature()
+    finally:
+        quadrature._rule.cache_clear()
+        fb._theta_rule.cache_clear()

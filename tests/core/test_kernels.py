@@ -11,6 +11,8 @@ import pytest
 import torch
 
 from workbench.core.head_kernels import (
+    _antiderivative_table,
+    _hypergeometric_on_nodes,
     _integral_F,
     agreement_kernel,
     agreement_kernel_cross,
@@ -20,6 +22,7 @@ from workbench.core.head_kernels import (
     kernel_error,
 )
 from workbench.core.sphere import sample_instances, uniform_sphere
+from workbench.testing import edited, plant, replaced
 
 Z = 5.0  # CI half-width in standard errors (fixed seeds; a failure is a real discrepancy)
 
@@ -73,6 +76,57 @@ def test_integral_formula_matches_gegenbauer_series(d: int, L: int, tol: float) 
     a = head_target_agreement(d, c)
     s = head_target_agreement_series(d, c, max_degree=L)
     assert torch.allclose(a, s, atol=tol, rtol=0)
+
+
+# F(1 - x^2) at the table's points: half an ulp where numpy's long double is extended (x86),
+# a few ulp where it is plain float64
+_F_TOL = 1.2e-16 if np.finfo(np.longdouble).eps < 1e-18 else 2e-15
+
+
+@pytest.mark.parametrize("d", [3, 4, 7, 64, 10_000])
+def test_table_values_of_the_hypergeometric_match_mpmath(d: int) -> None:
+    """Euler's integral by exp-sinh against 30-digit mpmath ``hyp2f1`` over the table's range
+    of x (down to 1e-9, where F(1 - x^2) is nearest its singular point)."""
+    x = np.concatenate([np.geomspace(1e-9, 1, 23), [0.5, 0.7071, 0.999999]])
+    got = _hypergeometric_on_nodes(d, x)
+    with mpmath.workdps(30):
+        c = mpmath.mpf(d + 1) / 2
+        for xi, g in zip(x, got):
+            ref = mpmath.hyp2f1(0.5, 0.5, c, 1 - mpmath.mpf(xi) ** 2)
+            assert abs(float((g - ref) / ref)) <= _F_TOL, (d, xi)
+
+
+def test_table_value_check_fails_on_a_wrong_exponent() -> None:
+    fault = edited("ld(d) / 2 * np.log1p(u2)", "ld(d + 0.001) / 2 * np.log1p(u2)")
+    with plant("workbench.core.head_kernels:_hypergeometric_on_nodes", fault):
+        with pytest.raises(AssertionError):
+            test_table_values_of_the_hypergeometric_match_mpmath(7)
+
+
+def test_b_matches_an_independent_quadrature_to_the_printed_digits() -> None:
+    """b(c) to 2e-16 against 30-digit tanh-sinh quadrature of mpmath ``hyp2f1`` in Lemma H4's
+    integral (the CLI prints 16 significant digits)."""
+    with mpmath.workdps(30):
+        for d, c in [(3, 1.0), (3, -0.9999), (4, 0.3), (5, math.cos(1.0)), (11, -0.2),
+                     (64, 0.9), (1000, 0.05)]:
+            cc = mpmath.mpf(d + 1) / 2
+            integral = mpmath.quad(lambda x, cc=cc: mpmath.hyp2f1(0.5, 0.5, cc, 1 - x * x),
+                                   [0, abs(mpmath.mpf(c))])
+            rho = mpmath.gamma(mpmath.mpf(d) / 2) / (
+                mpmath.sqrt(mpmath.pi) * mpmath.gamma(mpmath.mpf(d - 1) / 2))
+            ref = 0.5 + 2 * rho / (mpmath.pi * (d - 1)) * mpmath.sign(c) * integral
+            assert abs(float(head_target_agreement(d, c)) - float(ref)) <= 2e-16, (d, c)
+
+
+def test_b_check_fails_when_the_integral_is_cut_short() -> None:
+    """Euler's integral truncated at u ~ 7e6 instead of ~5e30: an error of ~1e-14 at d = 3."""
+    _antiderivative_table.cache_clear()
+    try:
+        with plant("workbench.core.head_kernels:_DE_HALF_WIDTH", replaced(3.0)):
+            with pytest.raises(AssertionError):
+                test_b_matches_an_independent_quadrature_to_the_printed_digits()
+    finally:
+        _antiderivative_table.cache_clear()
 
 
 def test_d2_closed_form_matches_general_series_and_integral() -> None:

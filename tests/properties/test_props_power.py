@@ -203,8 +203,10 @@ FAULTS = [
     Fault("loss factor forgotten",  # (1 - min(1, H D/N)) dropped: every degree counts in full
           f"{_HARMONIC}:_bound_interval",
           edited("if gap > 0:\n"
-                 "                total += e2_iv[i] * (iv.mpf(gap) / iv.mpf(Ns[i]))",
-                 "total += e2_iv[i]"),
+                 "            lo += e_lo[i] * gap // Ns[i]\n"
+                 "            hi += ceil_div(e_hi[i] * gap, Ns[i])",
+                 "lo += e_lo[i]\n"
+                 "        hi += e_hi[i]"),
           ("test_props_bounds::test_random_features_never_beat_the_bound",)),
     Fault("lost energy |N - H D|",  # for max(0, N - H D)
           f"{_HARMONIC}:_bound_interval",

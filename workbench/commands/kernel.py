@@ -10,7 +10,7 @@ import click
 from workbench.commands._common import emit, json_option
 from workbench.core.validation import check_float, check_int
 
-MAX_D = 10_000  # the hypergeometric antiderivative table stops converging near d = 1e5
+MAX_D = 10_000  # the antiderivative table of b is checked against mpmath up to here
 
 
 @click.group(name="kernel")

@@ -10,9 +10,10 @@ density), and ``eta_l(d)`` is the coefficient of ``sign(t)`` on it. Closed form 
 
 with ``rho_d = Gamma(d/2) / (sqrt(pi) Gamma((d-1)/2))`` the density of ``t`` at 0; even l give 0.
 
-Computes with numpy, mpmath and exact integers only: neither torch nor sympy is imported here
-(a torch tensor argument is accepted when torch is already loaded; the sympy closed form
-:func:`sign_coefficient_exact` imports sympy when called), so the CLI answers at once.
+Computes with numpy and exact integers: neither torch nor sympy is imported here (a torch tensor
+argument is accepted when torch is already loaded; the sympy closed form
+:func:`sign_coefficient_exact` imports sympy, the ``*_mp`` functions and
+:func:`gegenbauer_transform` import mpmath, when called), so the CLI answers at once.
 """
 
 from __future__ import annotations
@@ -24,12 +25,12 @@ from fractions import Fraction
 from functools import lru_cache
 from typing import TYPE_CHECKING
 
-import mpmath
 import numpy as np
 
 from workbench.core.validation import check_dim, check_int
 
 if TYPE_CHECKING:
+    import mpmath
     import sympy as sp
 
 __all__ = [
@@ -178,6 +179,8 @@ def _sqrt_int_float(n: int) -> float:
 
 def gegenbauer_mp(d: int, l: int, t: object, dps: int = 30) -> mpmath.mpf:
     """Normalised Gegenbauer ``sqrt(N(d,l)) P_l^{(d)}(t)`` in mpmath at ``dps`` digits."""
+    import mpmath
+
     d = check_dim(d)
     l = check_int("l", l, lo=0)
     with mpmath.workdps(dps + 10):
@@ -186,6 +189,8 @@ def gegenbauer_mp(d: int, l: int, t: object, dps: int = 30) -> mpmath.mpf:
 
 def _legendre_mp(d: int, l: int, x: mpmath.mpf) -> mpmath.mpf:
     """``P_l^{(d)}(x)`` by the three-term recurrence, at the working precision."""
+    import mpmath
+
     p_prev, p = mpmath.mpf(1), x
     if l == 0:
         p = p_prev
@@ -220,6 +225,8 @@ def sign_coefficient_exact(d: int, l: int) -> sp.Expr:
 
 def sign_coefficient_mp(d: int, l: int, dps: int = 50) -> mpmath.mpf:
     """``eta_l(d)`` at ``dps`` digits from the closed form (mpmath log-gamma, any precision)."""
+    import mpmath
+
     d = check_dim(d)
     l = check_int("l", l, lo=0)
     if l % 2 == 0:
@@ -307,6 +314,8 @@ def gegenbauer_transform(
     Integrates over the angle, ``t = cos(phi)``, so the weight becomes ``sin(phi)^(d-2)``: no
     cancellation in ``1 - t^2`` near the ends (which cost ~8 digits at d = 2).
     """
+    import mpmath
+
     d = check_dim(d)
     l = check_int("l", l, lo=0)
     with mpmath.workdps(dps + 10):

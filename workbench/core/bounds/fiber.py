@@ -22,8 +22,8 @@ Evaluation (a quadrature estimate: neither interval arithmetic nor a remainder b
 certified): Gauss-Legendre in the fiber's half-angle, where the kernel is smooth, and in phi with
 c = sin^2 phi, split at the kinks of the Ky Fan sum, every one bracketed exactly
 (:mod:`workbench.core.bounds.fiber_kinks`, Lemmas K1-K3); the "enclosure" is the gap
-between two orders padded x10 (docs/derivations/fiber_bound.md, "Evaluation"). scipy is imported
-on the first evaluation only, so a command that needs no fiber never loads it.
+between two orders padded x10 (docs/derivations/fiber_bound.md, "Evaluation"). The rules and the
+Beta function come from :mod:`workbench.core.quadrature` (numpy, no scipy).
 tests/core/test_fiber_bound.py checks it against mpmath, sympy, brute-force eigenvalues, Monte
 Carlo and the closed-form series of ``E_c lambda_0``.
 """
@@ -38,6 +38,7 @@ import numpy as np
 
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.bounds.fiber_kinks import crossing_brackets
+from workbench.core.quadrature import beta_function, gauss_legendre
 from workbench.core.validation import (
     check_choice,
     check_dim,
@@ -74,29 +75,13 @@ class FiberBound:
     method: str
 
 
-def beta_fn(a: float, b: float) -> float:
-    """The Beta function (scipy's, imported on first use)."""
-    from scipy.special import beta
-
-    return float(beta(a, b))
-
-
-@lru_cache(maxsize=16)
-def roots_legendre(n: int) -> tuple[np.ndarray, np.ndarray]:
-    """Gauss-Legendre nodes and weights on [-1, 1] (scipy's, imported on first use)."""
-    from scipy.special import roots_legendre as roots
-
-    x, w = roots(n)
-    return x, w
-
-
 @lru_cache(maxsize=8)
 def _theta_rule(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
     """Nodes theta in [0, pi], weights with sin^{m-2} theta / B(1/2, (m-1)/2), and the three
     normalised Legendre polynomials of S^{m-1} at cos theta."""
-    x, w = roots_legendre(_THETA_NODES)
+    x, w = gauss_legendre(_THETA_NODES)
     th = (x + 1) * math.pi / 2
-    wt = w * math.pi / 2 * np.sin(th) ** (m - 2) / beta_fn(0.5, (m - 1) / 2)
+    wt = w * math.pi / 2 * np.sin(th) ** (m - 2) / beta_function(0.5, (m - 1) / 2)
     t = np.cos(th)
     P = np.stack([np.ones_like(t), t, (m * t * t - 1) / (m - 1)])
     return th, wt, P
@@ -185,13 +170,13 @@ def _average(g, m: int, a: float, b: float) -> tuple[float, float]:  # type: ign
     cuts = sorted({0.0, math.pi / 2, *_crossings(m)})
     total = []
     for n in (_PHI_NODES, 2 * _PHI_NODES):
-        x, w = roots_legendre(n)
+        x, w = gauss_legendre(n)
         acc = 0.0
         for p0, p1 in zip(cuts[:-1], cuts[1:]):
             phi = p0 + (x + 1) * (p1 - p0) / 2
             jac = 2 * np.sin(phi) ** (2 * a - 1) * np.cos(phi) ** (2 * b - 1)
             acc += float(np.sum(w * (p1 - p0) / 2 * jac * g(np.sin(phi) ** 2)))
-        total.append(acc / beta_fn(a, b))
+        total.append(acc / beta_function(a, b))
     return total[1], abs(total[1] - total[0])
 
 

@@ -30,8 +30,9 @@ def _times(
     lo1: np.ndarray, hi1: np.ndarray, lo2: np.ndarray, hi2: np.ndarray
 ) -> tuple[np.ndarray, np.ndarray]:
     """Interval product, elementwise."""
-    p = np.stack([lo1 * lo2, lo1 * hi2, hi1 * lo2, hi1 * hi2])
-    return p.min(axis=0), p.max(axis=0)
+    a, b, c, d = lo1 * lo2, lo1 * hi2, hi1 * lo2, hi1 * hi2
+    return (np.minimum(np.minimum(a, b), np.minimum(c, d)),
+            np.maximum(np.maximum(a, b), np.maximum(c, d)))
 
 
 def _factors(m: int, c: np.ndarray) -> np.ndarray:
@@ -61,9 +62,9 @@ def _pair_enclosures(
         lo = np.zeros((a.size, th.size))
         hi = np.zeros((a.size, th.size))
         for k in (i, j):
-            ends = np.stack([np.outer(fa[k], sigma[k] * P[k]), np.outer(fb[k], sigma[k] * P[k])])
-            lo += ends.min(axis=0)
-            hi += ends.max(axis=0)
+            at_a, at_b = np.outer(fa[k], sigma[k] * P[k]), np.outer(fb[k], sigma[k] * P[k])
+            lo += np.minimum(at_a, at_b)
+            hi += np.maximum(at_a, at_b)
         return lo, hi
 
     def value(phi: np.ndarray) -> np.ndarray:
@@ -76,9 +77,9 @@ def _pair_enclosures(
 
     def slope(a: np.ndarray, b: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
         lo1, hi1 = _times(q(b), q(a), *W_range(a, b))
-        kv = np.stack([kern(a) * V, kern(b) * V])
+        kv_a, kv_b = kern(a) * V, kern(b) * V
         lo2, hi2 = _times(
-            np.cos(b)[:, None], np.cos(a)[:, None], kv.min(axis=0), kv.max(axis=0)
+            np.cos(b)[:, None], np.cos(a)[:, None], np.minimum(kv_a, kv_b), np.maximum(kv_a, kv_b)
         )
         return (4 / math.pi * lo1 + 2 * lo2) @ wt, (4 / math.pi * hi1 + 2 * hi2) @ wt
 

@@ -16,24 +16,21 @@ for every odd L (conservative truncation: the degrees above L are *not* counted 
 so ``LB_L`` increases with L towards the full bound; ``tail`` bounds what the rest could add).
 
 Evaluation is rigorous: N and D are exact integers; ``eta_l^2 = rational * pi^(-2 [d even])``
-is propagated by its exact ratio recurrence in mpmath interval arithmetic (outward rounding).
+is propagated by its exact ratio recurrence in fixed-point integer intervals (outward rounding,
+:mod:`workbench.core.bounds.exact_energy`).
 """
 
 from __future__ import annotations
 
 import bisect
 import math
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
-from fractions import Fraction
 from functools import lru_cache
 
-import mpmath
 import numpy as np
-from mpmath import iv
 
 from workbench.core.bounds import VALUE_CLASSES
+from workbench.core.bounds.exact_energy import ceil_div, eta2_enclosures, to_float
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
 
@@ -53,7 +50,7 @@ MAX_DEGREE_CAP = 20001
 # Highest degree the automatic truncation may reach to find the first contributing degree of
 # r = d-2 (query-dependent values need ~0.75 d^3; above this cap r near d can still give 0).
 AUTO_DEGREE_CAP = 60001
-_IV_PREC = 96
+_BITS = 128  # fixed-point fraction bits of the enclosures (an error of 2^-112 at most)
 
 
 @dataclass(frozen=True)
@@ -82,16 +79,6 @@ def _class_factor(d: int, value_class: str) -> int:
     return 1 if value_class == "eq2" else d * (d + 1) // 2
 
 
-@contextmanager
-def _iv_prec() -> Iterator[None]:
-    old = iv.prec
-    iv.prec = _IV_PREC
-    try:
-        yield
-    finally:
-        iv.prec = old
-
-
 def degree_dimension_bound(d: int, r: int, l: int, value_class: str = "eq2") -> int:
     """``D_l``: bound on ``dim Pi_l V_h`` for one head of key-rank r (Lemma 5), exact integer.
 
@@ -103,26 +90,6 @@ def degree_dimension_bound(d: int, r: int, l: int, value_class: str = "eq2") -> 
     factor = _class_factor(d, _check_class(value_class))
     inv = sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
     return factor * inv
-
-
-def _eta1_sq_exact(d: int) -> tuple[Fraction, bool]:
-    """``eta_1^2 = d a_0^2`` as ``(rational, has_pi^-2)``; ``a_0 = 2 Gamma(d/2)/(sqrt(pi)(d-1)
-    Gamma((d-1)/2))``, with Gamma at integers and half-integers written out exactly."""
-    if d % 2 == 0:
-        n = d // 2  # Gamma(n)/Gamma(n - 1/2) = 4^(n-1) ((n-1)!)^2 / ((2n-2)! sqrt(pi))
-        R = Fraction(4 ** (n - 1) * math.factorial(n - 1) ** 2, math.factorial(2 * n - 2))
-        return d * 4 * R * R / (d - 1) ** 2, True
-    n = (d - 1) // 2  # Gamma(n + 1/2)/Gamma(n) = (2n)! sqrt(pi) / (4^n n! (n-1)!)
-    R = Fraction(math.factorial(2 * n), 4**n * math.factorial(n) * math.factorial(n - 1))
-    return d * 4 * R * R / (d - 1) ** 2, False
-
-
-def _ratio(d: int, l: int) -> tuple[int, int]:
-    """``eta_{l+2}^2 / eta_l^2`` for odd l, as an exact fraction (num, den)."""
-    m = (l - 1) // 2
-    num = (2 * l + d + 2) * (l + d - 1) * (l + d - 2) * (2 * m + 1) ** 2
-    den = (2 * l + d - 2) * (l + 2) * (l + 1) * (2 * m + d + 1) ** 2
-    return num, den
 
 
 @lru_cache(maxsize=32)
@@ -149,15 +116,33 @@ def _choose_degree(d: int, tol: float, value_class: str = "eq2") -> int:
     return L
 
 
-def _first_contributing_degree(d: int, r: int, value_class: str = "eq2") -> int | None:
-    """First odd l <= AUTO_DEGREE_CAP with D_l < N(d,l) (float log-binomials; a guide only)."""
-    gammaln = np.frompyfunc(math.lgamma, 1, 1)  # float log-gamma, no scipy import
+def _lgamma_table(n: int) -> np.ndarray:
+    """``math.lgamma(i)`` for ``i = 1..n`` at index i (index 0 unused)."""
+    return np.array([math.nan] + [math.lgamma(i) for i in range(1, n + 1)])
 
-    l = np.arange(1, AUTO_DEGREE_CAP + 1, 2, dtype=np.float64)
+
+def _first_contributing_degree(d: int, r: int, value_class: str = "eq2") -> int | None:
+    """First odd l <= AUTO_DEGREE_CAP with D_l < N(d,l) (float log-binomials; a guide only).
+    Searched in blocks of degrees four times longer each, so a small answer is found at once."""
+    start = 1
+    while start <= AUTO_DEGREE_CAP:
+        stop = min(4 * start + 255, AUTO_DEGREE_CAP)
+        l = np.arange(start, stop + 1, 2, dtype=np.float64)
+        found = _contributing(d, r, value_class, l)
+        if len(found):
+            return int(found[0])
+        start = stop + 2
+    return None
+
+
+def _contributing(d: int, r: int, value_class: str, l: np.ndarray) -> np.ndarray:
+    """The degrees of ``l`` with ``D_l < N(d,l)``, by log-binomials (margin 1e-9)."""
+    lgamma = _lgamma_table(int(l[-1]) + d + 2)  # the arguments are integers
 
     def log_comb(n: np.ndarray, k: float) -> np.ndarray:
         nn = np.maximum(n, k)  # n < k gives C(n, k) = 0 below; lgamma(0) would raise
-        out = (gammaln(nn + 1) - math.lgamma(k + 1) - gammaln(nn - k + 1)).astype(np.float64)
+        out = lgamma[(nn + 1).astype(np.int64)] - math.lgamma(k + 1)
+        out = out - lgamma[(nn - k + 1).astype(np.int64)]
         return np.where(n >= k, out, -np.inf)
 
     terms = np.stack(
@@ -165,30 +150,14 @@ def _first_contributing_degree(d: int, r: int, value_class: str = "eq2") -> int 
     )
     log_d = math.log(_class_factor(d, value_class)) + np.logaddexp.reduce(terms, axis=0)
     log_n = np.logaddexp(log_comb(l + d - 2, d - 2), log_comb(l + d - 3, d - 2))
-    idx = np.nonzero(log_d < log_n - 1e-9)[0]
-    return int(l[idx[0]]) if len(idx) else None
-
-
-def _eta2_intervals(d: int, degrees: list[int]) -> list:
-    """Interval enclosures of eta_l^2 for the odd ``degrees`` (1, 3, 5, ...), at the current
-    ``iv.prec``: the exact eta_1^2 times the exact degree-to-degree ratios."""
-    e1, has_pi = _eta1_sq_exact(d)
-    e = iv.mpf(e1.numerator) / iv.mpf(e1.denominator)
-    if has_pi:
-        e = e / (iv.pi * iv.pi)
-    out = []
-    for l in degrees:
-        out.append(e)
-        num, den = _ratio(d, l)
-        e = e * iv.mpf(num) / iv.mpf(den)
-    return out
+    return l[log_d < log_n - 1e-9]
 
 
 @lru_cache(maxsize=16)
 def _tables(
     d: int, r: int, L: int, value_class: str = "eq2"
-) -> tuple[list[int], list[int], list[int], list, np.ndarray]:
-    """Odd degrees, exact N(d,l), exact D_l, interval eta_l^2, float eta_l^2 for l <= L."""
+) -> tuple[list[int], list[int], list[int]]:
+    """Odd degrees, exact N(d,l) and exact D_l for l <= L."""
     degrees = list(range(1, L + 1, 2))
     # N(d,l) = C(l+d-2, d-2) + C(l+d-3, d-2); binomials by exact recurrence in j = l + d - 2.
     binom_d: dict[int, int] = {}
@@ -204,35 +173,27 @@ def _tables(
         c = c * (k + r) // (k + 1)
     q = _class_factor(d, value_class)
     Ds = [q * (inv.get(l - 2, 0) + inv[l] + inv[l + 2]) for l in degrees]
-    with _iv_prec():
-        e2_iv = _eta2_intervals(d, degrees)
-    e2_f = sign_coefficients(d, L)[1::2] ** 2
-    return degrees, Ns, Ds, e2_iv, e2_f
+    return degrees, Ns, Ds
 
 
-def _bound_interval(
-    d: int, r: int, H: int, L: int, value_class: str = "eq2"
-) -> tuple[mpmath.mpf, mpmath.mpf]:
-    degrees, Ns, Ds, e2_iv, _ = _tables(d, r, L, value_class)
-    with _iv_prec():
-        total = iv.mpf(0)
-        for i in range(len(degrees)):
-            gap = Ns[i] - H * Ds[i]
-            if gap > 0:
-                total += e2_iv[i] * (iv.mpf(gap) / iv.mpf(Ns[i]))
-        total = total / 2
-        return mpmath.mpf(total.a), mpmath.mpf(total.b)
+def _bound_interval(d: int, r: int, H: int, L: int, value_class: str = "eq2") -> tuple[int, int]:
+    """Integers ``lo <= 2 LB_L 2^_BITS <= hi`` (the sum before its halving)."""
+    degrees, Ns, Ds = _tables(d, r, L, value_class)
+    e_lo, e_hi = eta2_enclosures(d, L, _BITS)
+    lo = hi = 0
+    for i in range(len(degrees)):
+        gap = Ns[i] - H * Ds[i]
+        if gap > 0:
+            lo += e_lo[i] * gap // Ns[i]
+            hi += ceil_div(e_hi[i] * gap, Ns[i])
+    return lo, hi
 
 
 @lru_cache(maxsize=32)
 def _tail_bound(d: int, L: int) -> float:
-    """Rigorous upper bound on (1 - sum_{l<=L} eta_l^2)/2 (uses r = 1 tables; eta is r-free)."""
-    _, _, _, e2_iv, _ = _tables(d, 1, L)
-    with _iv_prec():
-        s = iv.mpf(0)
-        for e in e2_iv:
-            s += e
-        return float(mpmath.mpf((1 - s).b) / 2) * (1 + 1e-15)
+    """Rigorous upper bound on (1 - sum_{l<=L} eta_l^2)/2."""
+    e_lo, _ = eta2_enclosures(d, L, _BITS)
+    return to_float((1 << _BITS) - sum(e_lo), _BITS + 1) * (1 + 1e-15)
 
 
 def _resolve_degree(d: int, max_degree: int | None, tol: float, value_class: str) -> int:
@@ -269,13 +230,13 @@ def harmonic_bound(
             d, r, H, 0.0, (0.0, 0.0), L, tail, "arithmetic: r >= d-1 gives 0", value_class
         )
     lo, hi = _bound_interval(d, r, H, L, value_class)
-    lo_f = float(lo)
-    hi_f = float(hi)
+    lo_f = to_float(lo, _BITS + 1)  # nearest floats, then one step outward
+    hi_f = to_float(hi, _BITS + 1)
     lo_f = max(0.0, math.nextafter(lo_f, -math.inf)) if lo_f > 0 else 0.0
     hi_f = math.nextafter(hi_f, math.inf) if hi_f > 0 else 0.0
-    value = float((lo + hi) / 2) if hi > 0 else 0.0
+    value = to_float(lo + hi, _BITS + 2) if hi > 0 else 0.0
     value = min(max(value, lo_f), hi_f)
-    method = f"interval(prec={_IV_PREC} bits), exact binomials, odd degrees 1..{L}"
+    method = f"interval(fixed point, {_BITS} bits), exact binomials, odd degrees 1..{L}"
     return HarmonicBound(d, r, H, value, (lo_f, hi_f), L, tail, method, value_class)
 
 
@@ -295,8 +256,8 @@ def heads_needed(
 
     Fast and exact for huge H: the bound is ``(S0 - H S1) / 2`` over the degrees still active
     at H (``N_l > H D_l``), so after one sort, each H costs a bisection in the sorted thresholds;
-    the sums are interval enclosures at ``log2(H_max) + 128`` bits, enough to resolve H from
-    H + 1 (at 96 bits, ``harmonic_bound`` resolves H only to about 27 significant digits).
+    the sums are fixed-point enclosures at ``log2(H_max) + 160`` bits, enough to resolve H from
+    H + 1 (at 128 bits, ``harmonic_bound`` resolves H only to about 30 significant digits).
     """
     d = check_dim(d)
     r = check_rank(r, d)
@@ -310,42 +271,40 @@ def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, floa
     """``(H, upper end of LB_L(H))``: the least H with ``LB_L(H) <= eps`` (degrees <= L)."""
     if r >= d - 1:
         return 1, 0.0
-    degrees, Ns, Ds, _, _ = _tables(d, r, L, vc)
+    degrees, Ns, Ds = _tables(d, r, L, vc)
     last = [(n - 1) // D for n, D in zip(Ns, Ds)]  # degree i is active for H <= last[i]
     order = sorted((i for i in range(len(degrees)) if last[i] >= 1), key=lambda i: -last[i])
     if not order:
         return 1, 0.0
     h_max = last[order[0]] + 1  # the bound is 0 from here on
-    old = iv.prec
-    iv.prec = h_max.bit_length() + 128
-    try:
-        eta2 = _eta2_intervals(d, degrees)
-        s0, s1 = [iv.mpf(0)], [iv.mpf(0)]
-        for i in order:
-            s0.append(s0[-1] + eta2[i])
-            s1.append(s1[-1] + eta2[i] * (iv.mpf(Ds[i]) / iv.mpf(Ns[i])))
-        neg_last = [-last[i] for i in order]  # ascending, for bisect
-        eps_iv = iv.mpf(eps)  # a double is exact here
+    bits = h_max.bit_length() + 160  # H s1 is then known to 2^-128 L or better
+    e_lo, e_hi = eta2_enclosures(d, L, bits)
+    s0_lo, s0_hi, s1_lo, s1_hi = [0], [0], [0], [0]  # prefix sums, fixed point at ``bits``
+    for i in order:
+        s0_lo.append(s0_lo[-1] + e_lo[i])
+        s0_hi.append(s0_hi[-1] + e_hi[i])
+        s1_lo.append(s1_lo[-1] + e_lo[i] * Ds[i] // Ns[i])
+        s1_hi.append(s1_hi[-1] + ceil_div(e_hi[i] * Ds[i], Ns[i]))
+    neg_last = [-last[i] for i in order]  # ascending, for bisect
+    eps_num, eps_den = eps.as_integer_ratio()  # the double, exactly
 
-        def bound(H: int):  # type: ignore[no-untyped-def]
-            k = bisect.bisect_right(neg_last, -H)  # active degrees: last[i] >= H
-            return (s0[k] - iv.mpf(H) * s1[k]) / 2
+    def bound(H: int) -> tuple[int, int]:  # 2 LB_L(H) 2^bits lies in [lo, hi]
+        k = bisect.bisect_right(neg_last, -H)  # active degrees: last[i] >= H
+        return s0_lo[k] - H * s1_hi[k], s0_hi[k] - H * s1_lo[k]
 
-        def excluded(H: int) -> bool:  # certified: error > eps for H heads
-            return bool(bound(H).a > eps_iv.b)
+    def excluded(H: int) -> bool:  # certified: error > eps for H heads
+        return bound(H)[0] * eps_den > (2 * eps_num) << bits
 
-        lo_h, hi_h = 1, h_max  # excluded(lo_h), not excluded(hi_h) (the bound is 0 there)
-        if not excluded(1):
-            hi_h = 1
-        while hi_h - lo_h > 1:
-            mid = (lo_h + hi_h) // 2
-            if excluded(mid):
-                lo_h = mid
-            else:
-                hi_h = mid
-        return hi_h, float(mpmath.mpf(bound(hi_h).b)) * (1 + 1e-15)
-    finally:
-        iv.prec = old
+    lo_h, hi_h = 1, h_max  # excluded(lo_h), not excluded(hi_h) (the bound is 0 there)
+    if not excluded(1):
+        hi_h = 1
+    while hi_h - lo_h > 1:
+        mid = (lo_h + hi_h) // 2
+        if excluded(mid):
+            lo_h = mid
+        else:
+            hi_h = mid
+    return hi_h, to_float(bound(hi_h)[1], bits + 1) * (1 + 1e-15)
 
 
 # Cost of the exact tables up to degree L: L binomials of about log10 N(d, L) digits each, then
