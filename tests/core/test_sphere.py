@@ -56,7 +56,7 @@ def test_orthonormal_points_law(d, N):
     assert prod.mean().abs() <= Z * prod.std() / math.sqrt(prod.numel())
 
 
-@pytest.mark.parametrize("d,N", [(2, 2), (3, 2), (8, 4), (16, 16)])
+@pytest.mark.parametrize("d,N", [(2, 2), (3, 2), (8, 4), (8, 6), (8, 7), (16, 16)])
 def test_orthonormal_points_are_the_sign_fixed_qr_frame(d, N):
     """The frames are the Q factor of the Gaussian draw whose R has a positive diagonal (the
     Haar frame), computed here by numpy's QR, independently."""
@@ -69,6 +69,8 @@ def test_orthonormal_points_are_the_sign_fixed_qr_frame(d, N):
     q, r = np.linalg.qr(z)
     ref = (q * np.sign(np.diagonal(r, axis1=-2, axis2=-1))[:, None, :]).transpose(0, 2, 1)
     assert np.abs(X.numpy() - ref).max() <= 1e-11
+    frames = gram_schmidt(torch.from_numpy(z).transpose(-1, -2))  # whatever N is
+    assert np.abs(frames.numpy() - ref).max() <= 1e-11
     shuffled = gram_schmidt(torch.from_numpy(z[..., ::-1].copy()).transpose(-1, -2))
     assert np.abs(shuffled.numpy() - ref).max() > 1e-3  # the order of the rows matters
 

@@ -66,7 +66,15 @@ def orthonormal_points(
     N = check_orthonormal_keys("orthonormal", check_points(N), d)
     batch = check_int("batch", batch, lo=0)
     z = gaussian(batch, d, N, generator=generator, device=device, dtype=dtype)
-    return gram_schmidt(z.transpose(-1, -2))
+    if N <= GRAM_SCHMIDT_MAX_N:
+        return gram_schmidt(z.transpose(-1, -2))
+    q, r = torch.linalg.qr(z)  # (batch, d, N), Haar after fixing the signs of diag(r)
+    signs = torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))
+    signs = torch.where(signs == 0, torch.ones_like(signs), signs)
+    return (q * signs.unsqueeze(-2)).transpose(-1, -2).contiguous()
+
+
+GRAM_SCHMIDT_MAX_N = 6  # above it, N^2 row updates cost more than one batched QR
 
 
 def gram_schmidt(z: torch.Tensor) -> torch.Tensor:
