@@ -11,7 +11,7 @@ import pytest
 
 from tests.claims.conftest import assert_module_holds, run_claim
 from workbench.proofs.claim import CheckContext, combine
-from workbench.testing import plant
+from workbench.testing import plant, scaled
 
 Rows = list[dict[str, Any]]
 
@@ -76,3 +76,11 @@ def test_fig2_ordering_holds_on_the_quick_preset() -> None:
     """The quick fig2 preset (d = 8, 1000 steps, 3 seeds) at L = 1, for c = 1 and c = 4."""
     ev = run_claim("section7.full_rank_wins_one_layer", CheckContext(scale="full"))[1]
     assert len(ev) == 6 and combine(ev, "experiment") == "holds"
+
+
+def test_vary_n_claim_fails_when_training_is_ten_times_too_slow() -> None:
+    # a learning-rate schedule 10x too small: the models barely move from their start, and full
+    # rank is no longer below rank 1 at the longest N
+    with plant("workbench.verifiers.train:lr_factor", scaled(0.1)):
+        ev = run_claim("section7.low_rank_grows_with_n")[1]
+    assert combine(ev, "experiment") == "violated"

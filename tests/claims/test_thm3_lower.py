@@ -12,7 +12,7 @@ from workbench.core.bounds.biased import BiasedBound
 from workbench.proofs.claim import combine
 from workbench.proofs.paper import thm3_lower
 from workbench.proofs.registry import builtin_claims
-from workbench.testing import arg_scaled, plant
+from workbench.testing import arg_scaled, edited, plant
 
 CLAIMS = builtin_claims()  # each check as the runner calls it (threads, no_grad)
 LOW_RANK_LOWER = CLAIMS["thm3.low_rank_lower"].check
@@ -57,3 +57,14 @@ def test_decomposition_catches_a_bias_sign_slip() -> None:
         assert thm3_lower.decomposition_gap(6, "random_signs", 500, 3) > 1.0
         ev = LOW_RANK_LOWER(QUICK)
     assert combine(ev, "theorem") == "violated"
+
+
+def test_quadrature_catches_a_wrong_antiderivative_normalisation() -> None:
+    # the closed antiderivative's constant (d - 1) B(1/2, (d-1)/2) read with d: every eta_l,
+    # l >= 1, 1/6 too small at d = 6, which only the independent quadrature sees
+    with plant("workbench.core.bounds.biased:step_coefficients",
+               edited("(d - 1) * beta_fn(0.5, a)", "d * beta_fn(0.5, a)")):
+        ev = LOW_RANK_LOWER(QUICK)
+    by_quadrature = [e for e in ev if "degrees" in e.params]
+    assert len(by_quadrature) == 2
+    assert all(e.verdict == "violated" for e in by_quadrature)

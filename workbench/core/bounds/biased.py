@@ -39,6 +39,8 @@ from workbench.core.validation import check_dim, check_float, check_heads, check
 # quadratic form): the derivation there does not use the tighter one-form count D'_l, so neither
 # does the code.
 
+_TABLE_SIZE = 1 << 20  # entries of one table of P_l(cut): small tables stay in reused memory
+
 __all__ = [
     "BiasedBound", "DegreeEnergies", "biased_lower_bound", "degree_energies", "step_coefficients",
     "step_values",
@@ -79,17 +81,19 @@ def step_coefficients(
     S = step_values(np.asarray(thresholds, dtype=np.float64), coefficients)  # (J + 1,)
     rho = np.asarray(rho, dtype=np.float64)
     cuts = np.clip(tau[None, :] / (math.sqrt(2.0) * rho[:, None]), -1.0, 1.0)  # (n, J)
-    # antiderivative F_l at each cut; F_l(-1) = 0 and F_l(1) = [l = 0]
+    # Summation by parts: sum_k S_k (F_l(cut_k) - F_l(cut_{k-1})), with F_l(-1) = 0 and
+    # F_l(1) = [l = 0], is sum_j F_l(cut_j) (S_j - S_{j+1}) + S_J [l = 0]; F_0 = betainc and
+    # F_l = -(1 - c^2)^a P_{l-1}^{(d+2)}(c) / ((d - 1) B(1/2, a)) for l >= 1, so one contraction
+    # over the cuts replaces the table of F.
     a = (d - 1) / 2
-    F = np.empty((L + 1, *cuts.shape))
-    F[0] = betainc(a, a, (1 + cuts) / 2)
-    P = legendre_d(d + 2, L - 1, cuts)  # (L, n, J)
-    F[1:] = -((1 - cuts * cuts) ** a)[None] * P / ((d - 1) * beta_fn(0.5, a))
-    ends = np.zeros((L + 1, 1, 1))
-    ends[0] = 1.0
-    lo = np.concatenate([np.zeros((L + 1, len(rho), 1)), F], axis=2)  # F at the left ends
-    hi = np.concatenate([F, np.broadcast_to(ends, (L + 1, len(rho), 1))], axis=2)
-    raw = ((hi - lo) * S[None, None, :]).sum(-1)  # (L + 1, n)
+    dS = S[:-1] - S[1:]  # (J,)
+    raw = np.empty((L + 1, len(rho)))
+    raw[0] = betainc(a, a, (1 + cuts) / 2) @ dS + S[-1]
+    weight = ((1 - cuts * cuts) ** a) * (-dS / ((d - 1) * beta_fn(0.5, a)))  # (n, J)
+    rows = max(1, _TABLE_SIZE // (L * max(1, len(tau))))  # rho values per Gegenbauer table
+    for i in range(0, len(rho), rows):
+        P = legendre_d(d + 2, L - 1, cuts[i:i + rows])  # (L, rows, J)
+        raw[1:, i:i + rows] = np.einsum("lnj,nj->ln", P, weight[i:i + rows])
     scale = np.array([math.sqrt(dim_harmonics(d, l)) for l in range(L + 1)])
     return raw * scale[:, None]
 

@@ -8,7 +8,8 @@ are recorded by ``remark4.norm_condition``. Evidence:
 
 - Step 1's closed form of the target against ``workbench.constructions.biased`` (also for random
   signs, where the thresholds' symmetry cannot hide a sign slip);
-- the Gegenbauer coefficients of the step target against independent piecewise quadrature;
+- the Gegenbauer coefficients of the step target against independent piecewise quadrature
+  (Gauss-Legendre in the angle);
 - soundness: the bound lies below the error of an explicit rank-1 model (uniform attention,
   ``M = (sum_j c_j) I``, error 1/2), measured by Monte Carlo;
 - constant error: ``B >= C_CONST`` for every (r, H) on the grid with ``r <= d - 3`` inside the
@@ -24,7 +25,6 @@ import math
 
 import numpy as np
 import torch
-from scipy.integrate import quad
 
 import workbench.constructions.biased as biased_lib
 import workbench.core.bounds.biased as biased_bounds
@@ -47,22 +47,21 @@ def in_hypothesis(d: int, r: int, H: int, norm_sq: float = 1.0, c: float = C_HYP
 
 
 def quadrature_coefficients(
-    d: int, rho: float, tau: np.ndarray, c: np.ndarray, L: int
+    d: int, rho: float, tau: np.ndarray, c: np.ndarray, L: int, nodes: int = 24
 ) -> np.ndarray:
-    """``eta_l(rho)`` by adaptive quadrature on each constant piece (independent of the
-    antiderivative used by the library)."""
-    S = biased_bounds.step_values(tau, c)
+    """``eta_l(rho)`` by Gauss-Legendre quadrature in the angle (``t = cos theta``) on each
+    constant piece of the step, independent of the antiderivative used by the library: the
+    weight becomes ``sin^(d-2) theta`` and every piece's integrand is smooth (a trigonometric
+    polynomial), so ``nodes`` points per piece reach float rounding at the degrees checked."""
+    S = biased_bounds.step_values(tau, c)  # on the pieces of t, left to right
     cuts = np.clip(np.sort(tau) / (math.sqrt(2.0) * rho), -1.0, 1.0)
-    edges = np.concatenate([[-1.0], cuts, [1.0]])
-    norm = quad(lambda t: (1 - t * t) ** ((d - 3) / 2), -1, 1, epsabs=1e-14)[0]
-    out = np.zeros(L + 1)
-    for l in range(L + 1):
-        def f(t: float, l: int = l) -> float:
-            return float(normalized_gegenbauer(d, l, np.array([t]))[l, 0]) * (1 - t * t) ** (
-                (d - 3) / 2)
-        out[l] = sum(S[k] * quad(f, edges[k], edges[k + 1], epsabs=1e-14)[0]
-                     for k in range(len(S)) if edges[k + 1] > edges[k]) / norm
-    return out
+    theta = np.arccos(np.concatenate([[-1.0], cuts, [1.0]]))  # decreasing from pi to 0
+    x, w = np.polynomial.legendre.leggauss(nodes)
+    mid, half = (theta[:-1] + theta[1:]) / 2, (theta[:-1] - theta[1:]) / 2  # half >= 0
+    angles = mid[:, None] + half[:, None] * x[None]  # (pieces, nodes)
+    weights = half[:, None] * w[None] * np.sin(angles) ** (d - 2)
+    per_piece = (normalized_gegenbauer(d, L, np.cos(angles)) * weights[None]).sum(-1)
+    return (per_piece * S[None]).sum(-1) / weights.sum()
 
 
 def decomposition_gap(d: int, coefficients: str, n: int, seed: int) -> float:

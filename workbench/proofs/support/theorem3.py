@@ -40,15 +40,17 @@ def reading(d: int, coefficients: str = "alternating") -> tuple[torch.Tensor, to
 
 
 def reference_target(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
-    """``f*(X, y) = sum_j c_j x_{argmax_i (<x_i, y> + tau_j [i = 2])}``, all terms at once."""
-    d = X.shape[-1]
-    tau, c = reading(d)
+    """``f*(X, y) = sum_j c_j x_{argmax_i (<x_i, y> + tau_j [i = 2])}``, all terms at once: each
+    key ``x_i`` weighted by the sum of the ``c_j`` of the terms that pick it."""
+    B, N, _ = X.shape
+    tau, c = reading(X.shape[-1])
     s = torch.einsum("bnd,bd->bn", X, y)  # (B, N)
-    scores = s[:, None, :].expand(-1, len(tau), -1).clone()  # (B, J, N)
-    scores[:, :, 1] += tau.to(X.dtype)
-    idx = scores.argmax(-1)  # (B, J)
-    picked = torch.gather(X, 1, idx[..., None].expand(-1, -1, d))  # (B, J, d)
-    return torch.einsum("j,bjd->bd", c.to(X.dtype), picked)
+    bias = torch.zeros(len(tau), N, dtype=X.dtype)
+    bias[:, 1] = tau.to(X.dtype)
+    idx = (s[:, None, :] + bias).argmax(-1)  # (B, J): the key each term picks
+    weights = torch.zeros(B, N, dtype=X.dtype).scatter_add_(
+        1, idx, c.to(X.dtype).expand(B, -1).contiguous())  # (B, N)
+    return torch.einsum("bn,bnd->bd", weights, X)
 
 
 @dataclass(frozen=True)
