@@ -22,13 +22,10 @@
  * element strides (model, sample, token) with a contiguous last axis; outputs are contiguous.
  */
 #include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define LANES 8
+#include "kernels_common.h"
 
-typedef float vec __attribute__((vector_size(LANES * sizeof(float))));
 typedef int32_t ivec __attribute__((vector_size(LANES * sizeof(int32_t))));
 
 /* A (model, sample, token, feature) tensor with a contiguous feature axis; `bias` (or NULL):
@@ -168,26 +165,6 @@ static void probs(const vec *restrict Qt, const vec *restrict Kb, int64_t N, int
         vec inv = 1.0f / sum;
         for (int64_t n = 0; n < N; n++) S[n * H + h] *= inv;
     }
-}
-
-/* Run item(ctx, i, scratch) for i in [start, stop) on the OpenMP threads (torch's libgomp when
- * built with -fopenmp; one thread otherwise), each thread with its own 64-byte aligned scratch of
- * `vecs` vecs. Items write disjoint outputs. Returns 1 if a scratch buffer could not be had. */
-typedef void (*item_fn)(const void *ctx, int64_t i, vec *scratch);
-
-static int parallel_items(item_fn item, const void *ctx, int64_t start, int64_t stop,
-                          int64_t vecs) {
-    int err = 0;
-#pragma omp parallel reduction(| : err)
-    {
-        vec *buf = (vec *)aligned_alloc(64, ((size_t)vecs * sizeof(vec) + 63) / 64 * 64);
-        err |= !buf;
-#pragma omp for schedule(static)
-        for (int64_t i = start; i < stop; i++)
-            if (buf) item(ctx, i, buf);
-        free(buf);
-    }
-    return err;
 }
 
 /* Query row t: S (N H) and the output row Ot (P) from Qt, the keys Kb and values V. */
