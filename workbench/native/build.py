@@ -84,8 +84,11 @@ def _build() -> ctypes.CDLL | None:
     dll.layernorm_backward.argtypes = [i64, i64] + [ptr] * 8 + [i64, i64]
     dll.ffn_forward.argtypes = [i64] * 4 + [ptr] * 6 + [i64, i64]
     dll.ffn_backward.argtypes = [i64] * 4 + [ptr] * 10 + [i64, i64]
+    dll.linear_forward.argtypes = [i64] * 5 + [ptr] * 4 + [i64, i64]
+    dll.linear_backward.argtypes = [i64] * 5 + [ptr] * 6 + [i64, i64]
     for fn in ("fused_attention_forward", "fused_attention_backward", "layernorm_forward",
-               "layernorm_backward", "ffn_forward", "ffn_backward"):
+               "layernorm_backward", "ffn_forward", "ffn_backward", "linear_forward",
+               "linear_backward"):
         getattr(dll, fn).restype = ctypes.c_int
     return dll
 

@@ -152,3 +152,77 @@ int ffn_backward(int64_t M, int64_t d, int64_t f, int64_t e, const float *x, con
     int64_t floats = 2 * FFN_BLOCK * f + e * f + f * d;
     return parallel_items(ffn_backward_item, &a, start, stop, (floats + LANES) / LANES);
 }
+
+/* ---- One affine map per model, y = x W + b (the projections and read-outs of the stacks) ----
+ *
+ * x rows at x + k sxk + m din (sxk = 0: one input shared by every model); W (K, din, dout), or
+ * (K, dout, din) when wt is set (nn.Linear's layout, read transposed); b (K, dout) or NULL.
+ * Backward: dx = dy W^T (skipped when dx is NULL), dW = x^T dy and db = sum_rows dy as partial
+ * sums per (model, chunk of FFN_CHUNK rows), in W's own layout. */
+typedef struct {
+    int64_t M, din, dout, sxk, wt;
+    const float *x, *W, *b, *dy;
+    float *y, *dx, *dW, *db;
+} lin_t;
+
+/* Model k's W as (din, dout) rows, into scratch when it is stored transposed. */
+static const float *lin_weight(const lin_t *a, int64_t k, float *scratch) {
+    int64_t din = a->din, dout = a->dout;
+    const float *W = a->W + k * din * dout;
+    if (!a->wt) return W;
+    for (int64_t o = 0; o < dout; o++)
+        for (int64_t i = 0; i < din; i++) scratch[i * dout + o] = W[o * din + i];
+    return scratch;
+}
+
+static void lin_forward_item(const void *ctx, int64_t item, vec *scratch) {
+    const lin_t *a = ctx;
+    int64_t M = a->M, din = a->din, dout = a->dout, nc = ffn_chunks(M);
+    int64_t k = item / nc, lo = item % nc * FFN_CHUNK, hi = lo + FFN_CHUNK < M ? lo + FFN_CHUNK : M;
+    const float *W = lin_weight(a, k, (float *)scratch);
+    float *y = a->y + (k * M + lo) * dout;
+    for (int64_t r = 0; r < hi - lo; r++) {
+        if (a->b) memcpy(y + r * dout, a->b + k * dout, (size_t)dout * sizeof(float));
+        else memset(y + r * dout, 0, (size_t)dout * sizeof(float));
+    }
+    gemm(hi - lo, dout, din, a->x + k * a->sxk + lo * din, din, 1, W, dout, y, dout, 1);
+}
+
+static void lin_backward_item(const void *ctx, int64_t item, vec *scratch) {
+    const lin_t *a = ctx;
+    int64_t M = a->M, din = a->din, dout = a->dout, nc = ffn_chunks(M);
+    int64_t k = item / nc, lo = item % nc * FFN_CHUNK, hi = lo + FFN_CHUNK < M ? lo + FFN_CHUNK : M;
+    const float *x = a->x + k * a->sxk + lo * din, *dy = a->dy + (k * M + lo) * dout;
+    const float *W = a->W + k * din * dout;
+    float *dW = a->dW + item * din * dout, *db = a->db + item * dout, *WT = (float *)scratch;
+    if (a->wt) /* dW (dout, din) = dy^T x */
+        gemm(dout, din, hi - lo, dy, 1, dout, x, din, dW, din, 0);
+    else /* dW (din, dout) = x^T dy */
+        gemm(din, dout, hi - lo, x, 1, din, dy, dout, dW, dout, 0);
+    memset(db, 0, (size_t)dout * sizeof(float));
+    for (int64_t r = 0; r < hi - lo; r++)
+        for (int64_t o = 0; o < dout; o++) db[o] += dy[r * dout + o];
+    if (!a->dx) return;
+    if (!a->wt) /* W^T as (dout, din) rows */
+        for (int64_t i = 0; i < din; i++)
+            for (int64_t o = 0; o < dout; o++) WT[o * din + i] = W[i * dout + o];
+    gemm(hi - lo, din, dout, dy, dout, 1, a->wt ? W : WT, din, a->dx + (k * M + lo) * din, din,
+         0);
+}
+
+/* y (K, M, dout); work items: K times ceil(M / FFN_CHUNK) chunks. */
+int linear_forward(int64_t M, int64_t din, int64_t dout, int64_t sxk, int64_t wt,
+                   const float *x, const float *W, const float *b, float *y, int64_t start,
+                   int64_t stop) {
+    lin_t a = {M, din, dout, sxk, wt, x, W, b, NULL, y, NULL, NULL, NULL};
+    return parallel_items(lin_forward_item, &a, start, stop, (din * dout + LANES) / LANES);
+}
+
+/* dx (K, M, din) or NULL; partial sums per (model, chunk): dW (K, C, W's layout), db (K, C,
+ * dout). */
+int linear_backward(int64_t M, int64_t din, int64_t dout, int64_t sxk, int64_t wt,
+                    const float *x, const float *W, const float *dy, float *dx, float *dW,
+                    float *db, int64_t start, int64_t stop) {
+    lin_t a = {M, din, dout, sxk, wt, x, W, NULL, dy, NULL, dx, dW, db};
+    return parallel_items(lin_backward_item, &a, start, stop, (din * dout + LANES) / LANES);
+}
