@@ -22,15 +22,19 @@
 typedef float vecu __attribute__((vector_size(LANES * sizeof(float)), aligned(4)));
 
 /* C[i][j] (+)= sum_p A[i sar + p sac] B[p ldb + j] on the R x (8 V) tile at C (R <= 4, V <= 2);
- * the sum over p runs in order, starting from C's value when acc is set. */
+ * the sum over p runs in order, starting from C's value when acc is set, else from bias[j] (a row
+ * added to every row; 0 when bias is NULL). */
 static inline __attribute__((always_inline)) void tile(int R, int V, int64_t kk,
                                                        const float *A, int64_t sar, int64_t sac,
                                                        const float *B, int64_t ldb, float *C,
-                                                       int64_t ldc, int acc) {
+                                                       int64_t ldc, int acc,
+                                                       const float *bias) {
     vec c[4][2];
     for (int r = 0; r < R; r++)
         for (int v = 0; v < V; v++)
-            c[r][v] = acc ? (vec) * (const vecu *)(C + r * ldc + 8 * v) : (vec){0};
+            c[r][v] = acc    ? (vec) * (const vecu *)(C + r * ldc + 8 * v)
+                      : bias ? (vec) * (const vecu *)(bias + 8 * v)
+                             : (vec){0};
     for (int64_t p = 0; p < kk; p++) {
         vec b[2];
         for (int v = 0; v < V; v++) b[v] = *(const vecu *)(B + p * ldb + 8 * v);
@@ -43,11 +47,14 @@ static inline __attribute__((always_inline)) void tile(int R, int V, int64_t kk,
         for (int v = 0; v < V; v++) *(vecu *)(C + r * ldc + 8 * v) = c[r][v];
 }
 
-#define TILE(R, V) tile(R, V, kk, A + i * sar, sar, sac, B + j, ldb, C + i * ldc + j, ldc, acc)
+#define TILE(R, V)                                                                             \
+    tile(R, V, kk, A + i * sar, sar, sac, B + j, ldb, C + i * ldc + j, ldc, acc,                \
+         bias ? bias + j : NULL)
 
-/* C (m x n, row stride ldc) = or += A (m x kk, strides sar, sac) B (kk x n, row stride ldb). */
+/* C (m x n, row stride ldc) = or += A (m x kk, strides sar, sac) B (kk x n, row stride ldb);
+ * with acc unset, bias (n, or NULL) is added to every row. */
 static void gemm(int64_t m, int64_t n, int64_t kk, const float *A, int64_t sar, int64_t sac,
-                 const float *B, int64_t ldb, float *C, int64_t ldc, int acc) {
+                 const float *B, int64_t ldb, float *C, int64_t ldc, int acc, const float *bias) {
     for (int64_t i = 0; i < m; i += 4) {
         int R = m - i < 4 ? (int)(m - i) : 4;
         int64_t j = 0;
@@ -65,7 +72,7 @@ static void gemm(int64_t m, int64_t n, int64_t kk, const float *A, int64_t sar, 
             }
         for (; j < n; j++)
             for (int r = 0; r < R; r++) {
-                float s = acc ? C[(i + r) * ldc + j] : 0.0f;
+                float s = acc ? C[(i + r) * ldc + j] : bias ? bias[j] : 0.0f;
                 for (int64_t p = 0; p < kk; p++) s += A[(i + r) * sar + p * sac] * B[p * ldb + j];
                 C[(i + r) * ldc + j] = s;
             }
@@ -83,8 +90,7 @@ static int64_t ffn_chunks(int64_t M) { return (M + FFN_CHUNK - 1) / FFN_CHUNK; }
 /* h = relu(x W1 + b1) for the n rows at x (FFN_BLOCK x f scratch H). */
 static void hidden(const ffn_t *a, int64_t k, const float *x, int64_t n, float *H) {
     int64_t d = a->d, f = a->f;
-    for (int64_t r = 0; r < n; r++) memcpy(H + r * f, a->b1 + k * f, (size_t)f * sizeof(float));
-    gemm(n, f, d, x, d, 1, a->W1 + k * d * f, f, H, f, 1);
+    gemm(n, f, d, x, d, 1, a->W1 + k * d * f, f, H, f, 0, a->b1 + k * f);
     for (int64_t i = 0; i < n * f; i++) H[i] = H[i] > 0.0f ? H[i] : 0.0f;
 }
 
@@ -97,8 +103,7 @@ static void ffn_forward_item(const void *ctx, int64_t item, vec *scratch) {
         int64_t n = hi - r0 < FFN_BLOCK ? hi - r0 : FFN_BLOCK;
         float *y = a->y + (k * M + r0) * e;
         hidden(a, k, a->x + (k * M + r0) * d, n, H);
-        for (int64_t r = 0; r < n; r++) memcpy(y + r * e, a->b2 + k * e, (size_t)e * sizeof(float));
-        gemm(n, e, f, H, f, 1, a->W2 + k * f * e, e, y, e, 1);
+        gemm(n, e, f, H, f, 1, a->W2 + k * f * e, e, y, e, 0, a->b2 + k * e);
     }
 }
 
@@ -123,15 +128,15 @@ static void ffn_backward_item(const void *ctx, int64_t item, vec *scratch) {
         int64_t n = hi - r0 < FFN_BLOCK ? hi - r0 : FFN_BLOCK;
         const float *x = a->x + (k * M + r0) * d, *dy = a->dy + (k * M + r0) * e;
         hidden(a, k, x, n, H);
-        gemm(f, e, n, H, 1, f, dy, e, dW2, e, 1);     /* dW2 += h^T dy */
-        gemm(n, f, e, dy, e, 1, W2T, f, dH, f, 0);    /* dh = dy W2^T */
+        gemm(f, e, n, H, 1, f, dy, e, dW2, e, 1, NULL); /* dW2 += h^T dy */
+        gemm(n, f, e, dy, e, 1, W2T, f, dH, f, 0, NULL); /* dh = dy W2^T */
         for (int64_t i = 0; i < n * f; i++) dH[i] = H[i] > 0.0f ? dH[i] : 0.0f;
         for (int64_t r = 0; r < n; r++) {
             for (int64_t j = 0; j < f; j++) db1[j] += dH[r * f + j];
             for (int64_t o = 0; o < e; o++) db2[o] += dy[r * e + o];
         }
-        gemm(d, f, n, x, 1, d, dH, f, dW1, f, 1);     /* dW1 += x^T dh */
-        gemm(n, d, f, dH, f, 1, W1T, d, a->dx + (k * M + r0) * d, d, 0); /* dx = dh W1^T */
+        gemm(d, f, n, x, 1, d, dH, f, dW1, f, 1, NULL); /* dW1 += x^T dh */
+        gemm(n, d, f, dH, f, 1, W1T, d, a->dx + (k * M + r0) * d, d, 0, NULL); /* dx = dh W1^T */
     }
 }
 
@@ -181,11 +186,8 @@ static void lin_forward_item(const void *ctx, int64_t item, vec *scratch) {
     int64_t k = item / nc, lo = item % nc * FFN_CHUNK, hi = lo + FFN_CHUNK < M ? lo + FFN_CHUNK : M;
     const float *W = lin_weight(a, k, (float *)scratch);
     float *y = a->y + (k * M + lo) * dout;
-    for (int64_t r = 0; r < hi - lo; r++) {
-        if (a->b) memcpy(y + r * dout, a->b + k * dout, (size_t)dout * sizeof(float));
-        else memset(y + r * dout, 0, (size_t)dout * sizeof(float));
-    }
-    gemm(hi - lo, dout, din, a->x + k * a->sxk + lo * din, din, 1, W, dout, y, dout, 1);
+    gemm(hi - lo, dout, din, a->x + k * a->sxk + lo * din, din, 1, W, dout, y, dout, 0,
+         a->b ? a->b + k * dout : NULL);
 }
 
 static void lin_backward_item(const void *ctx, int64_t item, vec *scratch) {
@@ -196,9 +198,9 @@ static void lin_backward_item(const void *ctx, int64_t item, vec *scratch) {
     const float *W = a->W + k * din * dout;
     float *dW = a->dW + item * din * dout, *db = a->db + item * dout, *WT = (float *)scratch;
     if (a->wt) /* dW (dout, din) = dy^T x */
-        gemm(dout, din, hi - lo, dy, 1, dout, x, din, dW, din, 0);
+        gemm(dout, din, hi - lo, dy, 1, dout, x, din, dW, din, 0, NULL);
     else /* dW (din, dout) = x^T dy */
-        gemm(din, dout, hi - lo, x, 1, din, dy, dout, dW, dout, 0);
+        gemm(din, dout, hi - lo, x, 1, din, dy, dout, dW, dout, 0, NULL);
     memset(db, 0, (size_t)dout * sizeof(float));
     for (int64_t r = 0; r < hi - lo; r++)
         for (int64_t o = 0; o < dout; o++) db[o] += dy[r * dout + o];
@@ -207,7 +209,7 @@ static void lin_backward_item(const void *ctx, int64_t item, vec *scratch) {
         for (int64_t i = 0; i < din; i++)
             for (int64_t o = 0; o < dout; o++) WT[o * din + i] = W[i * dout + o];
     gemm(hi - lo, din, dout, dy, dout, 1, a->wt ? W : WT, din, a->dx + (k * M + lo) * din, din,
-         0);
+         0, NULL);
 }
 
 /* y (K, M, dout); work items: K times ceil(M / FFN_CHUNK) chunks. */
