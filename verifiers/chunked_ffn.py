@@ -8,7 +8,11 @@ Here the forward pass runs group by group and keeps only its inputs; the backwar
 recomputes each group's hidden layer. Groups are whole models (contiguous slices, so the GEMMs
 stay batched and no gradient is summed across groups), and the first layer's bias rides inside
 its GEMM as a row of ``[W1; b1]`` against ``[x | 1]``. Same mathematics as the plain form
-(checked against it in ``tests/test_chunked_ffn.py``).
+(checked against it in ``tests/verifiers/test_chunked_ffn.py``).
+
+``chunked_ffn`` runs the native kernel of ``workbench.native.fused_ffn`` (the same scheme in one
+call per direction) where it applies (float32 on the CPU, kernels built, ``WORKBENCH_FUSED`` not
+0), and the torch form below otherwise.
 """
 
 from __future__ import annotations
@@ -16,6 +20,8 @@ from __future__ import annotations
 from typing import Any
 
 import torch
+
+from workbench.native import fused_ffn
 
 CHUNK_BYTES = 1 << 20  # hidden-layer bytes per group of models
 
@@ -66,4 +72,6 @@ class _ChunkedFFN(torch.autograd.Function):
 def chunked_ffn(x: torch.Tensor, W1: torch.Tensor, b1: torch.Tensor, W2: torch.Tensor,
                 b2: torch.Tensor) -> torch.Tensor:
     """``relu(x W1 + b1) W2 + b2`` for ``x (K, M, d)``, ``W1 (K, d, f)``, ``W2 (K, f, d')``."""
+    if fused_ffn.supports(x, W1, b1, W2, b2):
+        return fused_ffn.fused_ffn(x, W1, b1, W2, b2)
     return _ChunkedFFN.apply(x, W1, b1, W2, b2)

@@ -25,14 +25,10 @@ from torch import nn
 from workbench.core.validation import check_choice, check_heads, check_int, check_rank
 from workbench.models.layer_norm import stacked_layer_norm
 from workbench.models.mixed_attention import MixedAttention
+from workbench.models.stacked_affine import stacked_affine
 from workbench.verifiers.chunked_ffn import chunked_ffn
 
 POSITIONAL: tuple[str, ...] = ("none", "additive", "concat")
-
-
-def _k_view(p: torch.Tensor, ndim: int) -> torch.Tensor:
-    """View a ``(K, dim)`` parameter so it broadcasts against a ``(K, ..., dim)`` tensor."""
-    return p.view(p.shape[0], *([1] * (ndim - 2)), p.shape[-1])
 
 
 class StackedLinear(nn.Module):
@@ -49,12 +45,8 @@ class StackedLinear(nn.Module):
 
     def forward(self, x: torch.Tensor) -> torch.Tensor:
         shape = x.shape
-        flat = x.reshape(shape[0], -1, shape[-1])
-        if self.bias is not None and shape[0] == self.weight.shape[0]:
-            out = torch.baddbmm(self.bias.unsqueeze(1), flat, self.weight)  # bias in the GEMM
-            return out.view(*shape[:-1], out.shape[-1])
-        out = (flat @ self.weight).reshape(*shape[:-1], self.weight.shape[-1])
-        return out if self.bias is None else out + _k_view(self.bias, out.ndim)
+        out = stacked_affine(x.reshape(shape[0], -1, shape[-1]), self.weight, self.bias)
+        return out.view(self.weight.shape[0], *shape[1:-1], out.shape[-1])
 
 
 class StackedLayerNorm(nn.Module):

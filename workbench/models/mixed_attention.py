@@ -48,6 +48,7 @@ from workbench.core.validation import (
     check_rank,
 )
 from workbench.models.attention import NORMALIZERS, MultiHeadAttention, init_attention_weights
+from workbench.models.stacked_affine import stacked_affine
 from workbench.native.fused_attention import fused_attention, fused_self_attention, supports
 
 KERNELS: tuple[str, ...] = ("auto", "fused", "sdpa", "matmul", "broadcast", "membership")
@@ -266,22 +267,20 @@ class MixedAttention(nn.Module):
         return out.squeeze(-2) if lone else out
 
     def _fused_self(self, X: torch.Tensor) -> torch.Tensor:
-        """Self-attention core through the packed kernel: one projection GEMM without bias (the
-        kernel adds it on load) and one gradient buffer for ``q, k, v``."""
+        """Self-attention core through the packed kernel: one projection GEMM with its bias (whose
+        gradient the GEMM's backward pass sums) and one gradient buffer for ``q, k, v``."""
         Kx, B, N, d = X.shape
         W = torch.cat((self.Wq, self.Wk, self.Wv), 1)
-        qkv = (X.reshape(Kx, B * N, d) @ W.mT).view(self.models, B, N, 3 * self.P)
-        b = (torch.cat((self.bq, self.bk, self.bv), 1) if self.bias
-             else qkv.new_zeros(self.models, 3 * self.P))
-        return fused_self_attention(qkv, b, self._rank_t, self._scale_t.float())
+        b = torch.cat((self.bq, self.bk, self.bv), 1) if self.bias else None
+        qkv = stacked_affine(X.reshape(Kx, B * N, d), W, b, transposed=True).view(
+            self.models, B, N, 3 * self.P)
+        return fused_self_attention(qkv, None, self._rank_t, self._scale_t.float())
 
     def _output(self, o: torch.Tensor) -> torch.Tensor:
         """``o W_O + b_O`` for the stacked head outputs ``o (K, B, T, P)``."""
         K, B, T, P = o.shape
-        if self.bias:
-            out = torch.baddbmm(self.bo[:, None, :], o.reshape(K, B * T, P), self.Wo)
-            return out.view(K, B, T, self.d)
-        return (o.reshape(K, B * T, P) @ self.Wo).view(K, B, T, self.d)
+        out = stacked_affine(o.reshape(K, B * T, P), self.Wo, self.bo if self.bias else None)
+        return out.view(K, B, T, self.d)
 
     def _kernel_for(self, B: int, T: int, N: int, r: int | None = None, K: int = 1,
                     fused: bool = False) -> str:

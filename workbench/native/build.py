@@ -1,9 +1,10 @@
 """Native CPU kernels for stacked models: build, load and run (float32, Linux, any C compiler).
 
-The C source ``cpu_kernels.c`` (the fused attention core of ``native.fused_attention`` and the
-per-model LayerNorm of ``native.fused_layernorm``) is compiled on first use with the system C
-compiler (``$CC``, ``cc`` or ``gcc``; ``-O3 -march=native``) into a per-user cache
-(``$WORKBENCH_CACHE`` or ``~/.cache/workbench``, keyed by source, flags and CPU) and called
+The C sources (``cpu_kernels.c``: the fused attention core of ``native.fused_attention`` and the
+per-model LayerNorm of ``native.fused_layernorm``; ``ffn_kernels.c``: the feed-forward block of
+``native.fused_ffn``; ``kernels_common.h``: what they share) are compiled on first use with the
+system C compiler (``$CC``, ``cc`` or ``gcc``; ``-O3 -march=native``) into a per-user cache
+(``$WORKBENCH_CACHE`` or ``~/.cache/workbench``, keyed by sources, flags and CPU) and called
 through ctypes. The kernels split their work items with OpenMP (``-fopenmp``; the library then
 shares torch's ``libgomp`` and its thread count, so no second pool spins against torch's);
 each item writes only its own outputs, so results do not depend on the thread count.
@@ -24,7 +25,8 @@ from typing import Any
 
 import torch
 
-SOURCE = Path(__file__).with_name("cpu_kernels.c")
+SOURCES = tuple(Path(__file__).with_name(n) for n in ("cpu_kernels.c", "ffn_kernels.c"))
+HEADER = Path(__file__).with_name("kernels_common.h")
 _FLAGS = ("-O3", "-march=native", "-fno-math-errno", "-fno-trapping-math", "-shared", "-fPIC")
 LANES = 8  # samples (or rows) per block, as LANES in the C source
 _state: dict[str, Any] = {}
@@ -60,7 +62,7 @@ def _build() -> ctypes.CDLL | None:
     if cc is None or platform.system() != "Linux":
         _state["reason"] = "no C compiler found (or not Linux)"
         return None
-    src = SOURCE.read_bytes()
+    src = b"".join(p.read_bytes() for p in (*SOURCES, HEADER))
     key = hashlib.sha256(src + repr(_FLAGS).encode() + cc.encode() + _cpu_key().encode())
     cache = cache_root()
     lib = cache / f"native-{key.hexdigest()[:16]}.so"
@@ -85,14 +87,19 @@ def _build() -> ctypes.CDLL | None:
     f32 = ctypes.c_float
     dll.layernorm_forward.argtypes = [i64, i64, ptr, ptr, ptr, f32, ptr, ptr, ptr, i64, i64]
     dll.layernorm_backward.argtypes = [i64, i64] + [ptr] * 8 + [i64, i64]
+    dll.ffn_forward.argtypes = [i64] * 4 + [ptr] * 6 + [i64, i64]
+    dll.ffn_backward.argtypes = [i64] * 4 + [ptr] * 10 + [i64, i64]
+    dll.linear_forward.argtypes = [i64] * 5 + [ptr] * 4 + [i64, i64]
+    dll.linear_backward.argtypes = [i64] * 5 + [ptr] * 6 + [i64, i64]
     for fn in ("fused_attention_forward", "fused_attention_backward", "layernorm_forward",
-               "layernorm_backward"):
+               "layernorm_backward", "ffn_forward", "ffn_backward", "linear_forward",
+               "linear_backward"):
         getattr(dll, fn).restype = ctypes.c_int
     return dll
 
 
 def _compile(cc: str, extra: list[str], out: str) -> None:
-    subprocess.run([cc, *_FLAGS, *extra, "-o", out, str(SOURCE), "-lm"], check=True,
+    subprocess.run([cc, *_FLAGS, *extra, "-o", out, *map(str, SOURCES), "-lm"], check=True,
                    capture_output=True, timeout=120)
 
 

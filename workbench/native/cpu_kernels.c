@@ -22,13 +22,10 @@
  * element strides (model, sample, token) with a contiguous last axis; outputs are contiguous.
  */
 #include <math.h>
-#include <stdint.h>
-#include <stdlib.h>
 #include <string.h>
 
-#define LANES 8
+#include "kernels_common.h"
 
-typedef float vec __attribute__((vector_size(LANES * sizeof(float))));
 typedef int32_t ivec __attribute__((vector_size(LANES * sizeof(int32_t))));
 
 /* A (model, sample, token, feature) tensor with a contiguous feature axis; `bias` (or NULL):
@@ -148,7 +145,9 @@ static void store(const vec *restrict src, int64_t used, int64_t rows, int64_t P
 }
 
 /* S[n H + h]: the attention probabilities of the query row Qt (P vecs). */
-static void probs(const vec *restrict Qt, const vec *restrict Kb, int64_t N, int64_t P,
+#define INLINE static inline __attribute__((always_inline))
+
+INLINE void probs(const vec *restrict Qt, const vec *restrict Kb, int64_t N, int64_t P,
                   int64_t r, float sc, vec *restrict S) {
     int64_t H = P / r;
     for (int64_t n = 0; n < N; n++)
@@ -170,28 +169,8 @@ static void probs(const vec *restrict Qt, const vec *restrict Kb, int64_t N, int
     }
 }
 
-/* Run item(ctx, i, scratch) for i in [start, stop) on the OpenMP threads (torch's libgomp when
- * built with -fopenmp; one thread otherwise), each thread with its own 64-byte aligned scratch of
- * `vecs` vecs. Items write disjoint outputs. Returns 1 if a scratch buffer could not be had. */
-typedef void (*item_fn)(const void *ctx, int64_t i, vec *scratch);
-
-static int parallel_items(item_fn item, const void *ctx, int64_t start, int64_t stop,
-                          int64_t vecs) {
-    int err = 0;
-#pragma omp parallel reduction(| : err)
-    {
-        vec *buf = (vec *)aligned_alloc(64, ((size_t)vecs * sizeof(vec) + 63) / 64 * 64);
-        err |= !buf;
-#pragma omp for schedule(static)
-        for (int64_t i = start; i < stop; i++)
-            if (buf) item(ctx, i, buf);
-        free(buf);
-    }
-    return err;
-}
-
 /* Query row t: S (N H) and the output row Ot (P) from Qt, the keys Kb and values V. */
-static void attend_row(const vec *restrict Qt, const vec *restrict Kb, const vec *restrict V,
+INLINE void attend_row(const vec *restrict Qt, const vec *restrict Kb, const vec *restrict V,
                        int64_t N, int64_t P, int64_t r, float sc, vec *restrict S,
                        vec *restrict Ot) {
     int64_t H = P / r;
@@ -207,7 +186,7 @@ static void attend_row(const vec *restrict Qt, const vec *restrict Kb, const vec
 
 /* Backward of query row t given S (from probs) and dOt: writes dQt, adds into dK and dV.
  * G (N H) and D (H) are scratch. */
-static void attend_row_backward(const vec *restrict Qt, const vec *restrict dOt,
+INLINE void attend_row_backward(const vec *restrict Qt, const vec *restrict dOt,
                                 const vec *restrict Kb, const vec *restrict V, int64_t N,
                                 int64_t P, int64_t r, float sc, const vec *restrict S,
                                 vec *restrict G, vec *restrict D, vec *restrict dQt,
@@ -236,6 +215,17 @@ static void attend_row_backward(const vec *restrict Qt, const vec *restrict dOt,
             }
         }
 }
+
+/* BODY(rank) with the rank a compile-time constant for ranks 1, 2, 4 and 8 (the inner loops
+ * over a head's coordinates unrolled), the run-time value otherwise; same arithmetic either way. */
+#define RANK_CASES(r, BODY)                                                                    \
+    switch (r) {                                                                               \
+    case 1: BODY(1); break;                                                                    \
+    case 2: BODY(2); break;                                                                    \
+    case 4: BODY(4); break;                                                                    \
+    case 8: BODY(8); break;                                                                    \
+    default: BODY(r);                                                                          \
+    }
 
 typedef struct {
     int64_t B, T, N, P;
@@ -266,8 +256,11 @@ static void attn_forward_item(const void *ctx, int64_t i, vec *buf) {
     load(a->q, kk, b0, used, T, P, Q);
     load(a->k, kk, b0, used, N, P, Kb);
     load(a->v, kk, b0, used, N, P, V);
-    for (int64_t t = 0; t < T; t++)
-        attend_row(Q + t * P, Kb, V, N, P, a->ranks[kk], a->scales[kk], S, O + t * P);
+    int64_t r = a->ranks[kk];
+    float sc = a->scales[kk];
+#define FORWARD_ROWS(R)                                                                        \
+    for (int64_t t = 0; t < T; t++) attend_row(Q + t * P, Kb, V, N, P, R, sc, S, O + t * P)
+    RANK_CASES(r, FORWARD_ROWS);
     store(O, used, T, P, out_at(a->o, kk, b0), a->o.sb, a->o.st);
 }
 
@@ -284,11 +277,13 @@ static void attn_backward_item(const void *ctx, int64_t i, vec *buf) {
     load(a->k, kk, b0, used, N, P, Kb);
     load(a->v, kk, b0, used, N, P, V);
     memset(dK, 0, (size_t)(2 * N * P) * sizeof(vec)); /* dK and dV */
-    for (int64_t t = 0; t < T; t++) {
-        probs(Q + t * P, Kb, N, P, r, sc, S);
-        attend_row_backward(Q + t * P, dO + t * P, Kb, V, N, P, r, sc, S, G, D, dQ + t * P, dK,
-                            dV);
+#define BACKWARD_ROWS(R)                                                                       \
+    for (int64_t t = 0; t < T; t++) {                                                          \
+        probs(Q + t * P, Kb, N, P, R, sc, S);                                                  \
+        attend_row_backward(Q + t * P, dO + t * P, Kb, V, N, P, R, sc, S, G, D, dQ + t * P,    \
+                            dK, dV);                                                           \
     }
+    RANK_CASES(r, BACKWARD_ROWS);
     store(dQ, used, T, P, out_at(a->dq, kk, b0), a->dq.sb, a->dq.st);
     store(dK, used, N, P, out_at(a->dk, kk, b0), a->dk.sb, a->dk.st);
     store(dV, used, N, P, out_at(a->dv, kk, b0), a->dv.sb, a->dv.st);

@@ -85,21 +85,25 @@ class _FusedCore(torch.autograd.Function):
 
 class _FusedPacked(torch.autograd.Function):
     """Self-attention on one ``(K, B, N, 3P)`` projection ``[q | k | v]`` and its bias
-    ``(K, 3P)``: the kernel adds the bias on load and writes one packed gradient."""
+    ``(K, 3P)`` (or None): the kernel adds the bias on load and writes one packed gradient."""
 
     @staticmethod
-    def forward(ctx: Any, qkv: torch.Tensor, bias: torch.Tensor, ranks: torch.Tensor,
+    def forward(ctx: Any, qkv: torch.Tensor, bias: torch.Tensor | None, ranks: torch.Tensor,
                 scales: torch.Tensor) -> torch.Tensor:
         ctx.save_for_backward(qkv, bias, ranks, scales)
-        return _forward(*_split(qkv), ranks, scales, _split(bias))
+        return _forward(*_split(qkv), ranks, scales, _biases(bias))
 
     @staticmethod
     def backward(ctx: Any, *grads: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         qkv, bias, ranks, scales = ctx.saved_tensors
         dqkv = torch.empty(qkv.shape, dtype=qkv.dtype)
-        _backward(*_split(qkv), ranks, scales, _split(bias), grads[0], _split(dqkv))
+        _backward(*_split(qkv), ranks, scales, _biases(bias), grads[0], _split(dqkv))
         dbias = dqkv.sum((1, 2)) if ctx.needs_input_grad[1] else None
         return dqkv, dbias, None, None
+
+
+def _biases(bias: torch.Tensor | None) -> Biases:
+    return (None, None, None) if bias is None else _split(bias)
 
 
 def _split(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -124,16 +128,19 @@ def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     return _FusedCore.apply(q, k, v, ranks.contiguous(), scales.contiguous())
 
 
-def fused_self_attention(qkv: torch.Tensor, bias: torch.Tensor, ranks: torch.Tensor,
+def fused_self_attention(qkv: torch.Tensor, bias: torch.Tensor | None, ranks: torch.Tensor,
                          scales: torch.Tensor) -> torch.Tensor:
     """Self-attention from one packed projection ``qkv (K, B, N, 3P)`` (without its bias) and
-    ``bias (K, 3P)``: ``(K, B, N, P)``, differentiable in ``qkv`` and ``bias``."""
+    ``bias (K, 3P)`` (None: ``qkv`` holds it already): ``(K, B, N, P)``, differentiable in
+    ``qkv`` and ``bias``."""
     K, B, N, P3 = qkv.shape
-    if bias.shape != (K, P3) or P3 % 3 or qkv.stride(-1) != 1:
+    if (bias is not None and bias.shape != (K, P3)) or P3 % 3 or qkv.stride(-1) != 1:
         raise ValueError(f"qkv must be (K, B, N, 3P) with a contiguous last axis and bias "
-                         f"(K, 3P) (got {tuple(qkv.shape)} and {tuple(bias.shape)})")
+                         f"(K, 3P) (got {tuple(qkv.shape)} and "
+                         f"{None if bias is None else tuple(bias.shape)})")
     _check(*_split(qkv), ranks, scales)
-    return _FusedPacked.apply(qkv, bias.contiguous(), ranks.contiguous(), scales.contiguous())
+    return _FusedPacked.apply(qkv, None if bias is None else bias.contiguous(),
+                              ranks.contiguous(), scales.contiguous())
 
 
 def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, ranks: torch.Tensor,
