@@ -281,7 +281,7 @@ FAULTS = [
           ("test_props_constructions::test_biased_softmax_error_is_within_its_pointwise_claim",)),
     Fault("one-sided z",  # ppf(level) for ppf(1/2 + level/2)
           "workbench.core.intervals:z_value",
-          edited("norm.ppf(0.5 + level / 2)", "norm.ppf(level)"),
+          edited("ndtri(0.5 + level / 2)", "ndtri(level)"),
           ("test_props_estimators::test_ci_contains_the_exact_error_at_the_nominal_rate",)),
     Fault("int seed ignored",
           "workbench.core.sphere:as_generator",
