@@ -320,7 +320,8 @@ def _pid_claims() -> list[Claim]:
 
 
 def test_forked_workers_run_claims_made_at_run_time() -> None:
-    from workbench.proofs.runner import can_fork, claim_pool, run_ordered
+    from workbench.proofs.runner import run_ordered
+    from workbench.proofs.workers import can_fork, claim_pool
 
     if not sys.platform.startswith("linux"):
         pytest.skip("workers are forked on Linux only")
@@ -334,11 +335,11 @@ def test_forked_workers_run_claims_made_at_run_time() -> None:
 
 
 def test_spawned_workers_cannot_run_claims_made_at_run_time(monkeypatch) -> None:
-    from workbench.proofs import runner
+    from workbench.proofs import runner, workers
 
-    monkeypatch.setattr(runner, "can_fork", lambda device: False)
+    monkeypatch.setattr(workers, "can_fork", lambda device: False)
     claims = _pid_claims()
-    with runner.claim_pool(2, {c.id: c for c in claims}, "cpu") as pool:
+    with workers.claim_pool(2, {c.id: c for c in claims}, "cpu") as pool:
         assert not pool.forked and not pool.runs(claims)
         res = runner.run_ordered(CheckContext(), claims, {}, 2, pool=pool)
     # they ran serially, here, with the same verdicts
@@ -347,11 +348,11 @@ def test_spawned_workers_cannot_run_claims_made_at_run_time(monkeypatch) -> None
 
 
 def test_spawned_workers_give_the_forked_workers_numbers(capsys, monkeypatch) -> None:
-    from workbench.proofs import runner
+    from workbench.proofs import workers
 
     only = [a for c in QUICK_RANDOM[:3] for a in ("--only", c)]
     _, forked = _verdicts(capsys, *only, "--jobs", "2")
-    monkeypatch.setattr(runner, "can_fork", lambda device: False)
+    monkeypatch.setattr(workers, "can_fork", lambda device: False)
     _, spawned = _verdicts(capsys, *only, "--jobs", "2")
     assert _numbers(forked) == _numbers(spawned) and set(forked) == set(QUICK_RANDOM[:3])
 

@@ -76,7 +76,8 @@ def cli(
 
         check_writable(writable_path("--db", db))
     _check_only(only, builtin)  # answered before the runner (scipy, torch) is imported
-    from workbench.proofs.runner import available_cores, claim_pool, reproducible_blas
+    from workbench.proofs.runner import available_cores, reproducible_blas
+    from workbench.proofs.workers import claim_pool
 
     reproducible_blas()  # before any claim module loads torch and MKL
     cores = available_cores()

@@ -20,7 +20,8 @@ from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 
 from workbench.proofs.claim import CheckContext, CheckFn, Claim, Evidence
-from workbench.proofs.runner import ClaimPool, ClaimResult, run_ordered
+from workbench.proofs.runner import ClaimResult, run_ordered
+from workbench.proofs.workers import ClaimPool
 
 _REGISTRY: dict[str, Claim] = {}
 LOAD_ERRORS: dict[str, str] = {}  # entry-point name -> why its claims could not be loaded
@@ -251,7 +252,7 @@ def run_claims(
     ``broken_dependencies``) get verdict ``skipped`` and an ``error`` naming the problem.
     ``jobs`` worker processes run independent claims side by side, with the same results;
     ``costs`` (seconds per claim id, from an earlier run) lets the longest chains start first;
-    ``pool`` is a started ``runner.claim_pool`` to run them in.
+    ``pool`` is a started ``workers.claim_pool`` to run them in.
     """
     claims = load_claims() if claims is None else claims
     broken = broken_dependencies(claims)

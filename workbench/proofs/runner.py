@@ -6,10 +6,8 @@ check that raises is ``error``, with its message; one that returns no evidence i
 ``inconclusive``, with that reason. A claim whose dependencies are not in the run is checked on
 its own evidence, and its result names them (``deps_not_run``).
 
-With ``jobs > 1`` the claims run in worker processes (:func:`claim_pool`): forked from this
-process on a Linux CPU run, so that they start at once with every claim module already loaded,
-and spawned elsewhere (or for CUDA, which a forked child cannot re-initialise), each importing
-the modules of the claims it runs. Every claim runs with
+With ``jobs > 1`` the claims run in worker processes (``workbench.proofs.workers``: forked
+on a Linux CPU run, spawned elsewhere). Every claim runs with
 ``CLAIM_THREADS`` torch thread(s) on the CPU, whatever ``jobs`` is: torch splits a reduction
 by its thread count, so a count that followed ``jobs`` would change the last bits of the
 numbers; the parallelism is the workers'. MKL is asked for alignment-independent results
@@ -18,27 +16,22 @@ with what ran before in the process. Every check seeds itself from ``ctx.seed``
 (docs/architecture.md, Claims and verdicts), so what a claim measures does not depend on which
 process runs it or when either. Among the claims that are ready, the one heading the
 longest chain of remaining work starts first (its recorded seconds, when a previous run's are
-given, else one unit per claim). With spawned workers, a claim a worker cannot import by its
-module (one defined at run time) makes the whole run serial; forked workers inherit it.
+given, else one unit per claim). A claim the workers cannot re-create (one defined at run time,
+for spawned workers) makes the whole run serial.
 """
 
 from __future__ import annotations
 
-import gc
-import importlib
-import importlib.util
-import multiprocessing
 import os
-import sys
 import time
 import traceback
-from collections.abc import Callable, Iterator, Mapping
-from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
-from contextlib import contextmanager
+from collections.abc import Callable, Mapping
+from concurrent.futures import FIRST_COMPLETED, Future, wait
 from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.proofs.claim import CheckContext, Claim, Evidence, combine
+from workbench.proofs.workers import ClaimPool, Measured, claim_pool
 
 CLAIM_THREADS = 1  # torch threads per claim, in every process (see the module note)
 
@@ -88,8 +81,7 @@ def available_cores() -> int:
         return os.cpu_count() or 1
 
 
-def measure(check: Callable[[CheckContext], list[Evidence]], ctx: CheckContext
-            ) -> tuple[list[Evidence], str | None, float]:
+def measure(check: Callable[[CheckContext], list[Evidence]], ctx: CheckContext) -> Measured:
     """``check(ctx)``: its evidence, the message of what it raised (or None), its seconds."""
     t0 = time.perf_counter()
     try:
@@ -171,69 +163,6 @@ def _left_out(c: Claim, in_run: set[str]) -> tuple[str, ...]:
     return tuple(d for d in c.depends_on if d not in in_run)
 
 
-@dataclass
-class ClaimPool:
-    """Worker processes for claims; ``forked`` ones inherit this process's claims."""
-
-    executor: ProcessPoolExecutor
-    jobs: int
-    forked: bool
-
-    def runs(self, claims: list[Claim]) -> bool:
-        """Whether the workers can re-create every one of ``claims``."""
-        return all(_INHERITED.get(c.id) is c for c in claims) if self.forked else all(
-            _importable(c) for c in claims)
-
-    def submit(self, c: Claim, ctx: CheckContext
-               ) -> Future[tuple[list[Evidence], str | None, float]]:
-        if self.forked:
-            return self.executor.submit(_run_inherited, c.id, ctx)
-        return self.executor.submit(_run_in_worker, c.module, c.id, ctx)
-
-
-_INHERITED: dict[str, Claim] = {}  # what forked workers run: set before they are forked
-
-
-def can_fork(device: str) -> bool:
-    """Forked workers: on Linux (fork is the platform's own), for CPU runs only."""
-    return (sys.platform.startswith("linux") and device == "cpu"
-            and "fork" in multiprocessing.get_all_start_methods())
-
-
-@contextmanager
-def claim_pool(jobs: int, claims: Mapping[str, Claim], device: str) -> Iterator[ClaimPool]:
-    """``jobs`` worker processes, started now. Forked ones (:func:`can_fork`) are created
-    before this returns, from a process with no other thread yet, and inherit ``claims``;
-    spawned ones import each claim's module when they run it."""
-    forked = can_fork(device)
-    if forked:
-        _INHERITED.clear()
-        _INHERITED.update(claims)
-    mp = multiprocessing.get_context("fork" if forked else "spawn")
-    executor = ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
-                                   initargs=(CLAIM_THREADS,))
-    try:
-        if forked and jobs > 1:
-            executor.submit(os.getpid).result()  # a fork context starts every worker at once
-        yield ClaimPool(executor, jobs, forked)
-    finally:
-        executor.shutdown(wait=True, cancel_futures=True)
-        if forked:
-            _INHERITED.clear()
-
-
-def _importable(c: Claim) -> bool:
-    """Whether a worker process re-creates ``c`` by importing its module."""
-    from workbench.proofs import registry
-
-    if not c.module or c.module == "__main__" or registry._REGISTRY.get(c.id) is not c:
-        return False
-    try:
-        return importlib.util.find_spec(c.module) is not None
-    except (ImportError, ValueError):
-        return False
-
-
 def _run_pool(
     ctx: CheckContext,
     order: list[Claim],
@@ -247,7 +176,7 @@ def _run_pool(
     waiting = list(order)
     finished: set[str] = set()
     priority = _critical_path(order, costs)
-    running: dict[Future[tuple[list[Evidence], str | None, float]], Claim] = {}
+    running: dict[Future[Measured], Claim] = {}
     jobs = pool.jobs
     while waiting or running:
         ready = [c for c in waiting if all(d in finished or d not in in_run
@@ -290,30 +219,3 @@ def _critical_path(order: list[Claim], costs: Mapping[str, float]) -> dict[str, 
     for c in reversed(order):  # dependents come later in dependency order
         path[c.id] = costs.get(c.id, 1.0) + max((path[a] for a in after[c.id]), default=0.0)
     return path
-
-
-def _init_worker(threads: int) -> None:
-    """A worker's thread budget, set before torch starts its pools. A forked worker also
-    freezes what it inherited (loaded modules, the claims): the collector then never walks it
-    (a full collection would, at every claim), and the pages stay shared with the parent."""
-    for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-        os.environ[var] = str(threads)
-    if _INHERITED:
-        gc.freeze()
-    import torch
-
-    torch.set_num_threads(threads)
-
-
-def _run_inherited(claim_id: str, ctx: CheckContext) -> tuple[list[Evidence], str | None, float]:
-    """In a forked worker: measure a claim this process inherited."""
-    return measure(_INHERITED[claim_id].check, ctx)
-
-
-def _run_in_worker(module: str, claim_id: str, ctx: CheckContext
-                   ) -> tuple[list[Evidence], str | None, float]:
-    """In a worker: import the claim's module (which registers it) and measure its check."""
-    from workbench.proofs import registry
-
-    importlib.import_module(module)
-    return measure(registry._REGISTRY[claim_id].check, ctx)
