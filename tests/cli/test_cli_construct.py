@@ -10,6 +10,7 @@ import pytest
 
 from tests import plugin_fixtures as fx
 from workbench.cli import main
+from workbench.commands._common import VERDICT_LEVEL
 from workbench.testing import plant, replaced
 
 
@@ -42,7 +43,7 @@ def test_json_output(capsys, args):
     resolved = c["relation"] == "<=" or (m["hi"] - m["lo"]) / 2 <= p["resolution"]
     assert p["params"]["seed"] == 3 and p["verdict"] == ("holds" if resolved else "inconclusive")
     assert len(p["runs"]) == p["params"]["seeds"]
-    assert p["measured_error"]["level"] == 0.95 and "nan" not in out.lower()
+    assert p["measured_error"]["level"] == VERDICT_LEVEL and "nan" not in out.lower()
 
 
 @pytest.mark.parametrize("args", [

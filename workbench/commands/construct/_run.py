@@ -2,7 +2,7 @@
 bar and the output. The measurement and the verdict are the public runner's,
 ``workbench.verifiers.construct.run_construction``: the Monte Carlo error against the claimed
 error, judged by ``workbench.core.verdict.decide`` (``holds``, ``violated``: exit 1, or
-``inconclusive``), at the one default level (95 %), Bonferroni-corrected over seeds where each
+``inconclusive``), at the one verdict level (99.9 %), Bonferroni-corrected over seeds where each
 seed is judged; an equality claim holds only when the interval resolves it to ``--resolution``.
 Torch is imported only after the arguments are validated.
 """
@@ -18,7 +18,7 @@ import click
 
 from workbench.commands._common import (
     ERROR_MEANING,
-    LEVEL,
+    VERDICT_LEVEL,
     CheckFailed,
     common_options,
     emit,
@@ -88,9 +88,9 @@ class Evaluation:
             job = bar.add_task(f"construct {name}", total=self.seeds * self.eval_samples)
             p = run_construction(name, build, d=d, N=N, points=points, queries=queries,
                                  seeds=self.seeds, seed=self.seed, eval_samples=self.eval_samples,
-                                 ensemble=ensemble, resolution=self.resolution, level=LEVEL,
-                                 params=params, on_batch=lambda n: bar.advance(job, n),
-                                 memory=memory)
+                                 ensemble=ensemble, resolution=self.resolution,
+                                 level=VERDICT_LEVEL, params=params,
+                                 on_batch=lambda n: bar.advance(job, n), memory=memory)
         payload = {k: v for k, v in p.items() if k != "runs"}
         payload.update(error_meaning=ERROR_MEANING, runs=p["runs"])
         emit(payload, self.as_json, _human)
