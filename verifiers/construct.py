@@ -12,7 +12,8 @@ A construction's result is ``(model, claimed)`` or ``(model, claimed, target)``:
 
 :func:`run_construction` returns the payload ``workbench construct`` prints. Each seed ``s`` is
 built with ``build(s)`` and measured on the evaluation stream ``s + 10**6``. Intervals are at
-``level``, Bonferroni-corrected over the seeds where each seed is judged; a construction whose
+``level`` (default ``core.verdict.VERDICT_LEVEL``, 99.9 %), Bonferroni-corrected over the seeds
+where each seed is judged; a construction whose
 claim averages over its random draw (``ensemble``) is judged on the per-seed errors pooled by a
 Student-t interval instead. A construction's ``memory`` estimate (a byte count or
 ``workbench.verifiers.resources.Term`` list) is checked against the memory available before the
@@ -33,7 +34,7 @@ import torch
 from workbench.constructions._montecarlo import ClaimedError, model_error
 from workbench.core.intervals import Estimate, bonferroni_level, student_t, z_value
 from workbench.core.targets import nearest_neighbour
-from workbench.core.verdict import decide
+from workbench.core.verdict import VERDICT_LEVEL, decide
 from workbench.verifiers.resources import as_terms, check_fits, size_values
 
 __all__ = ["EVAL_SEED_OFFSET", "Built", "as_forward", "normalise", "normalise_claimed",
@@ -130,7 +131,7 @@ def run_construction(
     eval_samples: int = 20_000,
     ensemble: bool = False,
     resolution: float = 0.01,
-    level: float = 0.95,
+    level: float = VERDICT_LEVEL,
     params: dict[str, Any] | None = None,
     on_batch: Callable[[int], None] | None = None,
     memory: Any = None,

@@ -10,7 +10,7 @@ import pytest
 
 from tests import plugin_fixtures as fx
 from workbench.cli import main
-from workbench.commands._common import VERDICT_LEVEL
+from workbench.core.verdict import VERDICT_LEVEL
 from workbench.testing import plant, replaced
 
 

@@ -15,7 +15,7 @@ from workbench.builtin_plugins import RANDOM_FEATURES
 from workbench.cli import main
 from workbench.constructions import ClaimedError
 from workbench.core.intervals import Estimate, bonferroni_level
-from workbench.core.verdict import decide
+from workbench.core.verdict import VERDICT_LEVEL, decide
 from workbench.testing import plant, replaced
 from workbench.verifiers.construct import Built, normalise, normalise_claimed, run_construction
 
@@ -105,9 +105,9 @@ def test_seeds_are_bonferroni_corrected_and_pooled() -> None:
     p = _run(lambda s: (fx.first_key, 1.2), seeds=3, seed=5, eval_samples=1000,
              on_batch=seen.append)
     assert sum(seen) == 3000 and [r["seed"] for r in p["runs"]] == [5, 6, 7]
-    assert all(r["measured"]["level"] == bonferroni_level(3, 0.95) for r in p["runs"])
+    assert all(r["measured"]["level"] == bonferroni_level(3, VERDICT_LEVEL) for r in p["runs"])
     m = p["measured_error"]
-    assert m["interval"] == "normal, 3000 samples" and m["level"] == 0.95
+    assert m["interval"] == "normal, 3000 samples" and m["level"] == VERDICT_LEVEL
     assert m["mean"] == pytest.approx(sum(r["measured"]["mean"] for r in p["runs"]) / 3)
     assert p["verdict"] == decide(m["lo"], m["hi"], "<=", 1.2) == "holds"
 

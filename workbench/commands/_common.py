@@ -6,8 +6,8 @@ wrapper renames the parameter in the message to its flag (``H must`` -> ``--head
 ``workbench.cli.main`` turns it into one line on stderr and exit code 2.
 
 Conventions shared by every command: one confidence level (``LEVEL``, 95 %) printed with each
-interval, and one level at which a command judges a claim (``VERDICT_LEVEL``, 99.9 %: at 95 % a
-true claim would read ``violated``, exit 1, once in twenty runs); the error is
+interval, except where a verdict is made beyond it (``workbench.core.verdict.VERDICT_LEVEL``,
+99.9 %: at 95 % a true claim would read ``violated``, exit 1, once in twenty runs); the error is
 ``ERROR_MEANING``; JSON holds ``null`` (with a reason under ``null_reasons``) where a number is
 undefined, never ``"nan"``; progress goes to stderr, only on a terminal and never with
 ``--json``.
@@ -34,7 +34,6 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 LEVEL = 0.95  # the one default confidence level of every command
-VERDICT_LEVEL = 0.999  # the level of the interval a command's verdict is made beyond
 ERROR_MEANING = (
     "error = E||f - A||^2, the squared Euclidean distance to the true nearest neighbour "
     "(the zero model scores 1; on D_2 predicting the midpoint of the two keys scores 0.5)"

@@ -2,7 +2,8 @@
 bar and the output. The measurement and the verdict are the public runner's,
 ``workbench.verifiers.construct.run_construction``: the Monte Carlo error against the claimed
 error, judged by ``workbench.core.verdict.decide`` (``holds``, ``violated``: exit 1, or
-``inconclusive``), at the one verdict level (99.9 %), Bonferroni-corrected over seeds where each
+``inconclusive``), at the one verdict level (``core.verdict.VERDICT_LEVEL``, 99.9 %),
+Bonferroni-corrected over seeds where each
 seed is judged; an equality claim holds only when the interval resolves it to ``--resolution``.
 Torch is imported only after the arguments are validated.
 """
@@ -18,7 +19,6 @@ import click
 
 from workbench.commands._common import (
     ERROR_MEANING,
-    VERDICT_LEVEL,
     CheckFailed,
     common_options,
     emit,
@@ -89,8 +89,8 @@ class Evaluation:
             p = run_construction(name, build, d=d, N=N, points=points, queries=queries,
                                  seeds=self.seeds, seed=self.seed, eval_samples=self.eval_samples,
                                  ensemble=ensemble, resolution=self.resolution,
-                                 level=VERDICT_LEVEL, params=params,
-                                 on_batch=lambda n: bar.advance(job, n), memory=memory)
+                                 params=params, on_batch=lambda n: bar.advance(job, n),
+                                 memory=memory)
         payload = {k: v for k, v in p.items() if k != "runs"}
         payload.update(error_meaning=ERROR_MEANING, runs=p["runs"])
         emit(payload, self.as_json, _human)
