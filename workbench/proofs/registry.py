@@ -175,61 +175,28 @@ def broken_dependencies(claims: dict[str, Claim]) -> dict[str, str]:
             names = ", ".join(repr(d) for d in unknown)
             broken[c.id] = f"depends_on names unknown claim(s) {names} (mistyped id?)"
     after = _dependents(claims)
-    for comp in _cycles(after):
-        for n in comp:
-            broken.setdefault(n, f"depends_on forms a cycle through {sorted(comp)}")
+    below = {cid: _reachable(after, cid) for cid in claims}  # everything that waits for cid
+    for cid in claims:
+        if cid in below[cid]:  # cid waits for itself: it lies on a cycle
+            comp = sorted(m for m in below[cid] if cid in below[m])
+            broken.setdefault(cid, f"depends_on forms a cycle through {comp}")
     for cid in list(broken):
-        stack, seen = list(after[cid]), set()
-        while stack:
-            desc = stack.pop()
-            if desc in seen:
-                continue
-            seen.add(desc)
-            if desc != cid:
-                broken.setdefault(desc, f"depends on {cid!r}, which cannot run")
-            stack += after[desc]
+        for desc in sorted(below[cid] - {cid}):
+            broken.setdefault(desc, f"depends on {cid!r}, which cannot run")
     return broken
 
 
-def _cycles(after: dict[str, list[str]]) -> list[set[str]]:
-    """The strongly connected components that hold a cycle (Tarjan's algorithm, iterative)."""
-    index: dict[str, int] = {}
-    low: dict[str, int] = {}
-    on_stack: set[str] = set()
-    stack: list[str] = []
-    out: list[set[str]] = []
-    for root in sorted(after):
-        if root in index:
-            continue
-        work = [(root, iter(after[root]))]
-        index[root] = low[root] = len(index)
-        stack.append(root)
-        on_stack.add(root)
-        while work:
-            node, it = work[-1]
-            nxt = next(it, None)
-            if nxt is None:
-                work.pop()
-                if work:
-                    low[work[-1][0]] = min(low[work[-1][0]], low[node])
-                if low[node] == index[node]:
-                    comp = set()
-                    while True:
-                        m = stack.pop()
-                        on_stack.discard(m)
-                        comp.add(m)
-                        if m == node:
-                            break
-                    if len(comp) > 1 or node in after[node]:
-                        out.append(comp)
-            elif nxt not in index:
-                index[nxt] = low[nxt] = len(index)
-                stack.append(nxt)
-                on_stack.add(nxt)
-                work.append((nxt, iter(after[nxt])))
-            elif nxt in on_stack:
-                low[node] = min(low[node], index[nxt])
-    return out
+def _reachable(after: dict[str, list[str]], start: str) -> set[str]:
+    """The claims reached from ``start`` by one or more dependent edges (``start`` itself only
+    when it lies on a cycle)."""
+    seen: set[str] = set()
+    stack = list(after[start])
+    while stack:
+        n = stack.pop()
+        if n not in seen:
+            seen.add(n)
+            stack += after[n]
+    return seen
 
 
 def run_claims(
