@@ -25,6 +25,7 @@ Device = str | torch.device | None
 PointLaw = Literal["iid", "orthonormal"]
 QueryLaw = Literal["uniform", "gaussian"]
 POINT_LAWS: tuple[str, ...] = ("iid", "orthonormal")
+GRAM_SCHMIDT_MAX_N = 6  # D_N keys: above it, N^2 row updates cost more than one batched QR
 QUERY_LAWS: tuple[str, ...] = ("uniform", "gaussian")
 
 
@@ -72,9 +73,6 @@ def orthonormal_points(
     signs = torch.sign(torch.diagonal(r, dim1=-2, dim2=-1))
     signs = torch.where(signs == 0, torch.ones_like(signs), signs)
     return (q * signs.unsqueeze(-2)).transpose(-1, -2).contiguous()
-
-
-GRAM_SCHMIDT_MAX_N = 6  # above it, N^2 row updates cost more than one batched QR
 
 
 def gram_schmidt(z: torch.Tensor) -> torch.Tensor:

@@ -23,27 +23,25 @@ def _path() -> Path:
     return cache_root() / FILE
 
 
-def recorded(scale: str) -> dict[str, float]:
-    """Seconds per claim id at ``scale`` from the last checks run here (empty if none)."""
+def _load() -> dict[str, dict[str, float]]:
+    """The whole hint, ``{scale: {claim id: seconds}}``; empty when missing or damaged."""
     try:
         data = json.loads(_path().read_text())
-        return {str(k): float(v) for k, v in data.get(scale, {}).items()}
+        return {str(sc): {str(k): float(v) for k, v in row.items()} for sc, row in data.items()}
     except (OSError, ValueError, TypeError, AttributeError):
         return {}
 
 
+def recorded(scale: str) -> dict[str, float]:
+    """Seconds per claim id at ``scale`` from the last checks run here (empty if none)."""
+    return _load().get(scale, {})
+
+
 def remember(scale: str, seconds: Mapping[str, float]) -> None:
     """Merge ``seconds`` into the hint for ``scale``; silent when the cache is not writable."""
+    data = _load()
+    data[scale] = {**data.get(scale, {}), **{k: round(float(v), 4) for k, v in seconds.items()}}
     path = _path()
-    try:
-        data = json.loads(path.read_text()) if path.exists() else {}
-        if not isinstance(data, dict):
-            data = {}
-    except (OSError, ValueError):
-        data = {}
-    merged = dict(data.get(scale) or {}) if isinstance(data.get(scale), dict) else {}
-    merged.update({k: round(float(v), 4) for k, v in seconds.items()})
-    data[scale] = merged
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(suffix=".json", dir=path.parent)

@@ -66,7 +66,7 @@ def claim_pool(jobs: int, claims: Mapping[str, Claim], device: str) -> Iterator[
         _INHERITED.update(claims)
     mp = multiprocessing.get_context("fork" if forked else "spawn")
     executor = ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
-                                   initargs=(CLAIM_THREADS,))
+                                   initargs=(CLAIM_THREADS, forked))
     try:
         if forked and jobs > 1:
             executor.submit(os.getpid).result()  # a fork context starts every worker at once
@@ -89,13 +89,13 @@ def _importable(c: Claim) -> bool:
         return False
 
 
-def _init_worker(threads: int) -> None:
+def _init_worker(threads: int, forked: bool) -> None:
     """A worker's thread budget, set before torch starts its pools. A forked worker also
     freezes what it inherited (loaded modules, the claims): the collector then never walks it
     (a full collection would, at every claim), and the pages stay shared with the parent."""
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
-    if _INHERITED:
+    if forked:
         gc.freeze()
     import torch
 

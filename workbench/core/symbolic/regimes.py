@@ -26,9 +26,13 @@ REGIMES: tuple[str, ...] = ("thm2.high_dimensional", "thm2.high_accuracy")
 
 def log_law(bound_id: str) -> tuple[sp.Expr, sp.Expr]:
     """``(intercept, slope * regressor)`` of ``log rhs`` for a Theorem 2 regime bound."""
+    return _log_law(get_bound(_check_regime(bound_id)).rhs)
+
+
+def _check_regime(bound_id: str) -> str:
     if bound_id not in REGIMES:
         raise ValueError(f"bound_id must be one of {REGIMES} (got {bound_id!r})")
-    return _log_law(get_bound(bound_id).rhs)
+    return bound_id
 
 
 @lru_cache(maxsize=16)
@@ -43,8 +47,7 @@ def _log_law(rhs: sp.Expr) -> tuple[sp.Expr, sp.Expr]:
 
 def regressor(bound_id: str) -> sp.Expr:
     """The regressor ``x(d, r, eps)`` of a regime: ``log rhs = const + c * x``."""
-    b = get_bound(bound_id)
-    log_law(bound_id)  # validates the id
+    b = get_bound(_check_regime(bound_id))
     return _regressor(b.rhs, frozenset(b.constants), bound_id)
 
 
