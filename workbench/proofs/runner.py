@@ -27,6 +27,7 @@ import time
 import traceback
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
+from contextlib import nullcontext
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -134,13 +135,11 @@ def run_ordered(
             on_result(res)
 
     runnable = [c for c in order if c.id not in broken]
-    if pool is not None and pool.jobs > 1 and len(runnable) > 1 and pool.runs(runnable):
-        _run_pool(ctx, order, in_run, pool, costs or {}, settle, done, on_start)
-        return [results[c.id] for c in order]
-    if pool is None and jobs > 1 and len(runnable) > 1:
-        with claim_pool(jobs, {c.id: c for c in runnable}, ctx.device) as started:
-            if started.runs(runnable):
-                _run_pool(ctx, order, in_run, started, costs or {}, settle, done, on_start)
+    if (pool.jobs if pool is not None else jobs) > 1 and len(runnable) > 1:
+        with nullcontext(pool) if pool is not None else claim_pool(
+                jobs, {c.id: c for c in runnable}, ctx.device) as workers:
+            if workers.runs(runnable):
+                _run_pool(ctx, order, in_run, workers, costs or {}, settle, done, on_start)
                 return [results[c.id] for c in order]
     import torch
 
