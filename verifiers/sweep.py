@@ -15,10 +15,13 @@
 
 from __future__ import annotations
 
+import multiprocessing
 import os
 import socket
 import time
 from collections.abc import Callable, Sequence
+from concurrent.futures import FIRST_COMPLETED, Future, ProcessPoolExecutor, wait
+from concurrent.futures.process import BrokenProcessPool
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -27,6 +30,7 @@ import torch
 from workbench.core.validation import check_choice, check_float, check_int
 from workbench.verifiers.group_locks import GroupLocks, next_free
 from workbench.verifiers.presets import Run, plan
+from workbench.verifiers.processes import can_fork, check_jobs
 from workbench.verifiers.store import Store, code_version, run_key
 from workbench.verifiers.train import train
 
@@ -155,13 +159,13 @@ def ray_available() -> bool:
 
 
 GroupFn = Callable[..., list[dict[str, Any]]]  # execute_group's signature
-RAY_RETRIES = 3  # times Ray reruns a group whose worker died (the driver writes it only once)
+RETRIES = 3  # times a group whose worker died is rerun (the rows are written only once)
 
 
 def run_sweep(preset: str, scale: str, store: Store, *, seed: int = 0, backend: str = "local",
               address: str | None = None, cpus_per_task: float = 1.0,
               gpus_per_task: float = 0.0, threads: int | None = None, device: str = "cpu",
-              runs: Sequence[Run] | None = None,
+              jobs: int = 1, runs: Sequence[Run] | None = None,
               progress: Callable[[str], None] | None = None,
               group_fn: GroupFn = execute_group) -> SweepReport:
     """Compute every run of ``preset`` at ``scale`` that ``store`` lacks, and store it.
@@ -170,12 +174,18 @@ def run_sweep(preset: str, scale: str, store: Store, *, seed: int = 0, backend: 
     one store running at once share the groups; ``by_others`` counts the runs another sweep
     stored meanwhile. ``runs`` overrides the preset's plan and ``group_fn`` the function that
     computes a group (tests). ``threads``: torch threads per group (local default: torch's
-    current setting; ray default: ``cpus_per_task``).
+    current setting, or 1 in each of ``jobs > 1`` workers; ray default: ``cpus_per_task``).
+    ``jobs``: local groups computed at once, each in its own worker process (``1``: in this
+    process, one after the other).
     """
     check_choice("backend", backend, BACKENDS)
     check_int("seed", seed, lo=0)
     check_float("cpus_per_task", cpus_per_task, lo=0.0, lo_open=True)
     check_float("gpus_per_task", gpus_per_task, lo=0.0)
+    check_jobs("jobs", jobs)
+    if jobs > 1 and backend != "local":
+        raise ValueError(f"jobs must be 1 with backend {backend!r} (Ray places the groups by "
+                         f"cpus_per_task and gpus_per_task; got {jobs})")
     plan_runs = list(runs) if runs is not None else plan(preset, scale, seed)
     version = code_version()
     items = keyed(plan_runs, version)
@@ -186,11 +196,14 @@ def run_sweep(preset: str, scale: str, store: Store, *, seed: int = 0, backend: 
     counts = [0, 0]  # runs this sweep stored, runs another sweep stored meanwhile
     if todo:
         with GroupLocks(store.path) as locks:
-            if backend == "local":
-                _run_local(todo, store, locks, version, threads, device, say, group_fn, counts)
-            else:
+            if backend == "ray":
                 _run_ray(todo, store, locks, version, address, cpus_per_task, gpus_per_task,
                          threads, device, say, group_fn, counts)
+            elif jobs > 1 and len(todo) > 1:
+                _run_pool(todo, store, locks, version, jobs, threads or 1, device, say,
+                          group_fn, counts)
+            else:
+                _run_local(todo, store, locks, version, threads, device, say, group_fn, counts)
     return SweepReport(preset, scale, backend, len(items), len(done), counts[0], len(todo),
                        time.perf_counter() - t0, [k for k, _ in items], counts[1])
 
@@ -211,6 +224,73 @@ def _run_local(todo: list[Group], store: Store, locks: GroupLocks, version: str,
             locks.release([k for k, _ in g])
         n += 1
         say(f"group {n}/{len(todo)}: {len(missing)} runs in {time.perf_counter() - t:.1f}s")
+
+
+def _run_pool(todo: list[Group], store: Store, locks: GroupLocks, version: str, jobs: int,
+              threads: int, device: str, say: Callable[[str], None], group_fn: GroupFn,
+              counts: list[int]) -> None:
+    """Up to ``jobs`` locked groups at once, each computed in a worker process (forked on a
+    Linux CPU run with one thread per worker, spawned otherwise) and written here as it
+    finishes. A group whose worker died is rerun in fresh workers, up to ``RETRIES`` times;
+    when a group raises, the groups already running are still stored, then the error is
+    raised."""
+    forked = can_fork(device) and threads == 1  # an OpenMP pool of >1 thread is not fork-safe
+    mp = multiprocessing.get_context("fork" if forked else "spawn")
+    pending: list[Group] = list(todo)
+    inflight: dict[Future[list[dict[str, Any]]], tuple[Group, Group, float]] = {}
+    retries: dict[int, int] = {}
+    finished, error = 0, None
+    executor = ProcessPoolExecutor(jobs, mp_context=mp)
+    try:
+        while pending or inflight:
+            while error is None and len(inflight) < jobs and (
+                    got := next_free(pending, store, locks, not inflight, counts)) is not None:
+                g, missing = got
+                inflight[executor.submit(group_fn, missing, version, "local", threads,
+                                         device)] = (g, missing, time.perf_counter())
+            if not inflight:
+                break
+            ready, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
+            died: list[tuple[Group, Group, float]] = []
+            for f in ready:
+                g, missing, t = inflight.pop(f)
+                try:
+                    rows = f.result()
+                except BrokenProcessPool:
+                    died.append((g, missing, t))
+                    continue
+                except Exception as e:
+                    locks.release([k for k, _ in g])
+                    error = error or e
+                    continue
+                try:
+                    counts[0] += store.write(rows)
+                finally:
+                    locks.release([k for k, _ in g])
+                finished += 1
+                say(f"group {finished}/{len(todo)}: {len(missing)} runs in "
+                    f"{time.perf_counter() - t:.1f}s (worker)")
+            if died:  # a dead worker breaks the pool: every group still running goes again
+                died += list(inflight.values())
+                inflight.clear()
+                executor.shutdown(wait=True)
+                executor = ProcessPoolExecutor(jobs, mp_context=mp)
+                for g, missing, _t in died:
+                    n = retries[id(g)] = retries.get(id(g), 0) + 1
+                    if n > RETRIES or error is not None:
+                        locks.release([k for k, _ in g])
+                        error = error or RuntimeError(
+                            f"a worker process computing a group of {len(missing)} runs died "
+                            f"{n} times; nothing of that group was stored")
+                        continue
+                    inflight[executor.submit(group_fn, missing, version, "local", threads,
+                                             device)] = (g, missing, time.perf_counter())
+    finally:
+        executor.shutdown(wait=True, cancel_futures=True)
+        for g, _missing, _t in inflight.values():
+            locks.release([k for k, _ in g])
+    if error is not None:
+        raise error
 
 
 def ray_init_options(address: str | None) -> dict[str, Any]:
@@ -237,14 +317,14 @@ def _run_ray(todo: list[Group], store: Store, locks: GroupLocks, version: str,
              say: Callable[[str], None], group_fn: GroupFn, counts: list[int]) -> None:
     """Each locked group is one Ray task declaring ``cpus`` CPUs and ``gpus`` GPUs (Ray gives
     the task its GPUs as ``CUDA_VISIBLE_DEVICES``, so ``cuda`` is its own); a task whose worker
-    dies is rerun up to ``RAY_RETRIES`` times, and its rows are written once, here."""
+    dies is rerun up to ``RETRIES`` times, and its rows are written once, here."""
     import ray
 
     started = not ray.is_initialized()
     if started:
         ray.init(address=address, **ray_init_options(address))
     try:
-        task: Any = ray.remote(num_cpus=cpus, num_gpus=gpus, max_retries=RAY_RETRIES)(_call)
+        task: Any = ray.remote(num_cpus=cpus, num_gpus=gpus, max_retries=RETRIES)(_call)
         n_threads = threads or max(1, int(cpus))
         pending: list[Group] = list(todo)
         inflight: dict[Any, Group] = {}

@@ -191,6 +191,8 @@ def test_ray_backend_matches_local(tmp_path: Path) -> None:
     (["tiny", "--db", "{tmp}/x.sqlite", "--address", "127.0.0.1:9"], "--address must"),
     (["tiny", "--db", "{tmp}/x.sqlite", "--backend", "ray", "--address", "auto"],
      "--address must"),
+    (["tiny", "--db", "{tmp}/x.sqlite", "--jobs", "0"], "--jobs must be an integer in 1.."),
+    (["tiny", "--db", "{tmp}/x.sqlite", "--jobs", "2", "--backend", "ray"], "--jobs must be 1"),
 ])
 def test_sweep_bad_input(tmp_path: Path, capsys: pytest.CaptureFixture[str], args: list[str],
                          msg: str) -> None:

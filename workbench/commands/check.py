@@ -76,14 +76,14 @@ def cli(
 
         check_writable(writable_path("--db", db))
     _check_only(only, builtin)  # answered before the runner (scipy, torch) is imported
-    from workbench.proofs.runner import available_cores, reproducible_blas
+    from workbench.proofs.runner import reproducible_blas
     from workbench.proofs.workers import claim_pool
+    from workbench.verifiers.processes import available_cores, check_jobs
 
     reproducible_blas()  # before any claim module loads torch and MKL
     cores = available_cores()
-    if jobs is not None and not 1 <= jobs <= 4 * cores:
-        raise ValueError(f"--jobs must be an integer in 1..{4 * cores} (got {jobs}; four "
-                         f"workers per core of the {cores} here is already oversubscribed)")
+    if jobs is not None:
+        check_jobs("--jobs", jobs, cores)
     from workbench.proofs.registry import (
         LOAD_ERRORS,
         broken_dependencies,

@@ -43,7 +43,11 @@ SCALES = {"quick": "quick", "full": "paper", "paper": "paper"}  # the word -> th
 @click.option("--export", "export_path", type=click.Path(dir_okay=False), default=None,
               help="Also write this sweep's runs to a .csv or .parquet file.")
 @device_option()
-@click.option("--threads", type=int, default=None, help="Torch threads per group.")
+@click.option("--threads", type=int, default=None,
+              help="Torch threads per group (default: 1 in each of several --jobs).")
+@click.option("--jobs", type=int, default=None, metavar="N",
+              help="Local: groups computed at once, each in its own worker process (default: "
+              "the cores here divided by --threads on a CPU run, 1 on CUDA).")
 @click.option("--cpus-per-task", type=float, default=1.0, show_default=True,
               help="Ray: CPUs each group declares.")
 @click.option("--gpus-per-task", type=float, default=0.0, show_default=True,
@@ -52,17 +56,25 @@ SCALES = {"quick": "quick", "full": "paper", "paper": "paper"}  # the word -> th
               help="Only count the runs planned and stored; creates no file.")
 @common_options
 def cli(preset: str, scale: str, backend: str, db: str | None, address: str | None,
-        export_path: str | None, device: str, threads: int | None, cpus_per_task: float,
-        gpus_per_task: float, dry_run: bool, as_json: bool, seed: int) -> None:
+        export_path: str | None, device: str, threads: int | None, jobs: int | None,
+        cpus_per_task: float, gpus_per_task: float, dry_run: bool, as_json: bool,
+        seed: int) -> None:
     import importlib.util
 
     from workbench.commands._declared import builtin_preset_names, has_entry_points
     from workbench.core.validation import check_float, check_int
     from workbench.verifiers import store
+    from workbench.verifiers.processes import available_cores, check_jobs
 
     check_int("--seed", seed, lo=0)
+    cores = available_cores()
     if threads is not None:
         check_int("--threads", threads, lo=1)
+    if jobs is not None:
+        check_jobs("--jobs", jobs, cores)
+        if backend != "local" and jobs != 1:
+            raise ValueError("--jobs must be 1 with --backend ray (Ray places the groups by "
+                             "--cpus-per-task and --gpus-per-task)")
     check_float("--cpus-per-task", cpus_per_task, lo=0.0, lo_open=True)
     check_float("--gpus-per-task", gpus_per_task, lo=0.0)
     if export_path is not None:
@@ -95,6 +107,8 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
 
     name = p.name
     dev = resolve_device(device)
+    if jobs is None:  # the cores, one worker per --threads of them; one process for a GPU
+        jobs = max(1, cores // (threads or 1)) if dev == "cpu" and backend == "local" else 1
     runs = p.runs(SCALES[scale], seed)
     say = (lambda m: click.echo(m, err=True)) if not as_json else None
     if dry_run:  # counts only: an existing store is read, a missing one is not created
@@ -113,7 +127,7 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
             rep = sweep.run_sweep(name, SCALES[scale], st, seed=seed, backend=backend,
                                   address=address, cpus_per_task=cpus_per_task,
                                   gpus_per_task=gpus_per_task, threads=threads, device=dev,
-                                  runs=runs, progress=say)
+                                  jobs=jobs, runs=runs, progress=say)
             rows = st.rows(keys=rep.keys)
     if export_path is not None:
         store.export(rows, export_path)

@@ -74,14 +74,6 @@ class ClaimResult:
         }
 
 
-def available_cores() -> int:
-    """The cores this process may run on (its affinity where the platform tells it)."""
-    try:
-        return len(os.sched_getaffinity(0))
-    except AttributeError:  # not on Linux
-        return os.cpu_count() or 1
-
-
 def measure(check: Callable[[CheckContext], list[Evidence]], ctx: CheckContext) -> Measured:
     """``check(ctx)``: its evidence, the message of what it raised (or None), its seconds."""
     t0 = time.perf_counter()

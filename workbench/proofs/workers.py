@@ -14,13 +14,13 @@ import importlib
 import importlib.util
 import multiprocessing
 import os
-import sys
 from collections.abc import Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
 from workbench.proofs.claim import CheckContext, Claim, Evidence
+from workbench.verifiers.processes import can_fork
 
 Measured = tuple[list[Evidence], str | None, float]  # evidence, error message, seconds
 
@@ -45,12 +45,6 @@ class ClaimPool:
 
 
 _INHERITED: dict[str, Claim] = {}  # what forked workers run: set before they are forked
-
-
-def can_fork(device: str) -> bool:
-    """Forked workers: on Linux (fork is the platform's own), for CPU runs only."""
-    return (sys.platform.startswith("linux") and device == "cpu"
-            and "fork" in multiprocessing.get_all_start_methods())
 
 
 @contextmanager
