@@ -45,9 +45,10 @@ def failing(key: str, group: list[Any], *args: Any) -> list[dict[str, Any]]:
     return sweep.execute_group(group, *args)
 
 
-def _stored(path: Path, runs: list[presets.Run], jobs: int, fn: Any) -> dict[str, Any]:
+def _stored(path: Path, runs: list[presets.Run], jobs: int, fn: Any,
+            threads: int = 1) -> dict[str, Any]:
     with Store(path) as st:
-        rep = sweep.run_sweep("tiny", "quick", st, runs=runs, threads=1, jobs=jobs,
+        rep = sweep.run_sweep("tiny", "quick", st, runs=runs, threads=threads, jobs=jobs,
                               group_fn=fn)
         assert (rep.computed, rep.already, rep.by_others) == (len(runs), 0, 0)
         return {r["key"]: r for r in st.rows()}
@@ -64,6 +65,17 @@ def test_workers_store_the_numbers_of_one_process(tmp_path: Path) -> None:
     for k, r in one.items():
         for col in COLUMNS:
             assert two[k][col] == r[col], (k, col)  # the same seeds: the same bits
+
+
+def test_spawned_workers_store_the_same_numbers(tmp_path: Path) -> None:
+    runs = _runs()[:12]  # two groups; two threads a worker: spawned, not forked
+    one = _stored(tmp_path / "one.sqlite", runs, 1, partial(tagged, ""))
+    two = _stored(tmp_path / "spawned.sqlite", runs, 2, partial(tagged, ""), threads=2)
+    assert os.getpid() not in {r["extra"]["pid"] for r in two.values()}
+    assert {r["extra"]["threads"] for r in two.values()} == {2}
+    for k, r in one.items():
+        for col in COLUMNS:
+            assert two[k][col] == r[col], (k, col)
 
 
 def test_a_killed_worker_is_rerun_and_every_run_stored_once(tmp_path: Path) -> None:
