@@ -31,8 +31,9 @@ def check_jobs(name: str, jobs: int, cores: int | None = None) -> int:
                          f"per core of the {n} here is already oversubscribed)") from None
 
 
-def can_fork(device: str) -> bool:
-    """Forked workers: on Linux (fork is the platform's own), for CPU runs only (a forked child
-    cannot re-initialise CUDA)."""
-    return (sys.platform.startswith("linux") and device == "cpu"
+def can_fork(device: str, threads: int = 1) -> bool:
+    """Forked workers: on Linux (fork is the platform's own), for CPU runs with one thread per
+    worker only (a forked child cannot re-initialise CUDA, and an OpenMP pool of more than one
+    thread is not fork-safe)."""
+    return (sys.platform.startswith("linux") and device == "cpu" and threads == 1
             and "fork" in multiprocessing.get_all_start_methods())

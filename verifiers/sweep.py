@@ -229,65 +229,66 @@ def _run_local(todo: list[Group], store: Store, locks: GroupLocks, version: str,
 def _run_pool(todo: list[Group], store: Store, locks: GroupLocks, version: str, jobs: int,
               threads: int, device: str, say: Callable[[str], None], group_fn: GroupFn,
               counts: list[int]) -> None:
-    """Up to ``jobs`` locked groups at once, each computed in a worker process (forked on a
-    Linux CPU run with one thread per worker, spawned otherwise) and written here as it
-    finishes. A group whose worker died is rerun in fresh workers, up to ``RETRIES`` times;
-    when a group raises, the groups already running are still stored, then the error is
-    raised."""
-    forked = can_fork(device) and threads == 1  # an OpenMP pool of >1 thread is not fork-safe
-    mp = multiprocessing.get_context("fork" if forked else "spawn")
+    """Up to ``jobs`` locked groups at once, each computed in a worker process (forked where
+    ``can_fork`` allows, spawned otherwise) and written here as it finishes. A group whose
+    worker died is rerun in fresh workers, up to ``RETRIES`` times; when a group raises, the
+    groups already running are still stored, then the error is raised."""
+    mp = multiprocessing.get_context("fork" if can_fork(device, threads) else "spawn")
     pending: list[Group] = list(todo)
-    inflight: dict[Future[list[dict[str, Any]]], tuple[Group, Group, float]] = {}
-    retries: dict[int, int] = {}
+    # a running group: (group, its missing runs, when it was submitted, times it died before)
+    inflight: dict[Future[list[dict[str, Any]]], tuple[Group, Group, float, int]] = {}
     finished, error = 0, None
     executor = ProcessPoolExecutor(jobs, mp_context=mp)
+
+    def submit(g: Group, missing: Group, died: int) -> None:
+        f = executor.submit(group_fn, missing, version, "local", threads, device)
+        inflight[f] = (g, missing, time.perf_counter(), died)
+
     try:
         while pending or inflight:
             while error is None and len(inflight) < jobs and (
                     got := next_free(pending, store, locks, not inflight, counts)) is not None:
-                g, missing = got
-                inflight[executor.submit(group_fn, missing, version, "local", threads,
-                                         device)] = (g, missing, time.perf_counter())
+                submit(*got, 0)
             if not inflight:
                 break
             ready, _ = wait(list(inflight), return_when=FIRST_COMPLETED)
-            died: list[tuple[Group, Group, float]] = []
+            broken = False
             for f in ready:
-                g, missing, t = inflight.pop(f)
+                g, missing, t, died = inflight[f]
                 try:
                     rows = f.result()
                 except BrokenProcessPool:
-                    died.append((g, missing, t))
+                    broken = True
                     continue
                 except Exception as e:
-                    locks.release([k for k, _ in g])
                     error = error or e
-                    continue
+                    rows = None
+                del inflight[f]
                 try:
-                    counts[0] += store.write(rows)
+                    if rows is not None:
+                        counts[0] += store.write(rows)
                 finally:
                     locks.release([k for k, _ in g])
-                finished += 1
-                say(f"group {finished}/{len(todo)}: {len(missing)} runs in "
-                    f"{time.perf_counter() - t:.1f}s (worker)")
-            if died:  # a dead worker breaks the pool: every group still running goes again
-                died += list(inflight.values())
+                if rows is not None:
+                    finished += 1
+                    say(f"group {finished}/{len(todo)}: {len(missing)} runs in "
+                        f"{time.perf_counter() - t:.1f}s (worker)")
+            if broken:  # a dead worker breaks the pool: every group still running goes again
+                again = list(inflight.values())
                 inflight.clear()
                 executor.shutdown(wait=True)
                 executor = ProcessPoolExecutor(jobs, mp_context=mp)
-                for g, missing, _t in died:
-                    n = retries[id(g)] = retries.get(id(g), 0) + 1
-                    if n > RETRIES or error is not None:
-                        locks.release([k for k, _ in g])
-                        error = error or RuntimeError(
-                            f"a worker process computing a group of {len(missing)} runs died "
-                            f"{n} times; nothing of that group was stored")
+                for g, missing, _t, died in again:
+                    if died < RETRIES and error is None:
+                        submit(g, missing, died + 1)
                         continue
-                    inflight[executor.submit(group_fn, missing, version, "local", threads,
-                                             device)] = (g, missing, time.perf_counter())
+                    locks.release([k for k, _ in g])
+                    error = error or RuntimeError(
+                        f"a worker process computing a group of {len(missing)} runs died "
+                        f"{died + 1} times; nothing of that group was stored")
     finally:
         executor.shutdown(wait=True, cancel_futures=True)
-        for g, _missing, _t in inflight.values():
+        for g, *_ in inflight.values():
             locks.release([k for k, _ in g])
     if error is not None:
         raise error

@@ -321,11 +321,12 @@ def _pid_claims() -> list[Claim]:
 
 def test_forked_workers_run_claims_made_at_run_time() -> None:
     from workbench.proofs.runner import run_ordered
-    from workbench.proofs.workers import can_fork, claim_pool
+    from workbench.proofs.workers import claim_pool
+    from workbench.verifiers.processes import can_fork
 
     if not sys.platform.startswith("linux"):
         pytest.skip("workers are forked on Linux only")
-    assert can_fork("cpu") and not can_fork("cuda")
+    assert can_fork("cpu") and not can_fork("cuda") and not can_fork("cpu", threads=2)
     claims = _pid_claims()
     with claim_pool(2, {c.id: c for c in claims}, "cpu") as pool:
         assert pool.forked and pool.runs(claims)
@@ -337,7 +338,7 @@ def test_forked_workers_run_claims_made_at_run_time() -> None:
 def test_spawned_workers_cannot_run_claims_made_at_run_time(monkeypatch) -> None:
     from workbench.proofs import runner, workers
 
-    monkeypatch.setattr(workers, "can_fork", lambda device: False)
+    monkeypatch.setattr(workers, "can_fork", lambda device, threads=1: False)
     claims = _pid_claims()
     with workers.claim_pool(2, {c.id: c for c in claims}, "cpu") as pool:
         assert not pool.forked and not pool.runs(claims)
@@ -352,7 +353,7 @@ def test_spawned_workers_give_the_forked_workers_numbers(capsys, monkeypatch) ->
 
     only = [a for c in QUICK_RANDOM[:3] for a in ("--only", c)]
     _, forked = _verdicts(capsys, *only, "--jobs", "2")
-    monkeypatch.setattr(workers, "can_fork", lambda device: False)
+    monkeypatch.setattr(workers, "can_fork", lambda device, threads=1: False)
     _, spawned = _verdicts(capsys, *only, "--jobs", "2")
     assert _numbers(forked) == _numbers(spawned) and set(forked) == set(QUICK_RANDOM[:3])
 

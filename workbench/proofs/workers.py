@@ -54,7 +54,7 @@ def claim_pool(jobs: int, claims: Mapping[str, Claim], device: str) -> Iterator[
     spawned ones import each claim's module when they run it."""
     from workbench.proofs.runner import CLAIM_THREADS
 
-    forked = can_fork(device)
+    forked = can_fork(device, CLAIM_THREADS)
     if forked:
         _INHERITED.clear()
         _INHERITED.update(claims)
