@@ -267,3 +267,36 @@ def test_fast_attention_equals_core(bias: bool, normalizer: str) -> None:
     X, y, Y = torch.randn(4, 5, 6), torch.randn(4, 6), torch.randn(2, 4, 3, 6)
     for args in ((X,), (X, y), (X.expand(2, 4, 5, 6), Y), (X, Y[0])):
         torch.testing.assert_close(fast(*args), core(*args), rtol=1e-5, atol=1e-6)
+
+
+def _full_last(model: EncoderStack, tokens: torch.Tensor) -> torch.Tensor:
+    """The reference: every layer on every token, then the last token's row."""
+    return model.forward_tokens(tokens)[..., -1, :]
+
+
+@pytest.mark.parametrize("layers,models,positional", [(1, 1, "none"), (2, 3, "additive"),
+                                                      (3, 2, "concat")])
+def test_last_token_path_equals_every_token(layers: int, models: int, positional: str) -> None:
+    """A lone query's output (``forward(X, y)``), computed for the last token alone in the last
+    layer, is the full encoder's last row, in value and in every parameter's gradient."""
+    g = torch.Generator().manual_seed(layers)
+    ranks, heads = [1, 2, 4][:models], [4, 2, 1][:models]
+    enc = EncoderStack(4, 4, ranks, heads, layers, models, ffn_width=16, positional=positional,
+                       pos_dims=2, length=6, generator=g)
+    X, y = torch.randn(7, 5, 4, generator=g), torch.randn(7, 4, generator=g)
+    fast = enc(X, y)
+    slow = _full_last(enc, torch.cat((X, y[:, None]), 1))
+    torch.testing.assert_close(fast, slow, rtol=1e-5, atol=1e-6)
+    w = torch.randn(fast.shape, generator=g)
+    params = list(enc.parameters())
+    for a, b in zip(torch.autograd.grad((fast * w).sum(), params),
+                    torch.autograd.grad((slow * w).sum(), params)):
+        torch.testing.assert_close(a, b, rtol=1e-4, atol=1e-6)
+
+
+def test_regression_reads_the_query_token_alone() -> None:
+    g = torch.Generator().manual_seed(0)
+    reg = RegressionStack(3, 2, 2, layers=2, models=2, width=4, ffn_width=8, generator=g)
+    xs, ys = torch.randn(5, 6, 3, generator=g), torch.randn(5, 6, generator=g)
+    full = reg.forward_tokens(torch.cat((xs, ys[..., None]), -1))[..., -1, 0]
+    torch.testing.assert_close(reg(xs, ys), full, rtol=1e-5, atol=1e-6)

@@ -231,14 +231,8 @@ class MixedAttention(nn.Module):
         Kz, B, L, d = Z.shape
         W = torch.cat([getattr(self, n) for n in names], 1) if len(names) > 1 else getattr(
             self, names[0])
-        flat = Z.reshape(Kz, B * L, d)
-        if self.bias and Kz == self.models:
-            b = torch.cat([getattr(self, "b" + n[1]) for n in names], 1)
-            return torch.baddbmm(b[:, None, :], flat, W.mT).view(self.models, B, L, -1)
-        out = flat @ W.mT
-        if self.bias:
-            b = torch.cat([getattr(self, "b" + n[1]) for n in names], 1)
-            out = out + b[:, None, :]
+        b = torch.cat([getattr(self, "b" + n[1]) for n in names], 1) if self.bias else None
+        out = stacked_affine(Z.reshape(Kz, B * L, d), W, b, transposed=True)
         return out.view(self.models, B, L, -1)
 
     def forward(self, X: torch.Tensor, y: torch.Tensor | None = None) -> torch.Tensor:
