@@ -12,6 +12,13 @@ model at a time. Writes ``benchmarks/results/sweep.json``.
 - Both record wall and CPU seconds: ``speedup`` is the ratio of wall-clock model-steps per
   second, ``speedup_cpu`` that of model-steps per CPU second, which a busy machine (other
   processes on the cores) disturbs much less; on a quiet machine with ``--threads 1`` they agree.
+- ``--group-sizes 1,4,12,24,48``: how the gain of grouping grows with the group. Every group of
+  the grid (one per (L, c)) trains K models of its configurations (fresh seeds) for
+  ``--scan-steps`` steps; K = 1 is the mean over its configurations. Per group and K: ms per
+  model-step, and the fit ``t(K) = X / K + Y`` through K = 1 and the largest K (X: the step's
+  shared cost, Y: each model's own), whose limit ``t(1) / Y`` bounds the ratio any group size can
+  reach; ``grid`` is the whole grid's ratio at each K and ``grid_ratio_limit`` its limit.
+  Written under ``quick_fig2_group_sizes``.
 - With ``--scale paper --device cuda --paper-steps S``: the paper grid's groups run for S steps
   each on the GPU, and the fraction of the full paper grid (its real step count) per GPU-hour is
   extrapolated from the measured model-steps per second of every group.
@@ -38,7 +45,8 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.verifiers import presets, sweep  # noqa: E402
 from workbench.verifiers.store import Store  # noqa: E402
-from workbench.verifiers.train import train  # noqa: E402
+from workbench.verifiers.tasks import Task  # noqa: E402
+from workbench.verifiers.train import ModelSpec, TrainConfig, train  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "sweep.json"
 
@@ -83,6 +91,45 @@ def alone(threads: int, which: str) -> dict:
             "grid_wall_s_extrapolated": round(sum(r.config.steps for r in runs) / rate, 1)}
 
 
+def group_sizes(sizes: list[int], steps: int) -> dict:
+    """ms per model-step of every group of the quick grid at each group size (see module doc)."""
+    runs = presets.plan("fig2", "quick")
+    out: dict = {"steps": steps, "groups": [], "grid": {}}
+    per_k: dict[int, float] = dict.fromkeys(sizes, 0.0)
+    for g in sweep.group_runs(sweep.keyed(runs, "bench")):
+        rs = [r for _, r in g]
+        cfg = replace(rs[0].config, steps=steps, eval_samples=0)
+        configs = [r.spec for r in rs if r.seed == 0]
+        ms: dict[int, float] = {}
+        for K in sizes:
+            if K == 1:
+                times = [_timed([s], rs[0].task, cfg) for s in configs]
+                ms[K] = sum(times) / len(times) * 1e3 / steps
+            else:
+                specs = [replace(configs[i % len(configs)], seed=1000 + i) for i in range(K)]
+                ms[K] = min(_timed(specs, rs[0].task, cfg) for _ in range(2)) * 1e3 / steps / K
+            per_k[K] += ms[K] * len(rs)
+            print(rs[0].label_dict(), "K", K, f"{ms[K]:.3f} ms per model-step", flush=True)
+        big = max(sizes)
+        X = (ms[1] - ms[big]) / (1 - 1 / big)
+        Y = ms[1] - X
+        out["groups"].append({"labels": {k: v for k, v in rs[0].label_dict().items() if k != "r"},
+                              "runs": len(rs),
+                              "ms_per_model_step": {str(k): round(v, 3) for k, v in ms.items()},
+                              "shared_ms_X": round(X, 3), "own_ms_Y": round(Y, 3),
+                              "ratio_limit": round(ms[1] / Y, 2)})
+    out["grid"] = {str(k): round(per_k[1] / v, 2) for k, v in per_k.items()}
+    out["grid_ratio_limit"] = round(per_k[1] / sum(g["runs"] * g["own_ms_Y"]
+                                                   for g in out["groups"]), 2)
+    return out
+
+
+def _timed(specs: list[ModelSpec], task: Task, cfg: TrainConfig) -> float:
+    t0 = time.perf_counter()
+    train(specs, task, cfg)
+    return time.perf_counter() - t0
+
+
 def paper_gpu(steps: int, device: str, preset: str = "fig2") -> dict:
     """Every group of the paper grid for ``steps`` steps; fraction of the grid per hour."""
     runs = presets.plan(preset, "paper")
@@ -117,13 +164,21 @@ def main() -> None:
     ap.add_argument("--device", default="cpu")
     ap.add_argument("--paper-steps", type=int, default=200)
     ap.add_argument("--paper-preset", default="fig2", help="tiny: a CPU smoke run of this path")
+    ap.add_argument("--group-sizes", default="",
+                    help="comma-separated group sizes to scan (include 1), e.g. 1,4,12,24,48")
+    ap.add_argument("--scan-steps", type=int, default=100)
     ap.add_argument("--out", default=str(OUT))
     a = ap.parse_args()
     res: dict = json.loads(Path(a.out).read_text()) if Path(a.out).exists() else {}
     env = {"python": platform.python_version(), "torch": torch.__version__,
            "cpus": os.cpu_count(), "threads": a.threads, "load_avg": os.getloadavg(),
            "device": a.device}
-    if a.scale == "paper":
+    if a.group_sizes:
+        torch.set_num_threads(a.threads)
+        sizes = sorted({int(k) for k in a.group_sizes.split(",")} | {1})
+        res["quick_fig2_group_sizes"] = {"env": env, **group_sizes(sizes, a.scan_steps)}
+        res["quick_fig2_group_sizes"]["env"]["load_avg_end"] = os.getloadavg()
+    elif a.scale == "paper":
         if a.device == "cuda":
             env["gpu"] = torch.cuda.get_device_name(0)
         res[f"paper_{a.paper_preset}"] = {"env": env, **paper_gpu(a.paper_steps, a.device,
