@@ -175,7 +175,14 @@ def main() -> None:
            "device": a.device}
     if a.group_sizes:
         torch.set_num_threads(a.threads)
-        sizes = sorted({int(k) for k in a.group_sizes.split(",")} | {1})
+        try:
+            sizes = sorted({int(k) for k in a.group_sizes.split(",")} | {1})
+        except ValueError:
+            ap.error(f"--group-sizes must be integers >= 1, comma-separated (got "
+                     f"{a.group_sizes!r})")
+        if sizes[0] < 1 or len(sizes) < 2 or a.scan_steps < 1:
+            ap.error("--group-sizes needs a size >= 2 besides 1, all >= 1, and --scan-steps "
+                     f">= 1 (got {a.group_sizes!r}, {a.scan_steps})")
         res["quick_fig2_group_sizes"] = {"env": env, **group_sizes(sizes, a.scan_steps)}
         res["quick_fig2_group_sizes"]["env"]["load_avg_end"] = os.getloadavg()
     elif a.scale == "paper":
