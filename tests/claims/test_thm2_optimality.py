@@ -49,3 +49,24 @@ def test_output_maps_short_of_the_fit_leave_a_gradient() -> None:
         verdict, ev = run_claim(CLAIM)
     assert verdict == "violated"
     assert _violated(ev, "grad_M")
+
+
+def test_output_map_fit_is_the_same_bits_whatever_the_allocator_did() -> None:
+    """The fit's numbers do not depend on what the process allocated before (so ``check --jobs 1``
+    and ``--jobs 2`` agree bit for bit): LAPACK's default ``gelsy`` failed this, ``gels`` passes."""
+    import torch
+
+    import workbench.proofs.support.eq2_models as eq2
+    from workbench.core.sphere import make_generator, sample_instances
+
+    fits = []
+    for size in (1, 3, 1000, 5000, 123_457):
+        g = make_generator(1011)
+        model = eq2.random_model(*eq2.MODEL_CASES[0][:3], 2, *eq2.MODEL_CASES[0][3:], g)
+        X, y = sample_instances(4000, 2, model.d, points="orthonormal", generator=g)
+        shift = torch.empty(size, dtype=torch.float64)
+        with torch.no_grad():
+            eq2.fit_output_maps(model, X, y)
+        del shift
+        fits.append(model.M.detach().clone())
+    assert all(torch.equal(fits[0], f) for f in fits[1:])
