@@ -95,3 +95,37 @@ def test_full_rank_separation_refutes_a_query_sign_slip() -> None:
         verdict, ev = run_claim("thm2.full_rank_reaches_zero")
     bad = [e for e in ev if e.verdict == "violated"]
     assert verdict == "violated" and bad and all("rank1_heads" in e.params for e in bad)
+
+
+
+def test_repeated_heads_still_get_their_optimal_values() -> None:
+    """Repeated heads make ``C`` singular, and the solve falls back to least squares: the error is
+    then the optimum ``1 - b . C^+ b`` (eigendecomposition, an independent solve) whatever the
+    allocator did before (torch's default ``gelsy`` missed it by up to 0.02 in a fresh process)."""
+    import torch
+
+    from workbench.constructions import random_features
+    from workbench.core.head_kernels import agreement_kernel, head_target_agreement
+    from workbench.proofs.paper.thm2.experiments import solve_random_features
+
+    def repeated(f):  # type: ignore[no-untyped-def]
+        def heads(*a, **k):  # type: ignore[no-untyped-def]
+            Q, K = f(*a, **k)
+            return torch.cat((Q, Q[:2])), torch.cat((K, K[:2]))
+        return heads
+
+    d, H, law = 5, 6, "cosine_uniform"
+    Q, K = repeated(random_features.sample_heads)(H, d, law, torch.Generator().manual_seed(3))
+    C = agreement_kernel(Q, K)
+    b = head_target_agreement(d, (Q * K).sum(-1))
+    assert int(torch.linalg.cholesky_ex(C)[1]) != 0  # singular: the fallback runs
+    w, V = torch.linalg.eigh(C)
+    keep = w > 1e-12 * w.max()
+    optimum = 1 - float(((V[:, keep].T @ b) ** 2 / w[keep]).sum())
+    errors = []
+    with plant("workbench.constructions.random_features:sample_heads", repeated):
+        for size in (1, 3, 1000, 5000, 123_457):
+            shift = torch.empty(size)
+            errors.append(solve_random_features(d, H, law, torch.Generator().manual_seed(3))[0])
+            del shift
+    assert all(abs(e - optimum) < 1e-9 for e in errors), (errors, optimum)

@@ -53,7 +53,8 @@ def test_output_maps_short_of_the_fit_leave_a_gradient() -> None:
 
 def test_output_map_fit_is_the_same_bits_whatever_the_allocator_did() -> None:
     """The fit's numbers do not depend on what the process allocated before (so ``check --jobs 1``
-    and ``--jobs 2`` agree bit for bit): LAPACK's default ``gelsy`` failed this, ``gels`` passes."""
+    and ``--jobs 2`` agree bit for bit): torch's default ``gelsy`` failed this (it reads a pivot
+    array it never clears), ``gelsd`` passes."""
     import torch
 
     import workbench.proofs.support.eq2_models as eq2

@@ -49,9 +49,9 @@ def fit_output_maps(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tenso
     p = model.probabilities(X, y)[..., 0, :]  # (K, H, n, 2)
     Z = torch.einsum("khni,nid->knhd", p, X).flatten(2)  # (K, n, H d)
     f = nearest_neighbour(X, y)
-    # QR (``gels``): Z has full column rank here, and the default ``gelsy`` rounds the first
-    # matrix of a batch differently with the allocator's state (run to run, --jobs 1 or 2)
-    sol = torch.linalg.lstsq(Z, f.expand(Z.shape[0], -1, -1), driver="gels").solution
+    # SVD (``gelsd``): torch's default ``gelsy`` reads a pivot array it never clears, so its
+    # rounding, and for a rank-deficient Z its answer, depend on the allocator's state
+    sol = torch.linalg.lstsq(Z, f.expand(Z.shape[0], -1, -1), driver="gelsd").solution
     K, H, d = model.models, model.heads, model.d
     model.M.copy_(sol.reshape(K, H, d, d).transpose(-1, -2))
 

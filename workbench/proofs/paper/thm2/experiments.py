@@ -68,7 +68,9 @@ def solve_random_features(
     if int(info) == 0:
         a = torch.cholesky_solve(b.unsqueeze(-1), L).squeeze(-1)
     else:  # singular C (repeated heads): b lies in its range; least squares is still optimal
-        a = torch.linalg.lstsq(C, b.unsqueeze(-1), rcond=1e-13).solution.squeeze(-1)
+        # SVD (gelsd): the default gelsy's answer on a singular C depends on the allocator
+        a = torch.linalg.lstsq(C, b.unsqueeze(-1), rcond=1e-13, driver="gelsd").solution
+        a = a.squeeze(-1)
     return kernel_error(a, b, C), a
 
 
