@@ -288,7 +288,8 @@ def _rank1_params(Q: np.ndarray, d: int) -> dict[str, np.ndarray]:
     from workbench.core.head_kernels import agreement_kernel
 
     C = agreement_kernel(Qt, Qt)
-    a = torch.linalg.lstsq(C, b.unsqueeze(1), rcond=1e-12).solution.squeeze(1)
+    # SVD (gelsd): the default gelsy's answer on a singular C depends on the allocator's state
+    a = torch.linalg.lstsq(C, b.unsqueeze(1), rcond=1e-12, driver="gelsd").solution.squeeze(1)
     return {"Q": Qn, "a": a.numpy()}
 
 
