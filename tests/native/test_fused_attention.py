@@ -129,37 +129,17 @@ def test_results_do_not_depend_on_thread_count() -> None:
 
 
 @needs_kernel
-def test_packed_self_attention_with_bias_matches_reference() -> None:
-    """``[q | k | v]`` in one tensor, bias added by the kernel, gradients in one buffer."""
+def test_packed_self_attention_matches_reference() -> None:
+    """``[q | k | v]`` in one tensor (as ``MixedAttention`` passes it), gradients in one buffer."""
     g = torch.Generator().manual_seed(7)
     K, B, N, P = 3, 10, 6, 8
     qkv = torch.randn(K, B, N, 3 * P, generator=g).requires_grad_(True)
-    bias = torch.randn(K, 3 * P, generator=g).requires_grad_(True)
     rt, st = torch.tensor([1, 2, 8]), torch.tensor([1.0, 0.7, 0.35])
-    got = fa.fused_self_attention(qkv, bias, rt, st)
-    full = qkv + bias[:, None, None, :]
-    want = _reference(full[..., :P], full[..., P : 2 * P], full[..., 2 * P :], rt, st)
+    got = fa.fused_self_attention(qkv, rt, st)
+    want = _reference(qkv[..., :P], qkv[..., P : 2 * P], qkv[..., 2 * P :], rt, st)
     torch.testing.assert_close(got.double(), want, rtol=1e-5, atol=2e-6)
     w = torch.randn(got.shape, generator=g)
-    for name, a, b in zip(("qkv", "bias"), torch.autograd.grad(got, (qkv, bias), w),
-                          torch.autograd.grad(want, (qkv, bias), w.double())):
-        torch.testing.assert_close(a, b, rtol=1e-4, atol=2e-5, msg=name)
-    with pytest.raises(ValueError, match="qkv"):
-        fa.fused_self_attention(qkv, bias[:, :P], rt, st)
-
-
-@needs_kernel
-def test_packed_without_bias_equals_bias_added_before() -> None:
-    """``bias=None``: ``qkv`` already holds the bias (as ``MixedAttention`` passes it)."""
-    g = torch.Generator().manual_seed(5)
-    K, B, N, P = 2, 11, 4, 8
-    qkv = torch.randn(K, B, N, 3 * P, generator=g)
-    bias = torch.randn(K, 3 * P, generator=g)
-    rt, st = torch.tensor([2, 8]), torch.tensor([0.7, 0.35])
-    full = (qkv + bias[:, None, None, :]).requires_grad_(True)
-    got = fa.fused_self_attention(full, None, rt, st)
-    want = _reference(full[..., :P], full[..., P : 2 * P], full[..., 2 * P :], rt, st)
-    torch.testing.assert_close(got.double(), want, rtol=1e-5, atol=2e-6)
-    w = torch.randn(got.shape, generator=g)
-    (a,), (b,) = torch.autograd.grad(got, (full,), w), torch.autograd.grad(want, (full,), w)
+    (a,), (b,) = torch.autograd.grad(got, (qkv,), w), torch.autograd.grad(want, (qkv,), w.double())
     torch.testing.assert_close(a.double(), b.double(), rtol=1e-4, atol=2e-5)
+    with pytest.raises(ValueError, match="qkv"):
+        fa.fused_self_attention(qkv[..., :-1], rt, st)

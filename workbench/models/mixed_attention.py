@@ -263,12 +263,8 @@ class MixedAttention(nn.Module):
     def _fused_self(self, X: torch.Tensor) -> torch.Tensor:
         """Self-attention core through the packed kernel: one projection GEMM with its bias (whose
         gradient the GEMM's backward pass sums) and one gradient buffer for ``q, k, v``."""
-        Kx, B, N, d = X.shape
-        W = torch.cat((self.Wq, self.Wk, self.Wv), 1)
-        b = torch.cat((self.bq, self.bk, self.bv), 1) if self.bias else None
-        qkv = stacked_affine(X.reshape(Kx, B * N, d), W, b, transposed=True).view(
-            self.models, B, N, 3 * self.P)
-        return fused_self_attention(qkv, None, self._rank_t, self._scale_t.float())
+        qkv = self._project(X, ("Wq", "Wk", "Wv"))
+        return fused_self_attention(qkv, self._rank_t, self._scale_t.float())
 
     def _output(self, o: torch.Tensor) -> torch.Tensor:
         """``o W_O + b_O`` for the stacked head outputs ``o (K, B, T, P)``."""

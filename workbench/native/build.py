@@ -38,11 +38,10 @@ def cache_root() -> Path:
 
 
 class View(ctypes.Structure):
-    """A tensor as the C side sees it: data pointer, (model, sample, token) strides, and an
-    optional per-model bias row added on load (model k's at ``bias + k * bs``)."""
+    """A tensor as the C side sees it: data pointer and (model, sample, token) strides."""
 
     _fields_ = [("ptr", ctypes.c_void_p), ("sk", ctypes.c_int64), ("sb", ctypes.c_int64),
-                ("st", ctypes.c_int64), ("bias", ctypes.c_void_p), ("bs", ctypes.c_int64)]
+                ("st", ctypes.c_int64)]
 
 
 def _cpu_key() -> str:
@@ -120,13 +119,10 @@ def unavailable_reason() -> str:
     return "" if available() else str(_state.get("reason", ""))
 
 
-def view(t: torch.Tensor, bias: torch.Tensor | None = None) -> View:
-    """``t``'s data pointer and first three strides; ``bias``: rows ``(K, >= P)`` added to
-    ``t``'s feature rows on load."""
+def view(t: torch.Tensor) -> View:
+    """``t``'s data pointer and first three strides."""
     s = t.stride()
-    if bias is None:
-        return View(t.data_ptr(), s[0], s[1], s[2], None, 0)
-    return View(t.data_ptr(), s[0], s[1], s[2], bias.data_ptr(), bias.stride(0))
+    return View(t.data_ptr(), s[0], s[1], s[2])
 
 
 def run(fn: Any, total: int, *args: Any) -> None:

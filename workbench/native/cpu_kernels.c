@@ -28,13 +28,11 @@
 
 typedef int32_t ivec __attribute__((vector_size(LANES * sizeof(int32_t))));
 
-/* A (model, sample, token, feature) tensor with a contiguous feature axis; `bias` (or NULL):
- * a per-model row added on load, model k's at bias + k * bs. Outputs use the same struct. */
+/* A (model, sample, token, feature) tensor with a contiguous feature axis. Outputs use the same
+ * struct. */
 typedef struct {
     const float *ptr;
     int64_t sk, sb, st;
-    const float *bias;
-    int64_t bs;
 } view_t;
 
 static inline vec vmax(vec a, vec b) {
@@ -82,18 +80,7 @@ static inline void transpose8(__m256 *r) {
 #define FAST_TRANSPOSE 0
 #endif
 
-/* Add the view's bias row (if any) to the used lanes of every loaded row. */
-static void add_bias(view_t a, int64_t k, int64_t used, int64_t rows, int64_t P,
-                     vec *restrict dst) {
-    if (!a.bias) return;
-    const float *bias = a.bias + k * a.bs;
-    vec mask = {0};
-    for (int l = 0; l < used; l++) mask[l] = 1.0f;
-    for (int64_t row = 0; row < rows; row++)
-        for (int64_t p = 0; p < P; p++) dst[row * P + p] += bias[p] * mask;
-}
-
-/* dst[row P + p][l] = row `row` of sample b0 + l plus the bias (zero for lanes >= used). */
+/* dst[row P + p][l] = row `row` of sample b0 + l (zero for lanes >= used). */
 static void load(view_t a, int64_t k, int64_t b0, int64_t used, int64_t rows, int64_t P,
                  vec *restrict dst) {
     float *d = (float *)dst;
@@ -108,7 +95,6 @@ static void load(view_t a, int64_t k, int64_t b0, int64_t used, int64_t rows, in
                 transpose8(r);
                 for (int j = 0; j < 8; j++) _mm256_store_ps(d + (row * P + p + j) * LANES, r[j]);
             }
-        add_bias(a, k, used, rows, P, dst);
         return;
     }
 #endif
@@ -118,10 +104,9 @@ static void load(view_t a, int64_t k, int64_t b0, int64_t used, int64_t rows, in
         for (int64_t row = 0; row < rows; row++)
             for (int64_t p = 0; p < P; p++) d[(row * P + p) * LANES + l] = src[row * a.st + p];
     }
-    add_bias(a, k, used, rows, P, dst);
 }
 
-/* The inverse of load (no bias): sample l of the block at out + l sb, its rows st apart. */
+/* The inverse of load: sample l of the block at out + l sb, its rows st apart. */
 static void store(const vec *restrict src, int64_t used, int64_t rows, int64_t P,
                   float *restrict out, int64_t sb, int64_t st) {
     const float *s = (const float *)src;
@@ -297,8 +282,7 @@ int fused_attention_forward(int64_t B, int64_t T, int64_t N, int64_t P, const in
     return parallel_items(attn_forward_item, &a, start, stop, 2 * T * P + 3 * N * P);
 }
 
-/* Gradients dq (K, B, T, P), dk and dv (K, B, N, P) for blocks [start, stop); the biases of
- * q, k and v (if any) are the input views' own. */
+/* Gradients dq (K, B, T, P), dk and dv (K, B, N, P) for blocks [start, stop). */
 int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const int64_t *ranks,
                              const float *scales, view_t q, view_t k, view_t v, view_t dout,
                              view_t dq, view_t dk, view_t dv, int64_t start, int64_t stop) {
@@ -318,7 +302,7 @@ int fused_attention_backward(int64_t B, int64_t T, int64_t N, int64_t P, const i
 
 static void ln_block(const float *x, int64_t M, int64_t d, int64_t k, int64_t r0, int64_t used,
                      vec *restrict X) {
-    view_t a = {x, M * d, d, 0, NULL, 0};
+    view_t a = {x, M * d, d, 0};
     load(a, k, r0, used, 1, d, X);
 }
 

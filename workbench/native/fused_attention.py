@@ -33,29 +33,26 @@ def _prep(t: torch.Tensor, K: int) -> torch.Tensor:
     return t if t.stride(-1) == 1 else t.contiguous()
 
 
-Biases = tuple[torch.Tensor | None, torch.Tensor | None, torch.Tensor | None]
-
-
 def _forward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, ranks: torch.Tensor,
-             scales: torch.Tensor, biases: Biases) -> torch.Tensor:
+             scales: torch.Tensor) -> torch.Tensor:
     lib = native.lib()
     assert lib is not None
     K, B, T, P = q.shape
     o = torch.empty(K, B, T, P, dtype=q.dtype)
-    ins = [native.view(t, b) for t, b in zip((q, k, v), biases)]
+    ins = [native.view(t) for t in (q, k, v)]
     native.run(lib.fused_attention_forward, K * _blocks(B), B, T, k.shape[2], P,
                ranks.data_ptr(), scales.data_ptr(), *ins, native.view(o))
     return o
 
 
 def _backward(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, ranks: torch.Tensor,
-              scales: torch.Tensor, biases: Biases, do: torch.Tensor,
+              scales: torch.Tensor, do: torch.Tensor,
               grads: tuple[torch.Tensor, torch.Tensor, torch.Tensor]) -> None:
     """Write the gradients of ``q, k, v`` into ``grads`` (views; any strides, last axis 1)."""
     lib = native.lib()
     assert lib is not None
     K, B, T, P = q.shape
-    ins = [native.view(t, b) for t, b in zip((q, k, v), biases)]
+    ins = [native.view(t) for t in (q, k, v)]
     native.run(lib.fused_attention_backward, K * _blocks(B), B, T, k.shape[2], P,
                ranks.data_ptr(), scales.data_ptr(), *ins, native.view(_prep(do, K)),
                *(native.view(g) for g in grads))
@@ -69,14 +66,14 @@ class _FusedCore(torch.autograd.Function):
         ctx.lead = (k.shape[0], v.shape[0])
         q, k, v = _prep(q, K), _prep(k, K), _prep(v, K)
         ctx.save_for_backward(q, k, v, ranks, scales)
-        return _forward(q, k, v, ranks, scales, (None, None, None))
+        return _forward(q, k, v, ranks, scales)
 
     @staticmethod
     def backward(ctx: Any, *grads: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
         q, k, v, ranks, scales = ctx.saved_tensors
         dq = torch.empty(q.shape, dtype=q.dtype)
         dk, dv = torch.empty(k.shape, dtype=q.dtype), torch.empty(v.shape, dtype=q.dtype)
-        _backward(q, k, v, ranks, scales, (None, None, None), grads[0], (dq, dk, dv))
+        _backward(q, k, v, ranks, scales, grads[0], (dq, dk, dv))
         k_lead, v_lead = ctx.lead
         dk = dk if k_lead == q.shape[0] else dk.sum(0, keepdim=True)
         dv = dv if v_lead == q.shape[0] else dv.sum(0, keepdim=True)
@@ -84,26 +81,21 @@ class _FusedCore(torch.autograd.Function):
 
 
 class _FusedPacked(torch.autograd.Function):
-    """Self-attention on one ``(K, B, N, 3P)`` projection ``[q | k | v]`` and its bias
-    ``(K, 3P)`` (or None): the kernel adds the bias on load and writes one packed gradient."""
+    """Self-attention on one ``(K, B, N, 3P)`` projection ``[q | k | v]``, its gradient written
+    into one packed buffer."""
 
     @staticmethod
-    def forward(ctx: Any, qkv: torch.Tensor, bias: torch.Tensor | None, ranks: torch.Tensor,
+    def forward(ctx: Any, qkv: torch.Tensor, ranks: torch.Tensor,
                 scales: torch.Tensor) -> torch.Tensor:
-        ctx.save_for_backward(qkv, bias, ranks, scales)
-        return _forward(*_split(qkv), ranks, scales, _biases(bias))
+        ctx.save_for_backward(qkv, ranks, scales)
+        return _forward(*_split(qkv), ranks, scales)
 
     @staticmethod
     def backward(ctx: Any, *grads: torch.Tensor) -> tuple[torch.Tensor | None, ...]:
-        qkv, bias, ranks, scales = ctx.saved_tensors
+        qkv, ranks, scales = ctx.saved_tensors
         dqkv = torch.empty(qkv.shape, dtype=qkv.dtype)
-        _backward(*_split(qkv), ranks, scales, _biases(bias), grads[0], _split(dqkv))
-        dbias = dqkv.sum((1, 2)) if ctx.needs_input_grad[1] else None
-        return dqkv, dbias, None, None
-
-
-def _biases(bias: torch.Tensor | None) -> Biases:
-    return (None, None, None) if bias is None else _split(bias)
+        _backward(*_split(qkv), ranks, scales, grads[0], _split(dqkv))
+        return dqkv, None, None
 
 
 def _split(t: torch.Tensor) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
@@ -128,19 +120,15 @@ def fused_attention(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor,
     return _FusedCore.apply(q, k, v, ranks.contiguous(), scales.contiguous())
 
 
-def fused_self_attention(qkv: torch.Tensor, bias: torch.Tensor | None, ranks: torch.Tensor,
+def fused_self_attention(qkv: torch.Tensor, ranks: torch.Tensor,
                          scales: torch.Tensor) -> torch.Tensor:
-    """Self-attention from one packed projection ``qkv (K, B, N, 3P)`` (without its bias) and
-    ``bias (K, 3P)`` (None: ``qkv`` holds it already): ``(K, B, N, P)``, differentiable in
-    ``qkv`` and ``bias``."""
-    K, B, N, P3 = qkv.shape
-    if (bias is not None and bias.shape != (K, P3)) or P3 % 3 or qkv.stride(-1) != 1:
-        raise ValueError(f"qkv must be (K, B, N, 3P) with a contiguous last axis and bias "
-                         f"(K, 3P) (got {tuple(qkv.shape)} and "
-                         f"{None if bias is None else tuple(bias.shape)})")
+    """Self-attention from one packed projection ``qkv (K, B, N, 3P)`` (biases included):
+    ``(K, B, N, P)``, differentiable in ``qkv``."""
+    if qkv.ndim != 4 or qkv.shape[-1] % 3 or qkv.stride(-1) != 1:
+        raise ValueError(f"qkv must be (K, B, N, 3P) with a contiguous last axis (got "
+                         f"{tuple(qkv.shape)})")
     _check(*_split(qkv), ranks, scales)
-    return _FusedPacked.apply(qkv, None if bias is None else bias.contiguous(),
-                              ranks.contiguous(), scales.contiguous())
+    return _FusedPacked.apply(qkv, ranks.contiguous(), scales.contiguous())
 
 
 def _check(q: torch.Tensor, k: torch.Tensor, v: torch.Tensor, ranks: torch.Tensor,
