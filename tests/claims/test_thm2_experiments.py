@@ -6,9 +6,14 @@ from __future__ import annotations
 
 import dataclasses
 
+import torch
+
 from tests.claims.conftest import assert_module_holds, run_claim
+from workbench.constructions import random_features
 from workbench.core.bounds.certified import CertifiedBound
+from workbench.core.head_kernels import agreement_kernel, head_target_agreement
 from workbench.proofs.claim import INTERVALS
+from workbench.proofs.paper.thm2.experiments import solve_random_features
 from workbench.testing import edited, plant, scaled
 
 CERTIFIED = "workbench.core.bounds.certified:certified_lower_bound"
@@ -102,12 +107,6 @@ def test_repeated_heads_still_get_their_optimal_values() -> None:
     """Repeated heads make ``C`` singular, and the solve falls back to least squares: the error is
     then the optimum ``1 - b . C^+ b`` (eigendecomposition, an independent solve) whatever the
     allocator did before (torch's default ``gelsy`` missed it by up to 0.02 in a fresh process)."""
-    import torch
-
-    from workbench.constructions import random_features
-    from workbench.core.head_kernels import agreement_kernel, head_target_agreement
-    from workbench.proofs.paper.thm2.experiments import solve_random_features
-
     def repeated(f):  # type: ignore[no-untyped-def]
         def heads(*a, **k):  # type: ignore[no-untyped-def]
             Q, K = f(*a, **k)

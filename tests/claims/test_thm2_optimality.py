@@ -5,7 +5,11 @@ a solver kernel 3 % off, output maps 3 % short of the least-squares fit."""
 
 from __future__ import annotations
 
+import torch
+
+import workbench.proofs.support.eq2_models as eq2
 from tests.claims.conftest import run_claim
+from workbench.core.sphere import make_generator, sample_instances
 from workbench.testing import mapped, plant, scaled
 
 CLAIM = "thm2.solved_values_optimal"
@@ -55,11 +59,6 @@ def test_output_map_fit_is_the_same_bits_whatever_the_allocator_did() -> None:
     """The fit's numbers do not depend on what the process allocated before (so ``check --jobs 1``
     and ``--jobs 2`` agree bit for bit): torch's default ``gelsy`` failed this (it reads a pivot
     array it never clears), ``gelsd`` passes."""
-    import torch
-
-    import workbench.proofs.support.eq2_models as eq2
-    from workbench.core.sphere import make_generator, sample_instances
-
     fits = []
     for size in (1, 3, 1000, 5000, 123_457):
         g = make_generator(1011)
