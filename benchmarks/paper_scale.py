@@ -6,7 +6,8 @@ from two runs of ``--steps`` and ``--steps // 4`` steps (their difference drops 
 evaluation), with ``torch.cuda.synchronize`` before every clock read on a GPU.
 
 It then projects the wall time of every paper preset (``fig2``, ``vary_n``, ``vary_d``,
-``positional``, ``icl_regression``: their ``paper`` grids from ``verifiers/presets.py``) on this
+``positional``, ``icl_regression``: their ``paper`` grids from
+``workbench/verifiers/presets.py``) on this
 device and on n devices of a Ray cluster (one group per device):
 
 - a run's cost is its forward-and-backward multiply-adds per step (``train_flops``: projections,

@@ -11,7 +11,8 @@ from pathlib import Path
 from typing import Any
 
 # The store layout from before schema versioning, as the workbench created it then (the CREATE
-# statements of verifiers/store.py and workbench/commands/check.py of that time): data, not
+# statements of workbench/verifiers/store.py and workbench/commands/check.py of that time):
+# data, not
 # the current schema, and no marker.
 PRE_VERSIONING_SQL = (
     "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, preset TEXT NOT NULL, scale TEXT, "

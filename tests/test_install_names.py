@@ -1,5 +1,5 @@
 """Install names cannot collide (docs/architecture.md, Folders and import names): the layers in
-``constructions/`` and ``verifiers/`` import as ``workbench.constructions`` and
+``workbench/constructions/`` and ``workbench/verifiers/`` import as ``workbench.constructions`` and
 ``workbench.verifiers``, so a foreign top-level ``verifiers`` or ``constructions`` package (the
 PyPI ``verifiers`` is a popular one) neither shadows the workbench nor is shadowed by it."""
 

@@ -13,8 +13,7 @@ import shutil
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parents[1]
-PACKAGES = ("workbench", "constructions", "verifiers")  # folders; the last two import as
-# workbench.constructions and workbench.verifiers (symlinks in workbench/, docs/architecture.md)
+PACKAGES = ("workbench",)  # every module lives under workbench/ (docs/architecture.md)
 RANK = {"core": 0, "native": 1, "models": 2, "constructions": 3, "verifiers": 4, "top": 5}
 
 
@@ -39,10 +38,8 @@ def _module_name(root: Path, path: Path) -> str:
 
 
 def _package_files(root: Path, pkg: str) -> list[Path]:
-    """The package's own files; ``workbench/constructions`` and ``workbench/verifiers`` are links
-    to the top-level folders, which count once, under their own folder."""
-    return [p for p in (root / pkg).rglob("*.py")
-            if pkg != "workbench" or p.relative_to(root).parts[1] not in PACKAGES]
+    """The package's own files."""
+    return list((root / pkg).rglob("*.py"))
 
 
 def _imports(path: Path, module: str) -> list[tuple[int, str]]:
@@ -146,3 +143,48 @@ def test_a_planted_import_between_claim_modules_is_caught(tmp_path: Path) -> Non
     target.write_text(target.read_text()
                       + "\nfrom workbench.proofs.paper.fact1 import ERROR_RANGE\n")
     assert any("thm5.py" in f and "fact1" in f for f in claim_module_imports(root))
+
+
+LOWER = ("core", "native", "models", "constructions", "verifiers")
+
+
+def room_sign(root: Path, layer: str) -> set[str]:
+    """The layers a package's ``__init__`` docstring says it imports (its ``Layering:`` line)."""
+    import re
+
+    doc = ast.get_docstring(ast.parse((root / "workbench" / layer / "__init__.py").read_text()))
+    line = next(s for s in (doc or "").splitlines() if s.startswith("Layering:"))
+    return set(re.findall(r"workbench\.(\w+)", line))
+
+
+def imported_layers(root: Path, layer: str) -> set[str]:
+    """The other layers the modules of one layer package import."""
+    found = set()
+    for path in (root / "workbench" / layer).rglob("*.py"):
+        for _, target in _imports(path, _module_name(root, path)):
+            there = layer_of(target)
+            if there is not None and there != layer:
+                found.add(there)
+    return found
+
+
+def test_room_signs_say_what_each_layer_imports() -> None:
+    for layer in LOWER:
+        assert room_sign(ROOT, layer) == imported_layers(ROOT, layer), layer
+
+
+def test_a_wrong_room_sign_is_caught(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    init = root / "workbench" / "constructions" / "__init__.py"
+    init.write_text(init.read_text().replace(
+        "workbench.core, workbench.models.", "workbench.core."))
+    assert room_sign(root, "constructions") != imported_layers(root, "constructions")
+
+
+def test_every_module_has_one_path() -> None:
+    """No link inside the package; the top-level ``constructions`` and ``verifiers`` are links
+    into it (docs/architecture.md, Folders and import names)."""
+    assert [p for p in (ROOT / "workbench").rglob("*") if p.is_symlink()] == []
+    for name in ("constructions", "verifiers"):
+        link = ROOT / name
+        assert link.is_symlink() and link.resolve() == (ROOT / "workbench" / name).resolve()

@@ -1,4 +1,5 @@
-"""Saved witnesses of constructions/optimized.py (docs/sweeps.md, "Files the workbench reads"):
+"""Saved witnesses of workbench/constructions/optimized.py (docs/sweeps.md, "Files the workbench
+reads"):
 each method's witness reads back whole; a file that holds objects, is damaged, foreign or does
 not match its own ``(d, r, H)`` is refused with one line naming ``witness``, unpickling
 nothing."""

@@ -1,4 +1,5 @@
-"""``constructions/rank_one.py``: the solved values ``C a = b`` are optimal. No random direction
+"""``workbench/constructions/rank_one.py``: the solved values ``C a = b`` are optimal. No random
+direction
 improves the exact kernel error (``exact_error``, the dense ``C``) at the solution, for the
 Cholesky and the CG path; with values planted 2 % short, some direction does."""
 

@@ -1,4 +1,4 @@
-"""Determinism on the CPU (docs/architecture.md; verifiers/train.py): the same seed gives
+"""Determinism on the CPU (docs/architecture.md; workbench/verifiers/train.py): the same seed gives
 bit-identical sampling, model initialisation, constructions and training; a different seed
 gives different numbers (so the equalities below are not vacuous)."""
 

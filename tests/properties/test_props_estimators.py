@@ -1,4 +1,5 @@
-"""Monte Carlo estimators (verifiers/estimate.py): the CI contains the exact error at the nominal
+"""Monte Carlo estimators (workbench/verifiers/estimate.py): the CI contains the exact error at
+the nominal
 rate for models whose error is known exactly; streaming gives the one-shot mean; intervals nest
 across levels; early stopping honours its tolerance.
 

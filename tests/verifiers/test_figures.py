@@ -1,5 +1,6 @@
-"""The report's figures (``verifiers/figures.py``, ``verifiers/sandwich_figure.py``,
-``verifiers/figure_style.py``): what each states, the interval it shades, the bound it draws."""
+"""The report's figures (``workbench/verifiers/figures.py``,
+``workbench/verifiers/sandwich_figure.py``, ``workbench/verifiers/figure_style.py``): what each
+states, the interval it shades, the bound it draws."""
 
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
-"""The one-head optimum search (verifiers/one_head_optimum.py; Lemmas F1-F3 of
+"""The one-head optimum search (workbench/verifiers/one_head_optimum.py; Lemmas F1-F3 of
 docs/derivations/fiber_bound.md): the functional, its fiber formulas against Monte Carlo, the
 search's evidence that M = I is optimal, and the search's power on planted faults."""
 

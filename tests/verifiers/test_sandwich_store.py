@@ -1,5 +1,5 @@
-"""The store's sandwich points (``verifiers/sandwich_store.py``) and the schema-version-2
-migration of ``verifiers/store.py``."""
+"""The store's sandwich points (``workbench/verifiers/sandwich_store.py``) and the schema-version-2
+migration of ``workbench/verifiers/store.py``."""
 
 from __future__ import annotations
 

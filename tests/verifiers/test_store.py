@@ -1,4 +1,5 @@
-"""The results store knows its own files (verifiers/store.py; docs/sweeps.md, "The store"): the
+"""The results store knows its own files (workbench/verifiers/store.py; docs/sweeps.md, "The
+store"): the
 marker and schema version, what ``identify`` refuses, migration of the layout from before
 versioning, read-only opening, and one-line errors naming ``--db``."""
 

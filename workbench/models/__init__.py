@@ -1,1 +1,4 @@
-"""Attention layers and score functions with K stacked models per call (imports core and native)."""
+"""Attention layers and score functions with K stacked models per call.
+
+Layering: imports workbench.core, workbench.native.
+"""

@@ -1,1 +1,4 @@
-"""Optional compiled CPU kernels (C built at run time into a cache); fallbacks live in models."""
+"""Optional compiled CPU kernels (C built at run time into a cache); fallbacks live in models.
+
+Layering: imports nothing of the workbench (torch and the standard library only).
+"""

@@ -10,7 +10,7 @@ One module per construction, each exporting a function of the same name that ret
 family).
 
 The functions are not re-exported here, so that ``constructions.<name>`` stays the module.
-Layering: imports ``workbench.core`` only.
+Layering: imports workbench.core, workbench.models.
 """
 
 from workbench.constructions._montecarlo import ClaimedError

@@ -1,8 +1,10 @@
 """Measurement layer (docs/architecture.md): Monte Carlo errors with CIs, trainer, falsifier.
 
-Imports ``workbench.core`` and ``constructions`` only, never ``workbench.commands``/``proofs``.
+Never imports ``workbench.commands`` or ``workbench.proofs``.
 The names below are imported on first use, so that importing a torch-free submodule (the results
 store, the presets' descriptions) does not import torch.
+
+Layering: imports workbench.core, workbench.native, workbench.models, workbench.constructions.
 """
 
 from __future__ import annotations

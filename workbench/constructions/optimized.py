@@ -128,7 +128,7 @@ class Witness:
 
 
 # the arrays of each method's witness and their shapes at (d, r, H); trained witnesses keep
-# their weights beside the witness (verifiers/sandwich.py)
+# their weights beside the witness (workbench/verifiers/sandwich.py)
 WITNESS_PARAMS: dict[str, Any] = {
     "one_head_bayes": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
     "bayes_heads": lambda d, r, H: {"B": (H, r, d), "a": (H,)},

@@ -85,7 +85,7 @@ def code_version() -> str:
         version = metadata.version(APP)
     except metadata.PackageNotFoundError:
         version = "unknown"
-    root = Path(__file__).parents[1]  # the package workbench (verifiers/ is linked into it)
+    root = Path(__file__).parents[1]  # the package workbench
     h = hashlib.sha256()
     for rel in _CODE:
         p = root / rel
