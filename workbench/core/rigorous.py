@@ -1,0 +1,117 @@
+"""Rigorous enclosures by ball arithmetic: the one home for proved numbers
+(docs/derivations/intervals.md, "Rigorous enclosures").
+
+Every number the workbench calls *rigorous* (or *certified*) is the lower or upper end of an
+interval that provably contains the true value. The interval is computed with arb balls
+(python-flint): each operation returns a midpoint and a radius that bound its exact result, and
+``acb.integral`` returns a ball that contains the integral, its truncation error included. The
+ends come back as floats rounded *outward* (:func:`lower_float`, :func:`upper_float`), so no
+conversion narrows an enclosure.
+
+python-flint is imported on first use, so importing this module costs nothing (the CLI validates
+its arguments before any mathematics is loaded).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from typing import Any
+
+__all__ = [
+    "PREC_BITS",
+    "arb",
+    "acb",
+    "integrate",
+    "lower_float",
+    "precision",
+    "relative_width",
+    "to_interval",
+    "upper_float",
+]
+
+PREC_BITS = 128  # default working precision of the balls, in bits
+
+
+def _flint() -> Any:
+    import flint
+
+    return flint
+
+
+def arb(x: object) -> Any:
+    """A real ball: an exact int, a string (``"0.1"`` is the ball around 1/10), a float (taken
+    exactly) or an arb."""
+    return _flint().arb(x)
+
+
+def acb(x: object, y: object = 0) -> Any:
+    """A complex ball ``x + i y``."""
+    return _flint().acb(x, y)
+
+
+@contextmanager
+def precision(bits: int = PREC_BITS) -> Iterator[None]:
+    """Work at ``bits`` bits inside the block (flint's context is global: this restores it)."""
+    ctx = _flint().ctx
+    old = ctx.prec
+    ctx.prec = bits
+    try:
+        yield
+    finally:
+        ctx.prec = old
+
+
+def lower_float(x: Any) -> float:
+    """The largest float that is <= every point of the real ball ``x`` (outward rounding)."""
+    x = arb(x)
+    if not x.is_finite():
+        return -math.inf
+    lo = x.lower()
+    f = float(lo)
+    while arb(f) > lo:
+        f = math.nextafter(f, -math.inf)
+    return f
+
+
+def upper_float(x: Any) -> float:
+    """The smallest float that is >= every point of the real ball ``x`` (outward rounding)."""
+    x = arb(x)
+    if not x.is_finite():
+        return math.inf
+    hi = x.upper()
+    f = float(hi)
+    while arb(f) < hi:
+        f = math.nextafter(f, math.inf)
+    return f
+
+
+def to_interval(x: Any) -> tuple[float, float]:
+    """``(lo, hi)`` floats with ``lo <= x <= hi`` for every point of the ball ``x``."""
+    return lower_float(x), upper_float(x)
+
+
+def relative_width(lo: float, hi: float) -> float:
+    """``(hi - lo) / max(|lo|, |hi|)``; 0 for the exact interval ``[0, 0]``."""
+    scale = max(abs(lo), abs(hi))
+    return 0.0 if scale == 0 and hi == lo else (hi - lo) / scale
+
+
+def integrate(
+    f: Callable[[Any, bool], Any], a: object, b: object, *, rel_tol: float | None = None,
+) -> Any:
+    """A real ball that contains ``int_a^b f``, truncation error included (``acb.integral``).
+
+    ``f(x, analytic)`` gets a complex ball; where ``analytic`` is true it must return a
+    non-finite ball unless ``f`` is analytic on all of ``x`` (branch cuts of ``sqrt``, ``log``,
+    ``asin``: pass the flag on to flint's functions that take it). Raises ``ArithmeticError`` if
+    the enclosure is not finite (the integrand could not be bounded)."""
+    acb_t = _flint().acb
+    kwargs: dict[str, Any] = {}
+    if rel_tol is not None:
+        kwargs["rel_tol"] = rel_tol
+    val = acb_t.integral(f, acb_t(a), acb_t(b), **kwargs).real
+    if not val.is_finite():
+        raise ArithmeticError(f"the integral over [{a}, {b}] has no finite enclosure")
+    return val
