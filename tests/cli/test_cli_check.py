@@ -348,13 +348,32 @@ def test_spawned_workers_cannot_run_claims_made_at_run_time(monkeypatch) -> None
     assert [r.verdict for r in res] == ["holds"] * 3
 
 
-def test_spawned_workers_give_the_forked_workers_numbers(capsys, monkeypatch) -> None:
-    from workbench.proofs import workers
+_FRESH_CHECK = """
+import json, sys
+from workbench.cli import main
+from workbench.proofs import workers
+if sys.argv[1] == "spawn":
+    workers.can_fork = lambda device, threads=1: False
+main(["check", "--json", "--jobs", "2", *sys.argv[2:]])
+"""
 
+
+def _fresh_verdicts(start: str, *args: str) -> dict[str, dict]:
+    """``check --json --jobs 2`` in a fresh process, as a user runs it: a forked worker inherits
+    its parent's history, and this test process's (earlier tests) would move the last bits of
+    float64 results (1.67e-15 against 1.69e-15 after a planted temperature, restored)."""
+    import subprocess
+
+    out = subprocess.run([sys.executable, "-c", _FRESH_CHECK, start, *args], capture_output=True,
+                         text=True, timeout=600)
+    assert out.returncode == 0, out.stderr[-2000:]
+    return {c["id"]: c for c in json.loads(out.stdout)["claims"]}
+
+
+def test_spawned_workers_give_the_forked_workers_numbers() -> None:
     only = [a for c in QUICK_RANDOM[:3] for a in ("--only", c)]
-    _, forked = _verdicts(capsys, *only, "--jobs", "2")
-    monkeypatch.setattr(workers, "can_fork", lambda device, threads=1: False)
-    _, spawned = _verdicts(capsys, *only, "--jobs", "2")
+    forked = _fresh_verdicts("fork", *only)
+    spawned = _fresh_verdicts("spawn", *only)
     assert _numbers(forked) == _numbers(spawned) and set(forked) == set(QUICK_RANDOM[:3])
 
 
