@@ -18,19 +18,22 @@ Packages register theirs under the entry-point groups ``workbench.bounds``,
 plain function, registered under the entry point's name), or a module that registers its
 objects when imported. An entry point that fails to load is reported by name in
 ``LOAD_ERRORS`` and the rest still loads. The built-in objects register through the same
-functions. Nothing here imports torch until an object is used.
+functions, from above: this module imports none of them. ``workbench.builtin_plugins`` hands
+them over with :func:`add_builtins` when the package ``workbench`` is imported, so ``available``
+and ``get`` see them in any program. Nothing here imports torch until an object is used.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
+# A kind of object: its name here, its entry-point group in ``_GROUPS``, its type in
+# ``_type_of`` and its built-ins in ``workbench.builtin_plugins.register_builtins``.
 KINDS = ("bound", "construction", "preset")
 SIDES = ("lower", "upper")
 STATUSES = ("certified", "conjectured")
@@ -158,6 +161,20 @@ _REGISTRY: dict[str, dict[str, Any]] = {k: {} for k in KINDS}
 _GROUPS = {"bound": "workbench.bounds", "construction": "workbench.constructions",
            "preset": "workbench.presets"}
 _loaded: set[str] = set()
+_BUILTINS: list[Callable[[str], None]] = []  # each registers the built-in objects of a kind
+
+
+def add_builtins(register_kind: Callable[[str], None]) -> None:
+    """Give the registry a source of built-in objects: ``register_kind(kind)`` registers those
+    of ``kind`` (lazily, the first time a kind is asked for). The workbench's own,
+    ``workbench.builtin_plugins.register_builtins``, is added by the package's ``__init__``."""
+    if register_kind not in _BUILTINS:
+        _BUILTINS.append(register_kind)
+
+
+def _register_builtins(kind: str) -> None:
+    for register_kind in _BUILTINS:
+        register_kind(kind)
 
 
 def _check_name(kind: str, name: str) -> None:
@@ -234,7 +251,7 @@ def _load(kind: str) -> None:
     if kind in _loaded:
         return
     _loaded.add(kind)
-    importlib.import_module("workbench.builtin_plugins").register_builtins(kind)
+    _register_builtins(kind)
     for ep in entry_points(group=_GROUPS[kind]):
         key = f"{_GROUPS[kind]}:{ep.name}"
         try:
@@ -243,6 +260,8 @@ def _load(kind: str) -> None:
                 _adopt(kind, obj, ep.name, ep.value, (ep.dist.name if ep.dist else "unknown"))
             LOAD_ERRORS.pop(key, None)
         except Exception as e:  # a broken package must not stop the others
+            import traceback
+
             why = traceback.format_exception_only(type(e), e)[-1].strip()
             LOAD_ERRORS[key] = f"entry point {ep.name!r} ({ep.value}) failed to load: {why}"
 
@@ -304,7 +323,7 @@ def get(kind: str, name: str) -> Any:
         return Construction(attr.replace("_", "-"), obj, params=_extra_params(obj), spec=name,
                             source=mod_name.split(".")[0])
     if kind not in _loaded and name not in _REGISTRY[kind]:  # a built-in name needs no package
-        importlib.import_module("workbench.builtin_plugins").register_builtins(kind)
+        _register_builtins(kind)
     if name in _REGISTRY[kind]:
         return _REGISTRY[kind][name]
     known = available(kind)

@@ -294,6 +294,9 @@ class Claim:
             raise ValueError(f"mark must be one of {MARKS} (got {self.mark!r})")
 
 
+REGISTRY: dict[str, Claim] = {}  # every registered claim by id (workbench.proofs.registry.claim)
+
+
 def combine(evidence: list[Evidence], kind: str) -> str:
     """A claim's verdict from its evidence. A conjecture is never ``holds``: at best evidence."""
     if not evidence:
