@@ -20,8 +20,9 @@ def test_builtin_bounds_are_registered_and_the_certified_one_is_the_larger_of_it
         assert known["certified"](d, r, H) == parts
         lo, hi = known["certified"].interval(d, r, H)
         assert lo == parts <= hi
-    assert known["certified"].outside(12, 2, 4, 3) == "covers N in [2] only (got N = 3)"
-    with pytest.raises(ValueError, match="covers N in"):
+    assert known["certified"].outside(12, 2, 4, 3) == "N must lie in [2], the N it covers (got 3)"
+    assert known["certified"].outside(12, 13, 4, 2) == "rank must be an integer in 1..12 (got 13)"
+    with pytest.raises(ValueError, match="N must lie in"):
         known["certified"](12, 2, 4, 3)
 
 

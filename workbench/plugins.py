@@ -32,6 +32,8 @@ from dataclasses import dataclass, field, replace
 from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
+from workbench.core.validation import check_layer, check_points
+
 # A kind of object: its name here, its entry-point group in ``_GROUPS``, its type in
 # ``_type_of`` and its built-ins in ``workbench.builtin_plugins.register_builtins``.
 KINDS = ("bound", "construction", "preset")
@@ -84,11 +86,17 @@ class Bound:
             raise ValueError(f"law must be one of {LAWS} (got {self.law!r})")
 
     def outside(self, d: int, rank: int, heads: int, N: int) -> str | None:
-        """Why ``(d, rank, heads, N)`` is outside what the bound covers, or ``None``."""
-        if not (d >= 2 and 1 <= rank <= d and heads >= 1 and N >= 1):
-            return f"needs d >= 2, rank in 1..d, heads >= 1, N >= 1 (got {(d, rank, heads, N)})"
+        """Why ``(d, rank, heads, N)`` is outside what the bound covers, or ``None``: the one
+        check of a bound's arguments (commands call it at the edge and trust them after). A
+        reason about one argument starts with its name (``rank must be ...``), so a command
+        can name its flag; ``domain``'s reasons may do the same."""
+        try:
+            check_layer(d, rank, heads, ("d", "rank", "heads"))
+            check_points(N, "N")
+        except ValueError as e:
+            return str(e)
         if self.N is not None and N not in self.N:
-            return f"covers N in {list(self.N)} only (got N = {N})"
+            return f"N must lie in {list(self.N)}, the N it covers (got {N})"
         return self.domain(d, rank, heads, N) if self.domain is not None else None
 
     def __call__(self, d: int, rank: int, heads: int, N: int = 2) -> float:

@@ -290,8 +290,10 @@ def test_bounds_lower_of_a_module_function_and_a_bound_object(
 
 
 @pytest.mark.parametrize("args, flag", [
-    (["--bound", "certified", "--N", "3"], "--N must lie in [2] for --bound certified"),
-    (["--bound", "harmonic", "--N", "1"], "--N must lie in [2] for --bound harmonic"),
+    (["--bound", "certified", "--N", "3"], "--N must lie in [2], the N it covers (got 3) for "
+     "--bound certified"),
+    (["--bound", "harmonic", "--N", "1"], "--N must lie in [2], the N it covers (got 1) for "
+     "--bound harmonic"),
     (["--bound", "my_bounds:NARROW"], "--N must lie in [3]"),
     (["--bound", "my_bounds:NARROW", "--N", "3", "--heads", "5"], "--heads"),
     (["--bound", "no-such-bound"], "--bound"),
@@ -311,6 +313,20 @@ def test_bounds_lower_outside_what_the_bound_covers_is_bad_input(
     code, out, err = _run(capsys, ["bounds", "lower", *sum(base.items(), ()), *args])
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("error: --") and flag in err, err
+
+
+@pytest.mark.parametrize("bound", ["certified", "fiber", "my_bounds:half"])
+@pytest.mark.parametrize("args, flag", [
+    (["--d", "1"], "--d"), (["--rank", "7"], "--rank"), (["--rank", "0"], "--rank"),
+    (["--heads", "0"], "--heads"), (["--N", "0"], "--N"),
+])
+def test_a_domain_error_names_only_the_flag_out_of_range(
+        capsys: pytest.CaptureFixture[str], my_bounds: types.ModuleType, bound: str,
+        args: list[str], flag: str) -> None:
+    base = {"--d": "6", "--rank": "1", "--heads": "2", "--N": "2", args[0]: args[1]}
+    code, out, err = _run(capsys, ["bounds", "lower", *sum(base.items(), ()), "--bound", bound])
+    assert code == 2 and out == "" and err.startswith(f"error: {flag} must "), err
+    assert [f for f in ("--d", "--rank", "--heads", "--N") if f in err] == [flag], err
 
 
 def test_bounds_lower_reports_a_bound_that_crashes(capsys: pytest.CaptureFixture[str],

@@ -43,9 +43,9 @@ from workbench.core.validation import (
     check_choice,
     check_dim,
     check_float,
-    check_heads,
     check_int,
     check_key_rank,
+    check_layer,
 )
 
 __all__ = [
@@ -207,10 +207,13 @@ def fiber_bound(d: int, r: int, H: int, value_class: str = EQ2) -> FiberBound:
     ``"query-dependent-values"``: value maps ``M_h(y)``, the sum of *all* fiber values (the
     trace; it no longer depends on H). Zero when ``H r >= d``: the keys then see every direction.
     """
-    d = check_dim(d)
-    r = check_key_rank(r, d)
-    H = check_heads(H)
-    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
+    d, r, H = check_layer(d, r, H)
+    return trusted_fiber_bound(d, r, H, check_choice("value_class", value_class, VALUE_CLASSES))
+
+
+def trusted_fiber_bound(d: int, r: int, H: int, value_class: str) -> FiberBound:
+    """:func:`fiber_bound` on arguments already checked (``certified_lower_bound`` checks them
+    once for both of its parts)."""
     r_star = min(H * r, d)
     if r_star >= d:
         return FiberBound(d, r, H, r_star, 0.0, (0.0, 0.0), "arithmetic: H r >= d gives 0")
