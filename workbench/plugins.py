@@ -114,10 +114,13 @@ class Bound:
         return float(lo), float(hi)
 
     def describe(self) -> dict[str, Any]:
+        """The bound's fields as JSON: ``N`` is the list of the N it covers, ``null`` for
+        every N (``N_text`` says which)."""
         n = "every N" if self.N is None else ", ".join(str(k) for k in self.N)
         return {"name": self.name, "side": self.side, "status": self.status,
                 "target": self.target, "law": self.law, "value_class": self.value_class,
-                "N": n, "encoding": self.encoding, "source": self.source,
+                "N": None if self.N is None else list(self.N), "N_text": n,
+                "encoding": self.encoding, "source": self.source,
                 "description": self.description, "spec": self.spec or self.name}
 
 
@@ -185,6 +188,14 @@ def _register_builtins(kind: str) -> None:
         register_kind(kind)
 
 
+def _check_kind(kind: str) -> None:
+    """Kind names are singular (``"preset"``, not ``"presets"``); a plural is refused saying so."""
+    if kind not in KINDS:
+        hint = (f"; kind names are singular: {kind[:-1]!r}" if isinstance(kind, str)
+                and kind.endswith("s") and kind[:-1] in KINDS else "")
+        raise ValueError(f"kind must be one of {KINDS} (got {kind!r}{hint})")
+
+
 def _check_name(kind: str, name: str) -> None:
     if not isinstance(name, str) or not name or ":" in name or name != name.strip():
         raise ValueError(f"a {kind} name must be a non-empty string without ':' (got {name!r})")
@@ -203,8 +214,7 @@ def _type_of(kind: str) -> type[Any]:
 def register(kind: str, obj: T, *, replace_existing: bool = False) -> T:
     """Add ``obj`` (a ``Bound``, ``Construction`` or ``Preset``) to the registry of ``kind``.
     A second object under a registered name is an error unless ``replace_existing``."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS} (got {kind!r})")
+    _check_kind(kind)
     if not isinstance(obj, _type_of(kind)):
         raise TypeError(f"a {kind} must be a {_type_of(kind).__name__} (got {type(obj).__name__})")
     name = obj.name  # type: ignore[attr-defined]
@@ -296,8 +306,7 @@ def _adopt(kind: str, obj: Any, name: str, spec: str, source: str) -> Any:
 
 def available(kind: str) -> dict[str, Any]:
     """Every registered object of ``kind`` (built-ins and installed packages), by name."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS} (got {kind!r})")
+    _check_kind(kind)
     _load(kind)
     return dict(_REGISTRY[kind])
 
@@ -311,6 +320,7 @@ def get(kind: str, name: str) -> Any:
     packages are loaded (they may import torch). Unknown names raise ``ValueError`` listing the
     known ones.
     """
+    _check_kind(kind)
     if ":" in name:
         mod_name, _, attr = name.partition(":")
         try:

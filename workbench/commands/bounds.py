@@ -41,7 +41,7 @@ MAX_D = 2048  # answers within seconds; beyond, the exact binomial tables take m
 CERTIFIED = {"certified": EQ2, "certified-query-values": QUERY_VALUES}
 LIST_GROUP = "workbench.bounds:"  # the keys of workbench.plugins.LOAD_ERRORS for bounds
 LIST_COLUMNS = (("name", "name"), ("side", "side"), ("status", "status"), ("target", "target"),
-                ("law", "law"), ("class", "value_class"), ("N", "N"), ("source", "source"))
+                ("law", "law"), ("class", "value_class"), ("N", "N_text"), ("source", "source"))
 # the law of the keys the certified bound covers: proved on D_2, transferred to i.i.d. keys at N = 2
 # (docs/derivations/iid_transfer.md)
 POINTS_TEXT = {
@@ -280,6 +280,8 @@ def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
         "error_meaning": ERROR_MEANING,
     }
     reasons = {}
+    if b.N is None:
+        reasons["covers_N"] = "the bound covers every N"
     if enclosure is None:
         reasons["enclosure"] = f"--bound {spec} gives a value only, no rigorous enclosure"
     if b.side != "lower":
@@ -300,7 +302,7 @@ def _human_other(p: dict[str, Any]) -> str:
         "  enclosure: " + ("none (the bound gives a value only)" if p["enclosure"] is None else
                            f"[{p['enclosure'][0]:.17g}, {p['enclosure'][1]:.17g}]"),
         f"  which bound: status {p['status']}, target {p['target']}, law of the keys "
-        f"{p['law']}, value class {p['class']}, covers N = {p['covers_N']}",
+        f"{p['law']}, value class {p['class']}, covers N = {p['bound_info']['N_text']}",
         f"  {proved}",
     ]
     if p["description"]:
