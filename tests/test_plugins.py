@@ -101,3 +101,14 @@ def test_a_construction_memory_estimate_must_be_a_function() -> None:
         plugins.Construction("sized", lambda *a: None, memory=8)  # type: ignore[arg-type]
     assert plugins.Construction("sized", lambda *a: None, memory=lambda *a: 8).describe()[
         "memory_estimate"] is True
+
+
+def test_a_library_user_sees_the_builtins_without_the_cli() -> None:
+    """The registry imports none of the built-ins; importing the package hands them over."""
+    import subprocess
+    import sys
+
+    code = ("from workbench.plugins import available, get\n"
+            "assert 'certified' in available('bound') and get('preset', 'fig2').name == 'fig2'\n"
+            "assert 'full-rank' in available('construction')\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

@@ -8,6 +8,7 @@ from __future__ import annotations
 import io
 import json
 import math
+from pathlib import Path
 
 import pytest
 
@@ -40,6 +41,26 @@ def test_an_inconclusive_construction_says_why(capsys: pytest.CaptureFixture[str
     assert p["verdict"] == "inconclusive" and why in p["reason"], p["reason"]
     rc, out = _construct(capsys, *args)
     assert "verdict: inconclusive (the measured interval" in out, out
+
+
+FIRST_KEY = """
+import torch
+
+def first_key(d, rank, heads, N, seed):
+    # always the first key: wrong half the time on D_2, where a miss costs ||x1 - x2||^2 = 2
+    return (lambda X, y: X[:, 0, :]), 1.0  # a plain float: exactly the true error
+"""
+
+
+def test_a_plain_float_claim_that_is_inconclusive_says_why(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    (tmp_path / "first_key_mod.py").write_text(FIRST_KEY)
+    monkeypatch.syspath_prepend(str(tmp_path))
+    rc, out = _construct(capsys, "first_key_mod:first_key", "--d", "4", "--eval-samples", "2000",
+                         "--json")
+    p = json.loads(out)
+    assert p["verdict"] == "inconclusive" and "straddles the claimed <= 1" in p["reason"], p
 
 
 def test_a_decided_construction_has_no_reason(capsys: pytest.CaptureFixture[str]) -> None:
