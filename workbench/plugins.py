@@ -29,7 +29,6 @@ import importlib
 import inspect
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
 from workbench.core.validation import check_layer, check_points
@@ -186,6 +185,14 @@ def add_builtins(register_kind: Callable[[str], None]) -> None:
 def _register_builtins(kind: str) -> None:
     for register_kind in _BUILTINS:
         register_kind(kind)
+
+
+def entry_points(group: str) -> Any:
+    """The installed entry points of ``group`` (``importlib.metadata``, imported when first
+    needed: importing the package registers the built-ins, and must stay cheap)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
 
 
 def _check_kind(kind: str) -> None:
