@@ -97,7 +97,7 @@ FAULTS = [
           f"{_FIBER}:_captured", edited("return v, _PAD * e + 1e-13", "return 0.99 * v, 1e-13"),
           ("test_props_fiber::test_bound_lies_below_the_exact_one_head_error",)),
     Fault("query-dependent fiber bound with the top value only",
-          f"{_FIBER}:fiber_bound", edited("else 1 + m + m * (m + 1) // 2", "else 1"),
+          f"{_FIBER}:trusted_fiber_bound", edited("else 1 + m + m * (m + 1) // 2", "else 1"),
           ("test_props_fiber::test_bound_is_non_increasing_in_heads_and_weaker_for_query_values",)),
     Fault("fiber P_2 normalised by m",
           "workbench.core.quadrature:fiber_angle_rule",
