@@ -20,8 +20,9 @@ def test_builtin_bounds_are_registered_and_the_certified_one_is_the_larger_of_it
         assert known["certified"](d, r, H) == parts
         lo, hi = known["certified"].interval(d, r, H)
         assert lo == parts <= hi
-    assert known["certified"].outside(12, 2, 4, 3) == "covers N in [2] only (got N = 3)"
-    with pytest.raises(ValueError, match="covers N in"):
+    assert known["certified"].outside(12, 2, 4, 3) == "N must lie in [2], the N it covers (got 3)"
+    assert known["certified"].outside(12, 13, 4, 2) == "rank must be an integer in 1..12 (got 13)"
+    with pytest.raises(ValueError, match="N must lie in"):
         known["certified"](12, 2, 4, 3)
 
 
@@ -100,3 +101,14 @@ def test_a_construction_memory_estimate_must_be_a_function() -> None:
         plugins.Construction("sized", lambda *a: None, memory=8)  # type: ignore[arg-type]
     assert plugins.Construction("sized", lambda *a: None, memory=lambda *a: 8).describe()[
         "memory_estimate"] is True
+
+
+def test_a_library_user_sees_the_builtins_without_the_cli() -> None:
+    """The registry imports none of the built-ins; importing the package hands them over."""
+    import subprocess
+    import sys
+
+    code = ("from workbench.plugins import available, get\n"
+            "assert 'certified' in available('bound') and get('preset', 'fig2').name == 'fig2'\n"
+            "assert 'full-rank' in available('construction')\n")
+    subprocess.run([sys.executable, "-c", code], check=True)

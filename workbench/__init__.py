@@ -6,3 +6,7 @@ Built around Amsel, Yehudai and Bruna, *On the Benefits of Rank in Attention Lay
 
 __version__ = "0.1.0"
 __all__ = ["__version__"]
+
+# The built-in bounds, constructions and presets join the registry (workbench.plugins), which
+# imports none of them: registering is cheap, and each object imports its mathematics when used.
+from workbench import builtin_plugins as _builtin_plugins  # noqa: E402, F401

@@ -1,11 +1,13 @@
-"""The workbench's own bounds and constructions, registered through ``workbench.plugins`` like
-any package's (docs/extending.md). Every function imports the mathematics only when called."""
+"""The workbench's own bounds, constructions and presets, registered through
+``workbench.plugins`` like any package's (docs/extending.md). The package's ``__init__`` hands
+:func:`register_builtins` to the registry (``workbench.plugins.add_builtins``), which never
+imports this module. Every function imports the mathematics only when called."""
 
 from __future__ import annotations
 
 from typing import Any
 
-from workbench.plugins import Bound, Construction, _extra_params, register
+from workbench.plugins import Bound, Construction, _extra_params, add_builtins, register
 
 # --------------------------------------------------------------------------------- bounds
 _N2_D2 = "N = 2 on D_2 (two orthonormal keys, uniform queries), generalized attention (Eq. 2)"
@@ -219,7 +221,8 @@ def _constructions() -> list[Construction]:
 
 
 def register_builtins(kind: str) -> None:
-    """Register the built-in objects of ``kind`` (``bound``, ``construction`` or ``preset``)."""
+    """Register the built-in objects of ``kind`` (``bound``, ``construction`` or ``preset``; a
+    new kind adds its built-ins here)."""
     if kind == "bound":
         for b in _bounds():
             register("bound", b, replace_existing=True)
@@ -231,3 +234,6 @@ def register_builtins(kind: str) -> None:
 
         for p in PRESETS.values():
             register("preset", p, replace_existing=True)
+
+
+add_builtins(register_builtins)

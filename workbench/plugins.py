@@ -18,19 +18,23 @@ Packages register theirs under the entry-point groups ``workbench.bounds``,
 plain function, registered under the entry point's name), or a module that registers its
 objects when imported. An entry point that fails to load is reported by name in
 ``LOAD_ERRORS`` and the rest still loads. The built-in objects register through the same
-functions. Nothing here imports torch until an object is used.
+functions, from above: this module imports none of them. ``workbench.builtin_plugins`` hands
+them over with :func:`add_builtins` when the package ``workbench`` is imported, so ``available``
+and ``get`` see them in any program. Nothing here imports torch until an object is used.
 """
 
 from __future__ import annotations
 
 import importlib
 import inspect
-import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
-from importlib.metadata import entry_points
 from typing import Any, TypeVar
 
+from workbench.core.validation import check_layer, check_points
+
+# A kind of object: its name here, its entry-point group in ``_GROUPS``, its type in
+# ``_type_of`` and its built-ins in ``workbench.builtin_plugins.register_builtins``.
 KINDS = ("bound", "construction", "preset")
 SIDES = ("lower", "upper")
 STATUSES = ("certified", "conjectured")
@@ -81,11 +85,17 @@ class Bound:
             raise ValueError(f"law must be one of {LAWS} (got {self.law!r})")
 
     def outside(self, d: int, rank: int, heads: int, N: int) -> str | None:
-        """Why ``(d, rank, heads, N)`` is outside what the bound covers, or ``None``."""
-        if not (d >= 2 and 1 <= rank <= d and heads >= 1 and N >= 1):
-            return f"needs d >= 2, rank in 1..d, heads >= 1, N >= 1 (got {(d, rank, heads, N)})"
+        """Why ``(d, rank, heads, N)`` is outside what the bound covers, or ``None``: the one
+        check of a bound's arguments (commands call it at the edge and trust them after). A
+        reason about one argument starts with its name (``rank must be ...``), so a command
+        can name its flag; ``domain``'s reasons may do the same."""
+        try:
+            check_layer(d, rank, heads, ("d", "rank", "heads"))
+            check_points(N, "N")
+        except ValueError as e:
+            return str(e)
         if self.N is not None and N not in self.N:
-            return f"covers N in {list(self.N)} only (got N = {N})"
+            return f"N must lie in {list(self.N)}, the N it covers (got {N})"
         return self.domain(d, rank, heads, N) if self.domain is not None else None
 
     def __call__(self, d: int, rank: int, heads: int, N: int = 2) -> float:
@@ -103,10 +113,13 @@ class Bound:
         return float(lo), float(hi)
 
     def describe(self) -> dict[str, Any]:
+        """The bound's fields as JSON: ``N`` is the list of the N it covers, ``null`` for
+        every N (``N_text`` says which)."""
         n = "every N" if self.N is None else ", ".join(str(k) for k in self.N)
         return {"name": self.name, "side": self.side, "status": self.status,
                 "target": self.target, "law": self.law, "value_class": self.value_class,
-                "N": n, "encoding": self.encoding, "source": self.source,
+                "N": None if self.N is None else list(self.N), "N_text": n,
+                "encoding": self.encoding, "source": self.source,
                 "description": self.description, "spec": self.spec or self.name}
 
 
@@ -158,6 +171,36 @@ _REGISTRY: dict[str, dict[str, Any]] = {k: {} for k in KINDS}
 _GROUPS = {"bound": "workbench.bounds", "construction": "workbench.constructions",
            "preset": "workbench.presets"}
 _loaded: set[str] = set()
+_BUILTINS: list[Callable[[str], None]] = []  # each registers the built-in objects of a kind
+
+
+def add_builtins(register_kind: Callable[[str], None]) -> None:
+    """Give the registry a source of built-in objects: ``register_kind(kind)`` registers those
+    of ``kind`` (lazily, the first time a kind is asked for). The workbench's own,
+    ``workbench.builtin_plugins.register_builtins``, is added by the package's ``__init__``."""
+    if register_kind not in _BUILTINS:
+        _BUILTINS.append(register_kind)
+
+
+def _register_builtins(kind: str) -> None:
+    for register_kind in _BUILTINS:
+        register_kind(kind)
+
+
+def entry_points(group: str) -> Any:
+    """The installed entry points of ``group`` (``importlib.metadata``, imported when first
+    needed: importing the package registers the built-ins, and must stay cheap)."""
+    from importlib.metadata import entry_points as installed
+
+    return installed(group=group)
+
+
+def _check_kind(kind: str) -> None:
+    """Kind names are singular (``"preset"``, not ``"presets"``); a plural is refused saying so."""
+    if kind not in KINDS:
+        hint = (f"; kind names are singular: {kind[:-1]!r}" if isinstance(kind, str)
+                and kind.endswith("s") and kind[:-1] in KINDS else "")
+        raise ValueError(f"kind must be one of {KINDS} (got {kind!r}{hint})")
 
 
 def _check_name(kind: str, name: str) -> None:
@@ -178,8 +221,7 @@ def _type_of(kind: str) -> type[Any]:
 def register(kind: str, obj: T, *, replace_existing: bool = False) -> T:
     """Add ``obj`` (a ``Bound``, ``Construction`` or ``Preset``) to the registry of ``kind``.
     A second object under a registered name is an error unless ``replace_existing``."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS} (got {kind!r})")
+    _check_kind(kind)
     if not isinstance(obj, _type_of(kind)):
         raise TypeError(f"a {kind} must be a {_type_of(kind).__name__} (got {type(obj).__name__})")
     name = obj.name  # type: ignore[attr-defined]
@@ -234,7 +276,7 @@ def _load(kind: str) -> None:
     if kind in _loaded:
         return
     _loaded.add(kind)
-    importlib.import_module("workbench.builtin_plugins").register_builtins(kind)
+    _register_builtins(kind)
     for ep in entry_points(group=_GROUPS[kind]):
         key = f"{_GROUPS[kind]}:{ep.name}"
         try:
@@ -243,6 +285,8 @@ def _load(kind: str) -> None:
                 _adopt(kind, obj, ep.name, ep.value, (ep.dist.name if ep.dist else "unknown"))
             LOAD_ERRORS.pop(key, None)
         except Exception as e:  # a broken package must not stop the others
+            import traceback
+
             why = traceback.format_exception_only(type(e), e)[-1].strip()
             LOAD_ERRORS[key] = f"entry point {ep.name!r} ({ep.value}) failed to load: {why}"
 
@@ -269,8 +313,7 @@ def _adopt(kind: str, obj: Any, name: str, spec: str, source: str) -> Any:
 
 def available(kind: str) -> dict[str, Any]:
     """Every registered object of ``kind`` (built-ins and installed packages), by name."""
-    if kind not in KINDS:
-        raise ValueError(f"kind must be one of {KINDS} (got {kind!r})")
+    _check_kind(kind)
     _load(kind)
     return dict(_REGISTRY[kind])
 
@@ -284,6 +327,7 @@ def get(kind: str, name: str) -> Any:
     packages are loaded (they may import torch). Unknown names raise ``ValueError`` listing the
     known ones.
     """
+    _check_kind(kind)
     if ":" in name:
         mod_name, _, attr = name.partition(":")
         try:
@@ -304,7 +348,7 @@ def get(kind: str, name: str) -> Any:
         return Construction(attr.replace("_", "-"), obj, params=_extra_params(obj), spec=name,
                             source=mod_name.split(".")[0])
     if kind not in _loaded and name not in _REGISTRY[kind]:  # a built-in name needs no package
-        importlib.import_module("workbench.builtin_plugins").register_builtins(kind)
+        _register_builtins(kind)
     if name in _REGISTRY[kind]:
         return _REGISTRY[kind][name]
     known = available(kind)

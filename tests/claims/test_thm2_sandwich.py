@@ -63,7 +63,8 @@ def _one_head_fiber_high(factor: float):  # type: ignore[no-untyped-def]
 
 @pytest.mark.parametrize("factor", [1.01, 1.05])
 def test_sandwich_refutes_a_one_head_bound_one_percent_high(factor: float) -> None:
-    with plant("workbench.core.bounds.fiber:fiber_bound", _one_head_fiber_high(factor)):
+    # the function that computes the fiber bound, for fiber_bound and certified_lower_bound alike
+    with plant("workbench.core.bounds.fiber:trusted_fiber_bound", _one_head_fiber_high(factor)):
         verdict, ev = run_claim("thm2.sandwich")
     bad = [e for e in ev if e.verdict == "violated"]
     assert verdict == "violated" and bad and all(e.params["H"] == 1 for e in bad)

@@ -371,12 +371,17 @@ def test_bad_input_gets_one_line_naming_the_flag(i: int, results: dict[int, Any]
 
 def plugin_group_named(args: list[str], flag: str) -> str | None:
     """The entry-point group whose installed packages could declare the name a case gets wrong
-    (a claim for ``check --only``, a construction for ``construct NAME`` or ``--witness``): to
+    (a claim for ``check --only``, a construction for ``construct NAME`` or ``--witness``, a
+    bound for ``--bound``, a preset for ``sweep PRESET``; a new kind adds its flag here): to
     refuse the name, the workbench must import those packages, and they may import torch."""
     if flag == "--only" and args[:1] == ["check"]:
         return "workbench.claims"
     if flag == "--witness" or (flag == "NAME" and args[:1] == ["construct"]):
         return "workbench.constructions"
+    if flag == "--bound":
+        return "workbench.bounds"
+    if flag == "PRESET" and args[:1] == ["sweep"]:
+        return "workbench.presets"
     return None
 
 

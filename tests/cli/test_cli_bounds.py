@@ -207,7 +207,7 @@ def test_bounds_list_shows_every_bound_and_where_it_applies(
     assert {"certified", "certified-query-values", "harmonic", "fiber"} <= set(rows)
     c = rows["certified"]
     assert (c["side"], c["status"], c["target"], c["law"], c["value_class"], c["N"],
-            c["source"]) == ("lower", "certified", "nearest", "orthonormal", "eq2", "2",
+            c["source"]) == ("lower", "certified", "nearest", "orthonormal", "eq2", [2],
                              "workbench")
     assert rows["certified-query-values"]["value_class"] == "query-dependent-values"
     assert c["has_enclosure"] is True and c["ref"].startswith("paper.md#")
@@ -225,7 +225,7 @@ def test_bounds_list_reports_a_broken_package_by_name_and_lists_the_rest(
     p = json.loads(out)
     assert code == 0
     rows = {b["name"]: b for b in p["bounds"]}
-    assert "certified" in rows and rows["narrow"]["N"] == "3"
+    assert "certified" in rows and rows["narrow"]["N"] == [3]
     assert (rows["narrow"]["status"], rows["narrow"]["law"], rows["narrow"]["value_class"],
             rows["narrow"]["spec"]) == ("conjectured", "iid", "mine", "narrow")  # its name
     assert set(p["load_errors"]) == {"broken-pkg"}
@@ -261,7 +261,7 @@ def test_bounds_lower_of_another_registered_bound(capsys: pytest.CaptureFixture[
     assert code == 0 and p["bound"] == "harmonic" and p["value"] == p["lower_bound"] == lo
     assert p["enclosure"] == [lo, hi] and (p["status"], p["law"], p["class"]) == (
         "certified", "orthonormal", "eq2")
-    assert p["N"] == 2 and p["covers_N"] == "2" and p["source"] == "workbench"
+    assert p["N"] == 2 and p["covers_N"] == [2] and p["source"] == "workbench"
     code, out, _ = _run(capsys, ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4",
                                  "--bound", "fiber"])
     assert code == 0 and "bound fiber = 0.169813" in out and "status certified" in out
@@ -275,7 +275,8 @@ def test_bounds_lower_of_a_module_function_and_a_bound_object(
     p = json.loads(out)  # a plain function: conjectured, every N, no enclosure, no d limit
     assert code == 0 and p["value"] == 0.5 and p["bound"] == "my_bounds:half"
     assert (p["status"], p["law"], p["class"], p["covers_N"]) == (
-        "conjectured", "any", "unspecified", "every N")
+        "conjectured", "any", "unspecified", None)
+    assert p["null_reasons"]["covers_N"] == "the bound covers every N"
     assert p["enclosure"] is None and "enclosure" in p["null_reasons"]
     code, out, _ = _run(capsys, ["bounds", "lower", "--d", "6", "--rank", "1", "--heads", "2",
                                  "--N", "3", "--bound", "my_bounds:NARROW", "--json"])
@@ -290,8 +291,10 @@ def test_bounds_lower_of_a_module_function_and_a_bound_object(
 
 
 @pytest.mark.parametrize("args, flag", [
-    (["--bound", "certified", "--N", "3"], "--N must lie in [2] for --bound certified"),
-    (["--bound", "harmonic", "--N", "1"], "--N must lie in [2] for --bound harmonic"),
+    (["--bound", "certified", "--N", "3"], "--N must lie in [2], the N it covers (got 3) for "
+     "--bound certified"),
+    (["--bound", "harmonic", "--N", "1"], "--N must lie in [2], the N it covers (got 1) for "
+     "--bound harmonic"),
     (["--bound", "my_bounds:NARROW"], "--N must lie in [3]"),
     (["--bound", "my_bounds:NARROW", "--N", "3", "--heads", "5"], "--heads"),
     (["--bound", "no-such-bound"], "--bound"),
@@ -311,6 +314,20 @@ def test_bounds_lower_outside_what_the_bound_covers_is_bad_input(
     code, out, err = _run(capsys, ["bounds", "lower", *sum(base.items(), ()), *args])
     assert code == 2 and out == "" and err.count("\n") == 1 and "Traceback" not in err
     assert err.startswith("error: --") and flag in err, err
+
+
+@pytest.mark.parametrize("bound", ["certified", "fiber", "my_bounds:half"])
+@pytest.mark.parametrize("args, flag", [
+    (["--d", "1"], "--d"), (["--rank", "7"], "--rank"), (["--rank", "0"], "--rank"),
+    (["--heads", "0"], "--heads"), (["--N", "0"], "--N"),
+])
+def test_a_domain_error_names_only_the_flag_out_of_range(
+        capsys: pytest.CaptureFixture[str], my_bounds: types.ModuleType, bound: str,
+        args: list[str], flag: str) -> None:
+    base = {"--d": "6", "--rank": "1", "--heads": "2", "--N": "2", args[0]: args[1]}
+    code, out, err = _run(capsys, ["bounds", "lower", *sum(base.items(), ()), "--bound", bound])
+    assert code == 2 and out == "" and err.startswith(f"error: {flag} must "), err
+    assert [f for f in ("--d", "--rank", "--heads", "--N") if f in err] == [flag], err
 
 
 def test_bounds_lower_reports_a_bound_that_crashes(capsys: pytest.CaptureFixture[str],

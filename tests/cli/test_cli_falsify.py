@@ -94,3 +94,13 @@ def test_a_module_function_bound_is_attacked_named_and_replayed(capsys) -> None:
 def test_an_unknown_bound_is_refused_naming_the_flag(capsys) -> None:
     code, _, err = run(capsys, "falsify", "--bound", "no-such-bound")
     assert code == 2 and err.count("\n") == 1 and "--bound" in err and "certified" in err
+
+
+def test_the_command_offers_the_falsifiers_attacks() -> None:
+    """One attack list, one home: ``workbench.verifiers.attacks`` (torch-free)."""
+    from workbench.commands import falsify as command
+    from workbench.verifiers import falsify
+
+    option = next(p for p in command.cli.params if p.name == "attacks")
+    assert tuple(option.type.choices) == falsify.ATTACKS
+    assert command.DEFAULT_ATTACKS is falsify.DEFAULT_ATTACKS

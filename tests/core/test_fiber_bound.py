@@ -11,6 +11,7 @@ import pytest
 
 from tests.layer_arguments import bad_layer_arguments
 from workbench.constructions.optimized import one_head_exact_error
+from workbench.core import quadrature
 from workbench.core.bounds import fiber as fb
 from workbench.core.bounds import fiber_kinks as fk
 from workbench.core.bounds import kink_brackets as kb
@@ -210,7 +211,7 @@ def _pair_difference(m: int, i: int, j: int, phi: np.ndarray) -> np.ndarray:
 def test_fiber_enclosures_hold_the_values_and_slopes(m: int, pair: tuple[int, int]) -> None:
     """Over 16 cells of [0, pi/2]: the enclosure of v_i - v_j holds the library's values, and
     the slope enclosure holds f'(phi)/sin(phi) by central differences, at 40 points a cell."""
-    _, enclose, slope = fk._pair_enclosures(m, fb._theta_rule(m), *pair)
+    _, enclose, slope = fk._pair_enclosures(m, quadrature.fiber_angle_rule(m), *pair)
     edges = np.linspace(0.0, math.pi / 2, 17)
     a, b = edges[:-1], edges[1:]
     lo, hi = enclose(a, b)
@@ -279,10 +280,8 @@ def test_one_head_error_and_its_enclosure_against_a_double_mpmath_quadrature() -
 
 
 def test_double_quadrature_check_fails_on_wrong_gauss_legendre_weights() -> None:
-    from workbench.core import quadrature
-
     quadrature._rule.cache_clear()
-    fb._theta_rule.cache_clear()
+    quadrature.fiber_angle_rule.cache_clear()
     try:
         with plant("workbench.core.quadrature:_rule",
                    mapped(lambda xw: (xw[0], xw[1] * (1 + 1e-12 * xw[0])))):
@@ -290,4 +289,4 @@ def test_double_quadrature_check_fails_on_wrong_gauss_legendre_weights() -> None
                 test_one_head_error_and_its_enclosure_against_a_double_mpmath_quadrature()
     finally:
         quadrature._rule.cache_clear()
-        fb._theta_rule.cache_clear()
+        quadrature.fiber_angle_rule.cache_clear()

@@ -5,6 +5,7 @@ the groups beside a failing one still stored. The ``tiny`` preset, one torch thr
 from __future__ import annotations
 
 import os
+import sys
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -115,8 +116,10 @@ def test_bad_jobs_name_the_argument(tmp_path: Path, kw: dict[str, Any], msg: str
         assert st.count() == 0
 
 
-def test_cli_jobs(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+def test_cli_jobs(tmp_path: Path, capsys: pytest.CaptureFixture[str],
+                  monkeypatch: pytest.MonkeyPatch) -> None:
     db = tmp_path / "cli.sqlite"
+    monkeypatch.setattr(sys.stderr, "isatty", lambda: True)  # progress lines go to a terminal
     assert main(["sweep", "tiny", "--db", str(db), "--jobs", "2", "--threads", "1"]) == 0
     err = capsys.readouterr().err
     assert err.count("(worker)") == 4  # every group of the preset, each from a worker

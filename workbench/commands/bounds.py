@@ -4,9 +4,11 @@ bound, the larger of the harmonic count and the fiber bound) and the heads the h
 implies (``heads-needed``).
 
 ``lower --bound NAME`` takes any registered bound (``workbench bounds list``) or a
-``module:function`` following ``f(d, rank, heads, N) -> float`` (docs/extending.md). Arguments
-are validated before the mathematics is imported where the bound allows it, so bad input is
-answered at once; a point outside what the bound covers (``Bound.outside``) is bad input too.
+``module:function`` following ``f(d, rank, heads, N) -> float`` (docs/extending.md). Every
+bound, the certified one too, is resolved by the registry and its arguments are checked once,
+by ``Bound.outside``, before the mathematics is imported; a point outside what the bound
+covers is bad input, naming the flag. The certified bounds then show their two parts
+(``certified_lower_bound``, the function their registered ``Bound`` computes with).
 """
 
 from __future__ import annotations
@@ -27,7 +29,7 @@ from workbench.commands._common import (
     readable_int,
 )
 from workbench.core.bounds import EQ2, QUERY_VALUES, VALUE_CLASSES  # imports nothing: fast
-from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
+from workbench.core.validation import check_dim, check_float, check_int, check_rank
 
 CLASS_TEXT = {
     "eq2": "Eq. 2 models: one fixed value map M_h per head (count D'_l; fiber: H values)",
@@ -39,7 +41,7 @@ MAX_D = 2048  # answers within seconds; beyond, the exact binomial tables take m
 CERTIFIED = {"certified": EQ2, "certified-query-values": QUERY_VALUES}
 LIST_GROUP = "workbench.bounds:"  # the keys of workbench.plugins.LOAD_ERRORS for bounds
 LIST_COLUMNS = (("name", "name"), ("side", "side"), ("status", "status"), ("target", "target"),
-                ("law", "law"), ("class", "value_class"), ("N", "N"), ("source", "source"))
+                ("law", "law"), ("class", "value_class"), ("N", "N_text"), ("source", "source"))
 # the law of the keys the certified bound covers: proved on D_2, transferred to i.i.d. keys at N = 2
 # (docs/derivations/iid_transfer.md)
 POINTS_TEXT = {
@@ -164,23 +166,32 @@ def lower(
             raise ValueError("--points iid applies to the certified bounds only ("
                              f"{', '.join(CERTIFIED)}; got --bound {bound}): the i.i.d. "
                              "transfer is proved for them")
-        _lower_other(bound, d, rank, heads, N, max_degree, value_class if class_given else None,
-                     as_json)
-        return
-    if bound != "certified":  # certified-query-values: its class is fixed
+        if max_degree is not None:
+            raise ValueError(f"--max-degree applies to --bound certified only (got --bound "
+                             f"{bound})")
+    elif bound != "certified":  # certified-query-values: its class is fixed
         if class_given and value_class != CERTIFIED[bound]:
             raise ValueError(f"--class must be {CERTIFIED[bound]} for --bound {bound} (got "
                              f"{value_class}); --bound certified --class {value_class} is that "
                              "bound")
         value_class = CERTIFIED[bound]
-    d, rank = _check_common(d, rank, max_degree)
-    check_heads(heads, "--heads")
-    N = check_int("--N", N, lo=1)
+    name = bound if bound not in CERTIFIED else next(
+        k for k, vc in CERTIFIED.items() if vc == value_class)
+    b = _resolve(name)  # every bound, built-in or plug-in, through the registry
+    if bound not in CERTIFIED and class_given:
+        raise ValueError(f"--class applies to --bound certified only (--bound {bound} has the "
+                         f"class {b.value_class})")
+    if b.source == "workbench":
+        check_int("--d", d, lo=2, hi=MAX_D)
     if points == "iid" and N != 2:
         raise ValueError(f"--N must be 2 with --points iid (the i.i.d. transfer of the certified "
                          f"bound is proved for N = 2 only; got --N {N})")
-    name = next(k for k, vc in CERTIFIED.items() if vc == value_class)
-    _check_covered(_resolve(name), name, d, rank, heads, N)
+    _check_covered(b, name, d, rank, heads, N)  # the one check of (d, rank, heads, N)
+    if name not in CERTIFIED:
+        _lower_other(b, name, d, rank, heads, N, as_json)
+        return
+    if max_degree is not None:
+        check_int("--max-degree", max_degree, lo=1, hi=20001)
     from workbench.core.bounds.certified import certified_lower_bound
 
     cb = certified_lower_bound(d, rank, heads, value_class, max_degree=max_degree)
@@ -227,41 +238,35 @@ def _resolve(spec: str) -> Any:
         raise ValueError(f"--bound: {e}") from None
 
 
+FLAGS = {"d": "--d", "rank": "--rank", "heads": "--heads", "N": "--N"}  # Bound's argument names
+
+
+def _point_error(why: str, spec: str, d: int, rank: int, heads: int, N: int) -> ValueError:
+    """Bad input for a point a bound does not cover: the flag, when ``why`` starts with an
+    argument's name (``Bound.outside``), else the whole point."""
+    arg = why.split(" ", 1)[0]
+    if arg in FLAGS:
+        return ValueError(f"{FLAGS[arg]}{why[len(arg):]} for --bound {spec}")
+    return ValueError(f"--bound {spec} does not cover d={d}, rank={rank}, heads={heads}, N={N} "
+                      f"(--d, --rank, --heads, --N): {why}")
+
+
 def _check_covered(b: Any, spec: str, d: int, rank: int, heads: int, N: int) -> None:
     """Bad input (naming the flag) when ``(d, rank, heads, N)`` is outside what ``b`` covers."""
     why = b.outside(d, rank, heads, N)
-    if why is None:
-        return
-    if b.N is not None and N not in b.N:
-        raise ValueError(f"--N must lie in {list(b.N)} for --bound {spec} (the N it covers; "
-                         f"got {N})")
-    raise ValueError(f"--d, --rank, --heads, --N: the point d={d}, rank={rank}, heads={heads}, "
-                     f"N={N} is outside what --bound {spec} covers: {why}")
+    if why is not None:
+        raise _point_error(why, spec, d, rank, heads, N)
 
 
-def _lower_other(spec: str, d: int, rank: int, heads: int, N: int, max_degree: int | None,
-                 value_class: str | None, as_json: bool) -> None:
-    """``bounds lower --bound NAME`` for a bound other than the certified one: its value, its
-    enclosure where it has one, and which bound it is."""
-    d = check_int("--d", d, lo=2)
-    rank = check_rank(rank, d, "--rank")
-    check_heads(heads, "--heads")
-    N = check_int("--N", N, lo=1)
-    if max_degree is not None:
-        raise ValueError(f"--max-degree applies to --bound certified only (got --bound {spec})")
-    b = _resolve(spec)
-    if value_class is not None:
-        raise ValueError(f"--class applies to --bound certified only (--bound {spec} has the "
-                         f"class {b.value_class})")
-    if b.source == "workbench":
-        check_int("--d", d, lo=2, hi=MAX_D)
-    _check_covered(b, spec, d, rank, heads, N)
+def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
+                 as_json: bool) -> None:
+    """``bounds lower --bound NAME`` for a bound other than the certified one, on a point it
+    covers: its value, its enclosure where it has one, and which bound it is."""
     try:
         value = b(d, rank, heads, N)
         enclosure = list(b.interval(d, rank, heads, N)) if b.enclosure is not None else None
     except ValueError as e:
-        raise ValueError(f"--d, --rank, --heads, --N: --bound {spec} refused d={d}, rank={rank}, "
-                         f"heads={heads}, N={N}: {e}") from None
+        raise _point_error(str(e), spec, d, rank, heads, N) from None
     except Exception as e:  # the bound's own code failed: not bad input
         raise CheckFailed(f"--bound {spec} failed at d={d}, rank={rank}, heads={heads}, N={N}: "
                           f"{type(e).__name__}: {e}") from None
@@ -275,6 +280,8 @@ def _lower_other(spec: str, d: int, rank: int, heads: int, N: int, max_degree: i
         "error_meaning": ERROR_MEANING,
     }
     reasons = {}
+    if b.N is None:
+        reasons["covers_N"] = "the bound covers every N"
     if enclosure is None:
         reasons["enclosure"] = f"--bound {spec} gives a value only, no rigorous enclosure"
     if b.side != "lower":
@@ -295,7 +302,7 @@ def _human_other(p: dict[str, Any]) -> str:
         "  enclosure: " + ("none (the bound gives a value only)" if p["enclosure"] is None else
                            f"[{p['enclosure'][0]:.17g}, {p['enclosure'][1]:.17g}]"),
         f"  which bound: status {p['status']}, target {p['target']}, law of the keys "
-        f"{p['law']}, value class {p['class']}, covers N = {p['covers_N']}",
+        f"{p['law']}, value class {p['class']}, covers N = {p['bound_info']['N_text']}",
         f"  {proved}",
     ]
     if p["description"]:

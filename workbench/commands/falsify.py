@@ -28,9 +28,8 @@ from workbench.commands._common import (
     progress_bar,
 )
 from workbench.core.validation import check_float, check_int
+from workbench.verifiers.attacks import ATTACKS, DEFAULT_ATTACKS  # the falsifier's, torch-free
 
-ATTACKS = ("train", "generalized", "random_features")  # workbench.verifiers.falsify.ATTACKS
-DEFAULT_ATTACKS = ("generalized", "train")  # workbench.verifiers.falsify.DEFAULT_ATTACKS
 REPLAY_FIELDS = ("d", "r", "H", "N", "attack", "seed", "steps", "lr", "batch", "eval_samples",
                  "level", "eval_seed")
 MAX_BUDGET = 1000

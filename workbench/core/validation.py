@@ -69,11 +69,12 @@ def check_points(n: object, name: str = "N") -> int:
     return check_int(name, n, lo=1)
 
 
-def check_layer(d: object, r: object, H: object) -> tuple[int, int, int]:
+def check_layer(d: object, r: object, H: object,
+                names: tuple[str, str, str] = ("d", "r", "H")) -> tuple[int, int, int]:
     """``(d, r, H)`` of H heads of rank r on R^d: :func:`check_dim`, :func:`check_rank` and
-    :func:`check_heads`, in that order."""
-    d = check_dim(d)
-    return d, check_rank(r, d), check_heads(H)
+    :func:`check_heads`, in that order (errors say ``names``)."""
+    d = check_dim(d, names[0])
+    return d, check_rank(r, d, names[1]), check_heads(H, names[2])
 
 
 def check_key_rank(r: object, d: int, name: str = "r") -> int:

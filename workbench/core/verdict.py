@@ -62,3 +62,9 @@ def decide(
         if resolution is None or half > resolution:
             return "inconclusive"  # too wide to confirm equality at the stated resolution
     return "holds"
+
+
+def percent(level: float) -> str:
+    """``95%``, ``99.9%``, ``99.998%``: enough decimals to tell the level from 100 %."""
+    decimals = max(0, math.ceil(-math.log10(1 - level)) - 2) if level < 1 else 0
+    return f"{level * 100:.{decimals}f}%"

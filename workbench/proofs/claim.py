@@ -20,7 +20,7 @@ from typing import Any, TypeVar
 
 from workbench.core.intervals import INTERVALS as STATISTICAL_INTERVALS
 from workbench.core.intervals import Estimate
-from workbench.core.verdict import RELATIONS, decide
+from workbench.core.verdict import RELATIONS, decide, percent
 
 METHODS: tuple[str, ...] = ("exact", "interval", "identity", "monte_carlo", "trained", "solved")
 KINDS: tuple[str, ...] = ("fact", "lemma", "theorem", "remark", "conjecture", "experiment")
@@ -179,12 +179,13 @@ def _finite(x: Any) -> bool:
 
 
 def _stated_bound(v: Any, b: Any, rel: str) -> tuple[Any, Any, str]:
-    """``(value, bound, symbol)`` as the claim states it: a bound one ulp past a shorter number
-    (``>= math.ulp(0.0)``, ``>= nextafter(eps, inf)``) is the strict ``> 0``, ``> eps``."""
-    if rel in _STRICT and _finite(b):
-        shorter = math.nextafter(float(b), -math.inf if rel == ">=" else math.inf)
-        if len(repr(shorter)) <= len(repr(float(b))) - 4 or (shorter == 0 and b != 0):
-            return v, shorter, _STRICT[rel]
+    """``(value, bound, symbol)`` as the claim states it: the relation as written, except that
+    ``>= math.ulp(0.0)`` (``<= -math.ulp(0.0)``), the one way to write ``> 0`` (``< 0``), reads
+    so. A bound that merely lies one ulp past a shorter number (``0.1 + 0.31``) keeps its
+    relation."""
+    if rel in _STRICT and _finite(b) and b != 0:
+        if math.nextafter(float(b), -math.inf if rel == ">=" else math.inf) == 0:
+            return v, 0.0, _STRICT[rel]
     return v, b, _SYMBOL[rel]
 
 
@@ -201,7 +202,7 @@ def describe_evidence(e: dict[str, Any]) -> str:
     ci_s = f" [{_g(ci[0])}, {_g(ci[1])}]" if ci else ""
     if ci and lvl:
         kind = "quadrature" if e.get("interval") == "quadrature" else "enclosure"
-        ci_s += f" ({_percent(float(lvl))} CI)" if float(lvl) < 1 else f" ({kind})"
+        ci_s += f" ({percent(float(lvl))} CI)" if float(lvl) < 1 else f" ({kind})"
     rel = e["relation"]
     v, b, sym = _stated_bound(e["value"], e["bound"], rel)
     bci = e.get("bound_ci")
@@ -226,12 +227,6 @@ def describe_evidence(e: dict[str, Any]) -> str:
 
 
 _WITHIN = " (within the tolerance)"
-
-
-def _percent(level: float) -> str:
-    """``95%``, ``99.9%``, ``99.998%``: enough decimals to tell the level from 100 %."""
-    decimals = max(0, math.ceil(-math.log10(1 - level)) - 2) if level < 1 else 0
-    return f"{level * 100:.{decimals}f}%"
 
 
 def _margin(v: Any, b: Any, rel: str) -> str:
@@ -292,6 +287,9 @@ class Claim:
             raise ValueError(f"kind must be one of {KINDS} (got {self.kind!r})")
         if self.mark and self.mark not in MARKS:
             raise ValueError(f"mark must be one of {MARKS} (got {self.mark!r})")
+
+
+REGISTRY: dict[str, Claim] = {}  # every registered claim by id (workbench.proofs.registry.claim)
 
 
 def combine(evidence: list[Evidence], kind: str) -> str:

@@ -14,18 +14,9 @@ from typing import Any
 
 import networkx as nx
 
+from workbench.proofs import graph_figure
 from workbench.proofs.claim import Claim
-
-COLOURS: dict[str, str] = {
-    "holds": "#4caf50", "violated": "#e53935", "inconclusive": "#fbc02d",
-    "unsupported": "#8e24aa", "skipped": "#9e9e9e", "error": "#795548",
-}
-NO_VERDICT = "#e0e0e0"
-
-
-def colour(verdict: str | None) -> str:
-    return COLOURS.get(verdict or "", NO_VERDICT)
-
+from workbench.proofs.graph_figure import colour  # the verdict colours are the figure's
 
 FORMATS: tuple[str, ...] = ("json", "dot", "png", "svg")
 
@@ -81,6 +72,4 @@ def draw(g: nx.DiGraph, path: str | os.PathLike[str],
              verdicts: Mapping[str, str] | None = None) -> tuple[int, int]:
     """Draw ``g`` (a layered, deterministic layout: ``graph_figure``) to ``path``, a ``.png``
     or ``.svg`` file; the picture's ``(width, height)`` in pixels."""
-    from workbench.proofs.graph_figure import draw
-
-    return draw(g, path, verdicts)
+    return graph_figure.draw(g, path, verdicts)

@@ -21,6 +21,17 @@ import networkx as nx
 
 from workbench.verifiers import figure_style as style
 
+COLOURS: dict[str, str] = {
+    "holds": "#4caf50", "violated": "#e53935", "inconclusive": "#fbc02d",
+    "unsupported": "#8e24aa", "skipped": "#9e9e9e", "error": "#795548",
+}
+NO_VERDICT = "#e0e0e0"
+
+
+def colour(verdict: str | None) -> str:
+    return COLOURS.get(verdict or "", NO_VERDICT)
+
+
 SHAPES: dict[str, str] = {"fact": "s", "lemma": "o", "theorem": "D", "remark": "p",
                           "conjecture": "*", "experiment": "^"}
 FONT = 12  # points: the claim ids
@@ -90,7 +101,6 @@ def figure(g: nx.DiGraph, verdicts: Mapping[str, str] | None = None) -> Any:
     from matplotlib.lines import Line2D
     from matplotlib.patches import FancyArrowPatch
 
-    from workbench.proofs.graph import COLOURS, NO_VERDICT, colour
 
     plt = style.pyplot()
     v = verdicts or {}

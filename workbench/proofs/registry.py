@@ -19,11 +19,11 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping
 from importlib.metadata import entry_points
 
+from workbench.proofs.claim import REGISTRY as _REGISTRY  # the table workers look claims up in
 from workbench.proofs.claim import CheckContext, CheckFn, Claim, Evidence
 from workbench.proofs.runner import ClaimResult, run_ordered
 from workbench.proofs.workers import ClaimPool
 
-_REGISTRY: dict[str, Claim] = {}
 LOAD_ERRORS: dict[str, str] = {}  # entry-point name -> why its claims could not be loaded
 BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.setting",

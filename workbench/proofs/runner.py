@@ -23,8 +23,6 @@ for spawned workers) makes the whole run serial.
 from __future__ import annotations
 
 import os
-import time
-import traceback
 from collections.abc import Callable, Mapping
 from concurrent.futures import FIRST_COMPLETED, Future, wait
 from contextlib import nullcontext
@@ -32,9 +30,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.proofs.claim import CheckContext, Claim, Evidence, combine
-from workbench.proofs.workers import ClaimPool, Measured, claim_pool
-
-CLAIM_THREADS = 1  # torch threads per claim, in every process (see the module note)
+from workbench.proofs.workers import CLAIM_THREADS, ClaimPool, Measured, claim_pool, measure
 
 
 def reproducible_blas() -> None:
@@ -72,16 +68,6 @@ class ClaimResult:
             "reason": self.reason,
             "evidence": [e.to_dict() for e in self.evidence],
         }
-
-
-def measure(check: Callable[[CheckContext], list[Evidence]], ctx: CheckContext) -> Measured:
-    """``check(ctx)``: its evidence, the message of what it raised (or None), its seconds."""
-    t0 = time.perf_counter()
-    try:
-        return list(check(ctx)), None, time.perf_counter() - t0
-    except Exception as e:  # a crashing check is reported, never hidden
-        msg = traceback.format_exception_only(type(e), e)[-1].strip()
-        return [], msg, time.perf_counter() - t0
 
 
 def judged(c: Claim, evidence: list[Evidence], error: str | None, seconds: float,

@@ -1,5 +1,6 @@
 """Worker processes for ``workbench check --jobs N`` (the runner, ``workbench.proofs.runner``,
-decides what runs when; this module only starts the workers and hands them claims).
+decides what runs when; this module starts the workers, hands them claims, and measures a
+check the same way in any process: ``measure``, with ``CLAIM_THREADS`` torch threads).
 
 On a Linux CPU run the workers are forked from the process that loaded the claims: they start at
 once, inherit every claim (one made at run time too) and freeze what they inherited. Elsewhere,
@@ -14,15 +15,28 @@ import importlib
 import importlib.util
 import multiprocessing
 import os
-from collections.abc import Iterator, Mapping
+import time
+import traceback
+from collections.abc import Callable, Iterator, Mapping
 from concurrent.futures import Future, ProcessPoolExecutor
 from contextlib import contextmanager
 from dataclasses import dataclass
 
-from workbench.proofs.claim import CheckContext, Claim, Evidence
+from workbench.proofs.claim import REGISTRY, CheckContext, Claim, Evidence
 from workbench.verifiers.processes import can_fork
 
 Measured = tuple[list[Evidence], str | None, float]  # evidence, error message, seconds
+CLAIM_THREADS = 1  # torch threads per claim, in every process (workbench.proofs.runner's note)
+
+
+def measure(check: Callable[[CheckContext], list[Evidence]], ctx: CheckContext) -> Measured:
+    """``check(ctx)``: its evidence, the message of what it raised (or None), its seconds."""
+    t0 = time.perf_counter()
+    try:
+        return list(check(ctx)), None, time.perf_counter() - t0
+    except Exception as e:  # a crashing check is reported, never hidden
+        msg = traceback.format_exception_only(type(e), e)[-1].strip()
+        return [], msg, time.perf_counter() - t0
 
 
 @dataclass
@@ -52,8 +66,6 @@ def claim_pool(jobs: int, claims: Mapping[str, Claim], device: str) -> Iterator[
     """``jobs`` worker processes, started now. Forked ones (:func:`can_fork`) are created
     before this returns, from a process with no other thread yet, and inherit ``claims``;
     spawned ones import each claim's module when they run it."""
-    from workbench.proofs.runner import CLAIM_THREADS
-
     forked = can_fork(device, CLAIM_THREADS)
     if forked:
         _INHERITED.clear()
@@ -73,9 +85,7 @@ def claim_pool(jobs: int, claims: Mapping[str, Claim], device: str) -> Iterator[
 
 def _importable(c: Claim) -> bool:
     """Whether a worker process re-creates ``c`` by importing its module."""
-    from workbench.proofs import registry
-
-    if not c.module or c.module == "__main__" or registry._REGISTRY.get(c.id) is not c:
+    if not c.module or c.module == "__main__" or REGISTRY.get(c.id) is not c:
         return False
     try:
         return importlib.util.find_spec(c.module) is not None
@@ -98,16 +108,11 @@ def _init_worker(threads: int, forked: bool) -> None:
 
 def _run_inherited(claim_id: str, ctx: CheckContext) -> Measured:
     """In a forked worker: measure a claim this process inherited."""
-    from workbench.proofs.runner import measure
-
     return measure(_INHERITED[claim_id].check, ctx)
 
 
 def _run_in_worker(module: str, claim_id: str, ctx: CheckContext) -> Measured:
     """In a spawned worker: import the claim's module (which registers it) and measure its
     check."""
-    from workbench.proofs import registry
-    from workbench.proofs.runner import measure
-
     importlib.import_module(module)
-    return measure(registry._REGISTRY[claim_id].check, ctx)
+    return measure(REGISTRY[claim_id].check, ctx)

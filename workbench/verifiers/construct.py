@@ -34,7 +34,7 @@ import torch
 from workbench.constructions._montecarlo import ClaimedError, model_error
 from workbench.core.intervals import Estimate, bonferroni_level, student_t, z_value
 from workbench.core.targets import nearest_neighbour
-from workbench.core.verdict import VERDICT_LEVEL, decide
+from workbench.core.verdict import VERDICT_LEVEL, decide, percent
 from workbench.verifiers.resources import as_terms, check_fits, size_values
 
 __all__ = ["EVAL_SEED_OFFSET", "Built", "as_forward", "normalise", "normalise_claimed",
@@ -118,6 +118,18 @@ def verdict(measured: Estimate, claim: ClaimedError, resolution: float) -> str:
                   resolution=resolution)
 
 
+def inconclusive_reason(measured: Estimate, claim: ClaimedError, resolution: float,
+                        how: str) -> str:
+    """Why ``verdict(measured, claim, resolution)`` is ``inconclusive``, in one sentence."""
+    iv = f"[{measured.lo:.4g}, {measured.hi:.4g}] ({percent(measured.level)} CI, {how})"
+    b = f"{claim.lo:.4g}" if claim.lo == claim.hi else f"[{claim.lo:.4g}, {claim.hi:.4g}]"
+    if claim.relation == "==" and (measured.lo <= claim.hi and measured.hi >= claim.lo):
+        return (f"the measured interval {iv} is wider than the resolution {resolution:g} an "
+                f"== claim must resolve (--resolution; more --eval-samples or --seeds narrow it)")
+    return (f"the measured interval {iv} straddles the claimed {claim.relation} {b} "
+            "(more --eval-samples or --seeds narrow it)")
+
+
 def run_construction(
     name: str,
     build: Callable[[int], Any],
@@ -164,6 +176,9 @@ def run_construction(
                                "claimed": built.claimed.to_dict(), **built.meta}
         if not ensemble:  # the claim is about this very model
             run["verdict"] = verdict(est, built.claimed, resolution)
+            if run["verdict"] == "inconclusive":
+                run["reason"] = inconclusive_reason(est, built.claimed, resolution,
+                                                    f"{est.method}, seed {s}")
             outcome = min(outcome, run["verdict"], key=ORDER.index)
         runs.append(run)
         claims.append(built.claimed)
@@ -172,6 +187,7 @@ def run_construction(
         pool = student_t(means, level=level)
         outcome = verdict(pool, claims[0], resolution)
         how = f"Student-t over {seeds} independent draws"
+        reason = inconclusive_reason(pool, claims[0], resolution, how)
     else:
         ses = [r["measured"]["std"] / math.sqrt(r["measured"]["n"]) for r in runs]
         se = math.sqrt(sum(x * x for x in ses)) / seeds
@@ -179,6 +195,7 @@ def run_construction(
         zz = z_value(level)
         pool = Estimate(m, m - zz * se, m + zz * se, level, n, se * math.sqrt(n), "normal")
         how = f"normal, {n} samples"
+        reason = next((r["reason"] for r in runs if "reason" in r), "")  # the first seed's
     claimed = claims[0].to_dict() if len(claims) == 1 or ensemble else {
         "value": sum(c.value for c in claims) / seeds, "relation": claims[0].relation,
         "method": claims[0].method, "statement": claims[0].statement}
@@ -188,6 +205,7 @@ def run_construction(
         "measured_error": {**pool.to_dict(), "interval": how},
         "claimed_error": claimed,
         "verdict": outcome,
+        "reason": reason if outcome == "inconclusive" else None,  # why, when inconclusive
         "level": level,
         "resolution": resolution,
         "runs": runs,

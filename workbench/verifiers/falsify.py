@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 from workbench.core.intervals import Estimate
 from workbench.core.validation import check_choice, check_float, check_int
+from workbench.verifiers.attacks import ATTACKS, DEFAULT_ATTACKS
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import ModelSpec, TrainConfig, derive_seed, train
@@ -29,9 +30,6 @@ from workbench.verifiers.train import ModelSpec, TrainConfig, derive_seed, train
 if TYPE_CHECKING:
     from hypothesis import strategies as st
 
-ATTACKS: tuple[str, ...] = ("train", "generalized", "random_features")
-# Eq. 2 models with full value maps and learned (MLP) scores first: the class the bounds cover
-DEFAULT_ATTACKS: tuple[str, ...] = ("generalized", "train")
 BoundLike = Callable[[int, int, int, int], Any]
 
 

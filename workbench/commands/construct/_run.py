@@ -31,6 +31,7 @@ from workbench.core.validation import (
     check_orthonormal_keys,
     check_points,
 )
+from workbench.core.verdict import percent
 
 POINTS = ("orthonormal", "iid")  # workbench.core.sphere.POINT_LAWS
 
@@ -53,9 +54,9 @@ def _human(p: dict[str, Any]) -> str:
         "params: " + ", ".join(f"{k}={v}" for k, v in p["params"].items()),
         ERROR_MEANING,
         f"measured error: {m['mean']:.6g}  CI [{m['lo']:.6g}, {m['hi']:.6g}] "
-        f"({m['level']:.0%} CI, {m['interval']})",
+        f"({percent(m['level'])} CI, {m['interval']})",
         f"claimed error: {c['relation']} {c['value']:.6g}  ({c['method']}; {c['statement']})",
-        f"verdict: {p['verdict']}",
+        f"verdict: {p['verdict']}" + (f" ({p['reason']})" if p.get("reason") else ""),
     ]
     return "\n".join(lines)
 

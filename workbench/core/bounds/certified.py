@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from workbench.core.bounds import EQ2
-from workbench.core.bounds.fiber import FiberBound, fiber_bound
-from workbench.core.bounds.harmonic import HarmonicBound, harmonic_bound
+from workbench.core.bounds import EQ2, VALUE_CLASSES
+from workbench.core.bounds.fiber import FiberBound, trusted_fiber_bound
+from workbench.core.bounds.harmonic import TAIL_TOL, HarmonicBound, trusted_harmonic_bound
+from workbench.core.validation import check_choice, check_layer
 
 __all__ = ["CertifiedBound", "certified_lower_bound"]
 
@@ -46,6 +47,8 @@ def certified_lower_bound(
     d: int, r: int, H: int, value_class: str = EQ2, *, max_degree: int | None = None
 ) -> CertifiedBound:
     """``max(harmonic count, fiber bound)`` for the class; ``max_degree`` truncates the
-    harmonic count."""
-    harmonic = harmonic_bound(d, r, H, max_degree=max_degree, value_class=value_class)
-    return CertifiedBound(harmonic, fiber_bound(d, r, H, value_class))
+    harmonic count. The arguments are checked here, once, for both parts."""
+    d, r, H = check_layer(d, r, H)
+    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
+    return CertifiedBound(trusted_harmonic_bound(d, r, H, max_degree, TAIL_TOL, value_class),
+                          trusted_fiber_bound(d, r, H, value_class))

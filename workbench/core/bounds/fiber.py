@@ -38,14 +38,14 @@ import numpy as np
 
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.bounds.fiber_kinks import crossing_brackets
-from workbench.core.quadrature import beta_function, gauss_legendre
+from workbench.core.quadrature import beta_function, fiber_angle_rule, gauss_legendre
 from workbench.core.validation import (
     check_choice,
     check_dim,
     check_float,
-    check_heads,
     check_int,
     check_key_rank,
+    check_layer,
 )
 
 __all__ = [
@@ -57,7 +57,6 @@ __all__ = [
     "one_head_error",
 ]
 
-_THETA_NODES = 400  # Gauss-Legendre nodes in the fiber angle (agrees with mpmath to 1e-14)
 _PHI_NODES = 96  # Gauss-Legendre nodes per smooth piece of the outer integral (checked at 2x)
 _PAD = 10.0  # the enclosure pads the two-order quadrature difference by this factor
 
@@ -75,18 +74,6 @@ class FiberBound:
     method: str
 
 
-@lru_cache(maxsize=8)
-def _theta_rule(m: int) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """Nodes theta in [0, pi], weights with sin^{m-2} theta / B(1/2, (m-1)/2), and the three
-    normalised Legendre polynomials of S^{m-1} at cos theta."""
-    x, w = gauss_legendre(_THETA_NODES)
-    th = (x + 1) * math.pi / 2
-    wt = w * math.pi / 2 * np.sin(th) ** (m - 2) / beta_function(0.5, (m - 1) / 2)
-    t = np.cos(th)
-    P = np.stack([np.ones_like(t), t, (m * t * t - 1) / (m - 1)])
-    return th, wt, P
-
-
 def _eigen(m: int, c: np.ndarray) -> np.ndarray:
     """``(3, len(c))`` Funk-Hecke eigenvalues. With ``cos phi = c + (1-c) cos theta``,
     ``sin(phi/2) = rho sin(theta/2)``, so the kernel is ``1 - (4/pi) arcsin(rho sin(theta/2))``:
@@ -96,7 +83,7 @@ def _eigen(m: int, c: np.ndarray) -> np.ndarray:
     if m == 1:  # the fiber is two points +-rho: degrees 0 and 1 only
         lo = (2 / math.pi) * np.arcsin(np.clip(2 * c - 1, -1.0, 1.0))
         return np.stack([(1 + lo) / 2, (1 - lo) / 2, np.zeros_like(c)])
-    th, wt, P = _theta_rule(m)
+    th, wt, P = fiber_angle_rule(m)
     kern = 1 - (4 / math.pi) * np.arcsin(np.clip(rho[:, None] * np.sin(th / 2), 0.0, 1.0))
     return np.einsum("ct,kt->kc", kern * wt, P)
 
@@ -220,10 +207,13 @@ def fiber_bound(d: int, r: int, H: int, value_class: str = EQ2) -> FiberBound:
     ``"query-dependent-values"``: value maps ``M_h(y)``, the sum of *all* fiber values (the
     trace; it no longer depends on H). Zero when ``H r >= d``: the keys then see every direction.
     """
-    d = check_dim(d)
-    r = check_key_rank(r, d)
-    H = check_heads(H)
-    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
+    d, r, H = check_layer(d, r, H)
+    return trusted_fiber_bound(d, r, H, check_choice("value_class", value_class, VALUE_CLASSES))
+
+
+def trusted_fiber_bound(d: int, r: int, H: int, value_class: str) -> FiberBound:
+    """:func:`fiber_bound` on arguments already checked (``certified_lower_bound`` checks them
+    once for both of its parts)."""
     r_star = min(H * r, d)
     if r_star >= d:
         return FiberBound(d, r, H, r_star, 0.0, (0.0, 0.0), "arithmetic: H r >= d gives 0")

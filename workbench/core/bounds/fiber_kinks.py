@@ -20,6 +20,7 @@ from functools import lru_cache
 import numpy as np
 
 from workbench.core.bounds.kink_brackets import Enclosure, bracket_sign_changes
+from workbench.core.quadrature import fiber_angle_rule
 
 __all__ = ["crossing_brackets"]
 
@@ -88,9 +89,7 @@ def _pair_enclosures(
 
 @lru_cache(maxsize=64)
 def _brackets(m: int, cells: int) -> tuple[tuple[int, int, float, float], ...]:
-    from workbench.core.bounds.fiber import _theta_rule  # the rule the quadrature uses
-
-    rule = _theta_rule(m)
+    rule = fiber_angle_rule(m)  # the rule the fiber bound's quadrature uses
     grid = np.linspace(0.0, math.pi / 2, cells + 1)
     out = []
     for i, j in ((0, 1), (0, 2), (1, 2)):

@@ -222,7 +222,13 @@ def harmonic_bound(
     """
     d, r, H = check_layer(d, r, H)
     tol = check_float("tol", tol, lo=0.0, lo_open=True)
-    value_class = _check_class(value_class)
+    return trusted_harmonic_bound(d, r, H, max_degree, tol, _check_class(value_class))
+
+
+def trusted_harmonic_bound(d: int, r: int, H: int, max_degree: int | None, tol: float,
+                           value_class: str) -> HarmonicBound:
+    """:func:`harmonic_bound` on ``(d, r, H)``, ``tol`` and ``value_class`` already checked
+    (``certified_lower_bound`` checks them once for both of its parts)."""
     L = _resolve_degree(d, max_degree, tol, value_class)
     tail = _tail_bound(d, L)
     if r >= d - 1:

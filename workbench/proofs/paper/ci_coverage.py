@@ -14,6 +14,8 @@ The claims' families of intervals get their joint level from ``bonferroni_level`
 level is checked exactly: ``m`` intervals at level ``1 - alpha`` fail jointly with probability at
 most ``m alpha`` (the union bound), so ``m (1 - bonferroni_level(m))`` must equal ``1 - family``
 (larger: the family is under-covered; smaller: power is wasted).
+
+Its test: ``tests/claims/test_ci_coverage.py``.
 """
 
 from __future__ import annotations

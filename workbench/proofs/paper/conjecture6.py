@@ -10,6 +10,8 @@ A conjecture collects evidence only; it is never marked ``holds``. The evidence 
 - at a fixed number of votes per pair, the measured error of the constructed model (fresh
   samples) grows with N (part of this is that a wrong pick costs more on average as N grows);
 - the measured error, pooled over head draws, stays below the construction's claimed union bound.
+
+Its test: ``tests/claims/test_conjecture6.py``.
 """
 
 from __future__ import annotations

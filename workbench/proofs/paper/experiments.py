@@ -4,6 +4,8 @@ harmonic count and the fiber bound; docs/paper.md, "The certified lower bound fo
 
 Held-out errors come from the trainer's own fresh held-out stream (never training data); every
 comparison is decided beyond the confidence intervals involved.
+
+Its test: ``tests/claims/test_experiments.py``.
 """
 
 from __future__ import annotations

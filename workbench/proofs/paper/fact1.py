@@ -3,6 +3,8 @@
 The head is the construction's model (``workbench.constructions.full_rank``); the checks compare it
 with independent computations: the core targets, fresh Monte Carlo samples drawn by the verifiers
 (``verifiers.estimate_error``), and the construction's own claimed error.
+
+Its test: ``tests/claims/test_fact1.py``.
 """
 
 from __future__ import annotations

@@ -10,6 +10,8 @@ Every check compares the library (``core.harmonics``) with an *independent* comp
   (not the library's ratio recurrence).
 
 The kernels of rank-1 hardmax heads built on them are ``workbench.proofs.paper.kernels``.
+
+Its test: ``tests/claims/test_harmonics.py``.
 """
 
 from __future__ import annotations

@@ -5,6 +5,8 @@ Lemmas H2-H4): the agreement kernel ``C``, the head-target agreement ``b`` and t
 The library (``core.head_kernels``) is compared with Monte Carlo on ``D_2`` (exact binomial
 intervals for the probabilities, CLT for the error; Bonferroni-corrected so that the claim's family
 of intervals has level 99.9%), and its closed forms for ``b`` with the Gegenbauer series.
+
+Its test: ``tests/claims/test_kernels.py``.
 """
 
 from __future__ import annotations

@@ -12,6 +12,8 @@ error (CI) against the conclusion, ``err >= B(d, r, H)`` (the certified bound of
 ``thm3.low_rank_lower``), with the norm quantity and whether the hypothesis holds in the params.
 The derived bound for N = 2 needs no norm condition, so models outside the hypothesis are
 compared too; their evidence says so.
+
+Its test: ``tests/claims/test_remark4.py``.
 """
 
 from __future__ import annotations

@@ -8,6 +8,8 @@ is then decided beyond both held-out CIs (Bonferroni over the claim's comparison
 - ``--scale quick``: small grids of a few seconds (d = 8 for the ranks, 300 steps; d = 4 for N,
   250 steps; batch 128, two seeds).
 - ``--scale full``: the ``quick`` scale of the ``fig2`` and ``vary_n`` presets.
+
+Its test: ``tests/claims/test_section7.py``.
 """
 
 from __future__ import annotations

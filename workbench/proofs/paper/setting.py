@@ -1,5 +1,8 @@
 """Claims about the setting (docs/paper.md, "The setting"): the samplers' laws and the attention
-classes."""
+classes.
+
+Its test: ``tests/claims/test_setting.py``.
+"""
 
 from __future__ import annotations
 

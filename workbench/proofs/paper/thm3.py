@@ -14,6 +14,8 @@ on every sample, and the measured error against the claimed mean bound, decided 
 intervals).
 Only the upper side is checked here: the rank-r lower side is ``thm3.low_rank_lower``.
 It is registered as a lemma because it checks one half of the theorem under a reading.
+
+Its test: ``tests/claims/test_thm3.py``.
 """
 
 from __future__ import annotations

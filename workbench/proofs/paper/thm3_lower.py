@@ -17,6 +17,8 @@ are recorded by ``remark4.norm_condition``. Evidence:
 - full rank (``r >= d - 1``) gives ``B = 0``, as the upper side's construction requires;
 - the degrees summed carry most of the target's energy (the truncation is not what keeps the
   bound up: dropped degrees only lower it).
+
+Its test: ``tests/claims/test_thm3_lower.py``.
 """
 
 from __future__ import annotations

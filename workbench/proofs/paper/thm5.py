@@ -20,6 +20,8 @@ The checks compare it with
   ``E exp(-a t^2) <= E exp(-a G_1^2 / d) = (1 + 2a/d)^(-1/2)``. The last step is algebraic for
   this H, so the evidence is the exact error at H against eps instead;
 - the heuristic ``err ~ sqrt(d / H)`` (ours), i.e. the exponent -1/2 of err in H.
+
+Its test: ``tests/claims/test_thm5.py``.
 """
 
 from __future__ import annotations

@@ -1,7 +1,10 @@
 """Theorem 2 against explicit models: fitted generalized attention, random features and the
 full-rank head must respect the certified bound, the larger of the harmonic count and the fiber
 bound (``workbench.core.bounds.certified``; docs/derivations/lower_bound.md,
-docs/derivations/fiber_bound.md)."""
+docs/derivations/fiber_bound.md).
+
+Its test: ``tests/claims/test_thm2_experiments.py``.
+"""
 
 from __future__ import annotations
 

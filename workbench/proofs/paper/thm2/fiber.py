@@ -6,6 +6,8 @@ Independent computations: the spectrum against brute-force generalized eigenvalu
 decomposition); the eigenvalues against a Monte Carlo over (y, v, v') of the sign kernel; the
 sympy integrals (evaluated by mpmath) against the library; the bound against the exact error of
 the one-head witness and against fitted multi-head models.
+
+Its test: ``tests/claims/test_thm2_fiber.py``.
 """
 
 from __future__ import annotations

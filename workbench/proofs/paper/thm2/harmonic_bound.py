@@ -1,7 +1,10 @@
 """Theorem 2, Lemma 6: the harmonic count (a certified lower bound; models are confronted with
 the larger of it and the fiber bound), re-evaluated independently in interval arithmetic
 (docs/derivations/lower_bound.md), for both model classes: Eq. 2 (``D'_l``) and query-dependent
-value maps (``d(d+1)/2 D'_l``)."""
+value maps (``d(d+1)/2 D'_l``).
+
+Its test: ``tests/claims/test_thm2_harmonic_bound.py``.
+"""
 
 from __future__ import annotations
 

@@ -1,5 +1,8 @@
 """Theorem 2, Lemmas 4-5: isotropy of zonal energy and the dimension of invariant harmonics
-(docs/derivations/lower_bound.md)."""
+(docs/derivations/lower_bound.md).
+
+Its test: ``tests/claims/test_thm2_harmonic_lemmas.py``.
+"""
 
 from __future__ import annotations
 

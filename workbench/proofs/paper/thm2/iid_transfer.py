@@ -1,7 +1,10 @@
 """Theorem 2's certified bound transferred from D_2 to two i.i.d. uniform keys
 (docs/derivations/iid_transfer.md): the conditional law of the normalised pair given
 ``t = <x1, x2>``, the projection identity with its factor ``sqrt(1 - t)``, and the bound against
-the i.i.d. Bayes head and trained generalized attention on i.i.d. keys."""
+the i.i.d. Bayes head and trained generalized attention on i.i.d. keys.
+
+Its test: ``tests/claims/test_thm2_iid_transfer.py``.
+"""
 
 from __future__ import annotations
 

@@ -16,6 +16,8 @@ Two objectives are quadratic in the weights, so optimality is a residual that mu
 
 The solved models at ``H r < d`` also meet the certified bound, where the fiber bound is the
 larger part.
+
+Its test: ``tests/claims/test_thm2_optimality.py``.
 """
 
 from __future__ import annotations

@@ -1,5 +1,8 @@
 """Theorem 2, Lemmas 1-3: the projection, odd-part and conditional-law reductions
-(docs/derivations/lower_bound.md)."""
+(docs/derivations/lower_bound.md).
+
+Its test: ``tests/claims/test_thm2_reductions.py``.
+"""
 
 from __future__ import annotations
 

@@ -17,6 +17,8 @@ paper, so the claims are about the form of the law on a stated grid, with fitted
 
 Intervals treat the misfit of the law as noise (the data are deterministic), which is what a
 fitted constant's interval can mean here.
+
+Its test: ``tests/claims/test_thm2_regimes.py``.
 """
 
 from __future__ import annotations

@@ -1,6 +1,9 @@
 """Theorem 2, both sides: the exact one-head error and the sandwich of the certified bound
 (Eq. 2: the larger of the ``D'_l`` count and the fiber bound) against explicit saved witnesses
-(docs/derivations/lower_bound.md)."""
+(docs/derivations/lower_bound.md).
+
+Its test: ``tests/claims/test_thm2_sandwich.py``.
+"""
 
 from __future__ import annotations
 
