@@ -1,5 +1,6 @@
 """The workbench's own bounds, constructions and targets, registered through
-``workbench.plugins`` like any package's (docs/extending.md). Every function imports the mathematics only when called."""
+``workbench.plugins`` like any package's (docs/extending.md). Every function imports the
+mathematics only when called."""
 
 from __future__ import annotations
 
