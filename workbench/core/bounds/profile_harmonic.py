@@ -148,8 +148,9 @@ def profile_heads_needed(
     value_class: str = "eq2",
 ) -> ProfileHeads:
     """Least H whose harmonic count for ``profile`` does not exclude error <= eps (bisection in
-    exact rationals: the bound is non-increasing in H). ``sign`` is
-    :func:`heads_needed_search`."""
+    exact rationals: the bound is non-increasing in H). When the uncounted tail could move the
+    answer, the truncation is raised (x2) up to PROFILE_DEGREE_CAP unless ``max_degree`` is
+    given. ``sign`` is :func:`heads_needed_search`."""
     d = check_dim(d)
     r = check_rank(r, d)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
@@ -159,6 +160,14 @@ def profile_heads_needed(
         return ProfileHeads(hn.heads, hn.max_degree, hn.tail, hn.bound_at_heads,
                             hn.truncation_limited, True)
     L = profile_degree(profile, d) if max_degree is None else _odd(max_degree)
+    while True:
+        res = _least_heads(profile, d, r, eps, L, vc)
+        if not res.truncation_limited or max_degree is not None or L >= PROFILE_DEGREE_CAP:
+            return res
+        L = min(2 * L + 1, PROFILE_DEGREE_CAP)  # the tail could move the answer: sum further
+
+
+def _least_heads(profile: Profile, d: int, r: int, eps: float, L: int, vc: str) -> ProfileHeads:
     e = profile_energies(profile, d, L)
     tail = _tail(e)
     if r >= d - 1:
