@@ -44,7 +44,7 @@ def _eq2_model(d: int, H: int, gen: torch.Generator):  # type: ignore[no-untyped
 
 
 def test_s1_projection_identity() -> None:
-    """sqrt2 <w, f - A> = psi - G for a random Eq. 2 model; the sign target in place of psi fails."""
+    """sqrt2 <w, f - A> = psi - G for a random Eq. 2 model; sign in place of psi fails."""
     d, H = 6, 3
     gen = torch.Generator().manual_seed(1)
     X, y = sample_instances(3000, 2, d, "orthonormal", generator=gen)
@@ -130,7 +130,7 @@ def test_f_kernel_is_the_energy_series() -> None:
 
 
 def test_t_iid_soft_target_has_effective_temperature() -> None:
-    """On i.i.d. keys p1 - p2 = tanh(beta sqrt(1-t) <y, w_hat>/sqrt2), not tanh(beta <y,w_hat>/sqrt2)."""
+    """On i.i.d. keys p1 - p2 = tanh(beta sqrt(1-t) <y, w_hat>/sqrt2), not at temperature beta."""
     beta, d = 6.0, 5
     X, y = sample_instances(3000, 2, d, "iid", generator=4)
     p = torch.softmax(beta * torch.einsum("bnd,bd->bn", X, y), dim=-1)
