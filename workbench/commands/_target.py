@@ -11,6 +11,8 @@ from typing import Any, TypeVar
 import click
 
 F = TypeVar("F", bound=Callable[..., Any])
+TARGET_ERROR = ("error = E||f - A||^2, the squared Euclidean distance to the target f (the zero "
+                "model scores E||f||^2 <= 1)")
 SIGN_KEYS = (("sign", 1.0), ("sign", -1.0))  # profiles with hardmax's energies (nearest, farthest)
 
 

@@ -27,6 +27,7 @@ from workbench.commands._common import (
     readable_int,
 )
 from workbench.commands._target import (
+    TARGET_ERROR,
     ChosenTarget,
     choose_target,
     require_profile,
@@ -53,8 +54,6 @@ POINTS_TEXT = {
     "iid": "N = 2 i.i.d. uniform keys, uniform query (the i.i.d. transfer: the same number, "
     "since E[1 - <x1, x2>] = 1)",
 }
-TARGET_ERROR = ("error = E||f - A||^2, the squared Euclidean distance to the target f (the zero "
-                "model scores E||f||^2 <= 1)")
 EPS_RANGE = "(0, 1]"  # the error of the zero model is 1: a target above 1 needs no heads
 
 
