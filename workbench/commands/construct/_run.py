@@ -79,6 +79,10 @@ class Evaluation:
         """:func:`check_basic` of these options for ``(d, N, points)``."""
         check_basic(d, N, points, self.eval_samples, self.seeds, self.seed, min_seeds,
                     self.resolution)
+        chosen = choose_target(self.target, self.target_params)  # before anything is built
+        if chosen.target.N is not None and N not in chosen.target.N:
+            raise ValueError(f"--N must lie in {list(chosen.target.N)} for --target "
+                             f"{self.target} (got {N})")
 
     def measure(self, name: str, params: dict[str, Any], build: Callable[[int], Any], d: int,
                 N: int, points: str, queries: str, ensemble: bool = False,
@@ -91,9 +95,6 @@ class Evaluation:
 
         chosen = choose_target(self.target, self.target_params)
         if self.target != "nearest":
-            if chosen.target.N is not None and N not in chosen.target.N:
-                raise ValueError(f"--N must lie in {list(chosen.target.N)} for --target "
-                                 f"{self.target} (got {N})")
             own = build
 
             def build(s: int) -> Any:  # the model measured against the chosen target
