@@ -96,8 +96,8 @@ def plot(data: dict) -> list[str]:
             if not row:
                 continue
             Hs = [p["heads"] for p in row]
-            ax.plot(Hs, [p["bound"] for p in row], "--", color=colors[b], marker="v",
-                    label=f"bound, beta={b}")
+            ax.plot(Hs, [p["bound"] if p["bound"] > 0 else math.nan for p in row], "--",
+                    color=colors[b], marker="v", label=f"bound, beta={b} (0: not drawn)")
             ax.plot(Hs, [p["best"]["error"] for p in row], "-", color=colors[b], marker="o",
                     label=f"best model, beta={b}")
             values += [p["bound"] for p in row if p["bound"] > 0]
