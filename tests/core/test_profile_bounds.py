@@ -29,7 +29,7 @@ def test_nearest_is_todays_bound_bit_for_bit(vc: str) -> None:
 
 def test_general_path_on_sign_contains_the_exact_energies() -> None:
     """The arb integrals (never used for nearest) against the exact ratio recurrence."""
-    generic = Profile("sign via arb", np.sign, arb=lambda z: z * 0 + 1, key=("test-sign",))
+    generic = Profile("sign via arb", np.sign, arb=lambda z, an: z * 0 + 1, key=("test-sign",))
     e = profile_energies(generic, 6, 21)
     lo, hi = eta2_enclosures(6, 21, 128)
     for i in range(len(lo)):
@@ -37,7 +37,7 @@ def test_general_path_on_sign_contains_the_exact_energies() -> None:
         assert e.hi[i] - e.lo[i] < 1e-15
     assert e.rigorous and e.total[0] <= 1.0 <= e.total[1]
     off = profile_energies(Profile("0.97 sign", lambda t: 0.97 * np.sign(t),
-                                   arb=lambda z: z * 0 + 0.97, key=("test-sign-97",)), 6, 3)
+                                   arb=lambda z, an: z * 0 + 0.97, key=("test-sign-97",)), 6, 3)
     assert off.hi[0] < to_float(lo[0], 128)  # a planted 3 % scale is visible
 
 
@@ -83,3 +83,18 @@ def test_registry_holds_the_builtin_targets_and_plain_functions() -> None:
         known["soft-nearest"].resolve({"temp": "1"})
     with pytest.raises(ValueError, match="must be a float"):
         known["soft-nearest"].resolve({"beta": "hot"})
+
+
+def test_a_sympy_form_with_a_branch_cut_is_rigorous_and_agrees_with_quadrature() -> None:
+    import sympy as sp
+
+    def psi(t: np.ndarray) -> np.ndarray:
+        return t / np.sqrt(1 / 16 + t * t)
+
+    exact = Profile("algebraic", psi, sympy=lambda t: t / sp.sqrt(sp.Rational(1, 16) + t**2),
+                    key=("test-algebraic",))
+    a, q = profile_energies(exact, 7, 15), profile_energies(Profile("q", psi), 7, 15)
+    assert a.rigorous and max(h - lo for lo, h in zip(a.lo, a.hi)) < 1e-14
+    assert all(lo - 1e-13 <= v <= h + 1e-13 for lo, h, v in zip(a.lo, a.hi, q.lo))
+    with pytest.raises(ValueError, match="may use"):
+        profile_energies(Profile("atan", np.arctan, sympy=sp.atan, key=("test-atan",)), 5, 3)

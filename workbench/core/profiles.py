@@ -8,9 +8,9 @@ Hardmax nearest neighbour is ``psi = sign``; the softmax head at inverse tempera
 docs/derivations/lower_bound.md holds for every profile with ``eta_l(psi)`` in place of
 ``eta_l(sign)`` (docs/derivations/soft_targets.md, steps S1-S5).
 
-A profile is rigorous when it carries an exact form: ``arb`` (a function of a complex ball,
-analytic on a neighbourhood of the interval ``(0, 1]``, equal to psi there) or ``sympy`` (a
-function of a sympy symbol returning psi's expression). A numpy-only profile gets quadrature
+A profile is rigorous when it carries an exact form: ``arb`` (a function of a complex ball and
+flint's ``analytic`` flag, equal to psi on ``(0, 1]``) or ``sympy`` (a function of a sympy
+symbol returning psi's expression). A numpy-only profile gets quadrature
 values, flagged non-rigorous.
 
 Torch-free and flint-free at import (the CLI validates targets before the mathematics loads).
@@ -35,8 +35,10 @@ _SAMPLES = 257
 class Profile:
     """The N = 2 profile ``psi`` of a target: ``psi(t)`` on numpy arrays, odd, ``|psi| <= 1``.
 
-    ``arb(z)`` (a complex ball, analytic on a neighbourhood of ``(0, 1]``) or ``sympy(t)`` (a
-    sympy expression in the symbol t) make its harmonic energies rigorous; ``label`` names it
+    ``arb(z, analytic)`` (psi on a complex ball, flint's convention: where ``analytic`` is true
+    it must return a non-finite ball unless psi is analytic on all of z, as ``acb.sqrt(z,
+    analytic=...)`` does at its branch cut; poles are non-finite by themselves) or
+    ``sympy(t)`` (a sympy expression in the symbol t) make its harmonic energies rigorous; ``label`` names it
     with its parameters (``tanh(4 t/sqrt2)``), ``key`` identifies it for caches."""
 
     label: str
@@ -158,7 +160,7 @@ def sign_profile(flip: bool = False) -> Profile:
     """``psi = sign`` (hardmax nearest neighbour), or ``-sign`` (farthest point)."""
     s = -1.0 if flip else 1.0
     return Profile("-sign(t)" if flip else "sign(t)", lambda t: s * np.sign(t),
-                   arb=lambda z: z * 0 + s, key=("sign", s))
+                   arb=lambda z, analytic: z * 0 + s, key=("sign", s))
 
 
 def tanh_profile(beta: float) -> Profile:
@@ -168,7 +170,7 @@ def tanh_profile(beta: float) -> Profile:
         return sign_profile()
     c = beta / math.sqrt(2)
 
-    def arb_form(z: Any) -> Any:
+    def arb_form(z: Any, analytic: bool) -> Any:  # tanh is meromorphic: poles are non-finite
         from workbench.core.rigorous import arb
 
         return (z * arb(beta) / arb(2).sqrt()).tanh()  # beta exactly (a float is exact)

@@ -61,19 +61,21 @@ def _exact_form(profile: Profile) -> Any:
 
 
 _SYMPY_FUNCS = {"tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "sin": "sin", "cos": "cos",
-                "tan": "tan", "exp": "exp", "atan": "atan", "erf": "erf", "log": "log",
-                "sqrt": "sqrt"}
+                "tan": "tan", "exp": "exp", "erf": "erf"}  # entire or meromorphic
+_BRANCHED = {"log": "log", "sqrt": "sqrt"}  # branch cuts: evaluated with flint's analytic flag
 
 
 def sympy_to_arb(expr: Any, t: Any) -> Any:
     """A function of a complex ball evaluating the sympy expression ``expr`` in ``t`` exactly:
     rationals become exact balls, ``pi`` and ``E`` arb constants, and ``+ * ** tanh sinh cosh
-    sin cos tan exp atan erf log sqrt`` arb operations. Anything else raises ``ValueError``."""
+    sin cos tan exp erf log sqrt`` arb operations, those with a branch cut (``log``, ``sqrt``,
+    a non-integer power) with flint's ``analytic`` flag, so that the integral stays rigorous.
+    Anything else raises ``ValueError``. The result is called as ``f(z, analytic)``."""
     import sympy as sp
 
     from workbench.core.rigorous import acb, arb, pi
 
-    def ev(e: Any, z: Any) -> Any:
+    def ev(e: Any, z: Any, an: bool) -> Any:
         if e == t:
             return z
         if e.is_Integer:
@@ -89,25 +91,27 @@ def sympy_to_arb(expr: Any, t: Any) -> Any:
         if e.is_Add:
             out = acb(0)
             for a in e.args:
-                out = out + ev(a, z)
+                out = out + ev(a, z, an)
             return out
         if e.is_Mul:
             out = acb(1)
             for a in e.args:
-                out = out * ev(a, z)
+                out = out * ev(a, z, an)
             return out
         if e.is_Pow:
             base, ex = e.args
             if ex.is_Integer:
-                return ev(base, z) ** int(ex)
-            return ev(base, z) ** ev(ex, z)
+                return ev(base, z, an) ** int(ex)
+            return ev(base, z, an).pow(ev(ex, z, an), analytic=an)
         name = type(e).__name__
         if name in _SYMPY_FUNCS and len(e.args) == 1:
-            return getattr(ev(e.args[0], z), _SYMPY_FUNCS[name])()
-        raise ValueError(f"a target's sympy form may use + * ** and {sorted(_SYMPY_FUNCS)} "
-                         f"only (got {name})")
+            return getattr(ev(e.args[0], z, an), _SYMPY_FUNCS[name])()
+        if name in _BRANCHED and len(e.args) == 1:
+            return getattr(ev(e.args[0], z, an), _BRANCHED[name])(analytic=an)
+        raise ValueError(f"a target's sympy form may use + * ** and "
+                         f"{sorted(_SYMPY_FUNCS) + sorted(_BRANCHED)} only (got {name})")
 
-    return lambda z: ev(expr, z)
+    return lambda z, analytic: ev(expr, z, analytic)
 
 
 def _rho(d: int) -> Any:
@@ -146,12 +150,12 @@ def _eta_ball(profile: Profile, form: Any, d: int, l: int) -> Any:
         cos_pow = d - 2
         if l == 0:
             def f(th: Any, analytic: bool) -> Any:
-                p = form(th.sin())
+                p = form(th.sin(), analytic)
                 return p * p * th.cos() ** cos_pow
         else:
             def f(th: Any, analytic: bool) -> Any:
                 s = th.sin()
-                return form(s) * _normalized_at(d, l, s) * th.cos() ** cos_pow
+                return form(s, analytic) * _normalized_at(d, l, s) * th.cos() ** cos_pow
         val = 2 * _rho(d) * integrate(f, 0, pi() / 2, eval_limit=10**6,
                                       deg_limit=64 + 4 * l)
     if profile.key:

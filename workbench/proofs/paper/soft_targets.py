@@ -79,7 +79,7 @@ def independent_profile_bound(beta: float, d: int, r: int, H: int, L: int) -> fl
 
 def _distance_to_sign(beta: float, d: int) -> float:
     """Upper end of ``||psi_beta - sign||`` (L^2 of the law of t), an arb integral."""
-    def gap(z):  # type: ignore[no-untyped-def]
+    def gap(z, analytic):  # type: ignore[no-untyped-def]
         from workbench.core.rigorous import arb
 
         return 1 - (z * arb(beta) / arb(2).sqrt()).tanh()
