@@ -38,12 +38,13 @@ class Profile:
     ``arb(z, analytic)`` (psi on a complex ball, flint's convention: where ``analytic`` is true
     it must return a non-finite ball unless psi is analytic on all of z, as ``acb.sqrt(z,
     analytic=...)`` does at its branch cut; poles are non-finite by themselves) or
-    ``sympy(t)`` (a sympy expression in the symbol t) make its harmonic energies rigorous; ``label`` names it
-    with its parameters (``tanh(4 t/sqrt2)``), ``key`` identifies it for caches."""
+    ``sympy(t)`` (a sympy expression in the symbol t) make its harmonic energies rigorous;
+    ``label`` names it with its parameters (``tanh(4 t/sqrt2)``), ``key`` identifies it for
+    caches."""
 
     label: str
     psi: Callable[[np.ndarray], np.ndarray]
-    arb: Callable[[Any], Any] | None = None
+    arb: Callable[[Any, bool], Any] | None = None
     sympy: Callable[[Any], Any] | None = None
     key: tuple[Any, ...] = ()
 
