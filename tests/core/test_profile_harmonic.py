@@ -98,3 +98,11 @@ def test_a_sympy_form_with_a_branch_cut_is_rigorous_and_agrees_with_quadrature()
     assert all(lo - 1e-13 <= v <= h + 1e-13 for lo, h, v in zip(a.lo, a.hi, q.lo))
     with pytest.raises(ValueError, match="may use"):
         profile_energies(Profile("atan", np.arctan, sympy=sp.atan, key=("test-atan",)), 5, 3)
+
+
+def test_the_proved_monotone_parts_in_beta() -> None:
+    """eta_1(psi_beta) and E psi_beta^2 are non-decreasing in beta (docs/derivations/
+    soft_targets.md, "Monotonicity in beta"): strictly, with disjoint enclosures."""
+    es = [profile_energies(tanh_profile(b), 8, 1) for b in (0.5, 1.0, 4.0, 16.0, 64.0)]
+    for a, b in zip(es, es[1:]):
+        assert a.hi[0] < b.lo[0] and a.total[1] < b.total[0]
