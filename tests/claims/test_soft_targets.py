@@ -12,9 +12,15 @@ def test_soft_target_claims_hold_at_quick_scale(quick_results) -> None:  # type:
 
 
 def test_energies_refute_a_gegenbauer_off_by_two_percent() -> None:
+    from workbench.core.bounds.profile_energy import clear_cache
+
     wrap = mapped(lambda v: v * 1.02)
-    with plant("workbench.core.bounds.profile_energy:_normalized_at", wrap):
-        assert run_claim("targets.profile_energies")[0] == "violated"
+    clear_cache()  # balls cached by an earlier run would hide the fault
+    try:
+        with plant("workbench.core.bounds.profile_energy:_normalized_at", wrap):
+            assert run_claim("targets.profile_energies")[0] == "violated"
+    finally:
+        clear_cache()
 
 
 def test_bound_refutes_a_halved_degree_count() -> None:

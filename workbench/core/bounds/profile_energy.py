@@ -28,10 +28,16 @@ from workbench.core.profiles import Profile
 from workbench.core.quadrature import gauss_legendre
 from workbench.core.validation import check_dim, check_int
 
-__all__ = ["ProfileEnergies", "profile_energies", "sympy_to_arb"]
+__all__ = ["ProfileEnergies", "clear_cache", "profile_energies", "sympy_to_arb"]
 
 _QUAD_NODES = 1024
 _CACHE: dict[tuple[Any, ...], Any] = {}  # (profile key, d, l) -> eta_l ball or float
+
+
+def clear_cache() -> None:
+    """Forget the cached balls (they are keyed by the profile's ``key``, d and l): for a test
+    that plants a fault in the integrand and must see it recomputed."""
+    _CACHE.clear()
 
 
 @dataclass(frozen=True)

@@ -53,7 +53,8 @@ class ProfileBound:
 
 
 def _is_sign(profile: Profile) -> bool:
-    return profile.key == ("sign", 1.0)
+    """``sign`` or ``-sign`` (farthest): the same energies, so :func:`harmonic_bound`'s."""
+    return profile.key in (("sign", 1.0), ("sign", -1.0))
 
 
 def _down(x: Fraction) -> float:
