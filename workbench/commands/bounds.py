@@ -252,8 +252,9 @@ def lower(
         "vacuous": vacuous_reason(d, rank, heads),
         "error_meaning": ERROR_MEANING,
         "bound": name,
-        "target": chosen.describe(),
     }
+    if target != "nearest":  # the default output keeps its fields
+        payload["target"] = chosen.describe()
     emit(payload, as_json, _human_lower)
 
 
@@ -450,8 +451,9 @@ def heads_needed_cmd(
         "bound": "harmonic_bound (the harmonic count alone; the fiber bound, which only "
         "covers H r < d, is not used here)",
         "vacuous": vacuous_reason(d, rank),
-        "target": chosen.describe(),
     }
+    if target != "nearest":  # the default output keeps its fields
+        payload["target"] = chosen.describe()
     if payload["heads_needed"] is None:
         payload["null_reasons"] = {"heads_needed": "over 4000 digits: see heads_needed_exact"}
     emit(payload, as_json, _human_heads)
@@ -486,13 +488,13 @@ def _heads_profile(chosen: ChosenTarget, d: int, rank: int, eps: float,
 
 def _human_heads(p: dict[str, Any]) -> str:
     heads_word = "head" if p["readable"] == "1" else "heads"
-    t = p["target"]
-    proved = "certified" if p.get("rigorous", True) else "estimated (quadrature, not rigorous)"
+    t = p.get("target", {"name": "nearest"})
     lines = [
         f"d={p['d']} rank={p['r']} eps={p['eps']:g}"
         + ("" if t["name"] == "nearest" else f", target {t['name']} ({t['profile']})")
-        + f": at least {p['readable']} {heads_word} (every smaller H is {proved} to have "
-        "error > eps)",
+        + f": at least {p['readable']} {heads_word} (every smaller H is "
+        + ("certified" if p.get("rigorous", True) else "estimated (quadrature, not rigorous)")
+        + " to have error > eps)",
         f"  class: {p['covers']}",
     ]
     if p["truncation_limited"]:
