@@ -311,7 +311,7 @@ def _human_profile(p: dict[str, Any]) -> str:
     ]
     if p["vacuous"]:
         lines.append(f"  {p['vacuous']}")
-    return "\n".join(lines + [f"  {ERROR_MEANING}"])
+    return "\n".join(lines + [f"  {p['error_meaning']}"])
 
 
 def _resolve(spec: str) -> Any:
