@@ -482,6 +482,18 @@ FAULTS: tuple[Fault, ...] = (
     Fault("claims.iid_kappa_dropped", "workbench.proofs.support.iid_pairs:G_t", "claims",
           "dropped term", "the u-term's factor kappa_t set to 1",
           edited("kappa = torch.sqrt((1 + t) / (1 - t))", "kappa = 1.0")),
+    # targets beyond hardmax (docs/derivations/soft_targets.md)
+    Fault("core.profile_energies_low", "workbench.core.bounds.profile_energy:profile_energies",
+          "core", "normalisation", "every eta_l(psi)^2 enclosure 3 % low (a density constant off)",
+          mapped(lambda e: replace(e, lo=tuple(0.97 * v for v in e.lo),
+                                   hi=tuple(0.97 * v for v in e.hi)))),
+    Fault("core.soft_profile_temperature", "workbench.core.profiles:tanh_profile", "core",
+          "constant", "psi_beta = tanh(beta t/2) in place of tanh(beta t/sqrt2) (z/2 read as "
+          "<y,w>/2)", arg_scaled(0, "beta", 1 / math.sqrt(2))),
+    Fault("core.profile_bound_high", "workbench.core.bounds.profile_harmonic:profile_bound",
+          "core", "constant", "the soft target's harmonic count 50 % high",
+          mapped(lambda b: replace(b, value=1.5 * b.value,
+                                   enclosure=(1.5 * b.enclosure[0], 1.5 * b.enclosure[1])))),
 )
 BY_ID: dict[str, Fault] = {f.id: f for f in FAULTS}
 

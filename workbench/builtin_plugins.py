@@ -1,4 +1,4 @@
-"""The workbench's own bounds, constructions and presets, registered through
+"""The workbench's own bounds, constructions, presets and targets, registered through
 ``workbench.plugins`` like any package's (docs/extending.md). The package's ``__init__`` hands
 :func:`register_builtins` to the registry (``workbench.plugins.add_builtins``), which never
 imports this module. Every function imports the mathematics only when called."""
@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.core.profiles import Profile, Target, sign_profile, tanh_profile
 from workbench.plugins import Bound, Construction, _extra_params, add_builtins, register
 
 # --------------------------------------------------------------------------------- bounds
@@ -220,10 +221,71 @@ def _constructions() -> list[Construction]:
     return [FULL_RANK, RANDOM_FEATURES, MAJORITY_VOTE, BIASED, HARDMAX_RANK1, BAYES_HEADS]
 
 
+# --------------------------------------------------------------------------------- targets
+def _nearest(X: Any, y: Any) -> Any:
+    from workbench.core.targets import nearest_neighbour
+
+    return nearest_neighbour(X, y)
+
+
+def _soft_nearest(X: Any, y: Any, beta: float = 4.0) -> Any:
+    from workbench.core import targets as tg
+
+    b = _beta(beta)
+    return tg.nearest_neighbour(X, y) if b == float("inf") else tg.soft_nearest_neighbour(X, y, b)
+
+
+def _beta(beta: object) -> float:
+    b = float(beta)  # type: ignore[arg-type]
+    if not b >= 0:  # NaN too
+        raise ValueError(f"--target-param beta must be a number >= 0 or inf (got {beta!r})")
+    return b
+
+
+def _soft_profile(beta: float = 4.0) -> Profile:
+    return tanh_profile(_beta(beta))
+
+
+def _farthest(X: Any, y: Any) -> Any:
+    from workbench.core.targets import nearest_neighbour
+
+    return nearest_neighbour(X, -y)  # argmax <x_i, -y> = argmin <x_i, y>
+
+
+def _theorem3(X: Any, y: Any, seed: int = 0, coefficients: str = "alternating") -> Any:
+    from workbench.constructions.biased import theorem3_family
+
+    return theorem3_family(X.shape[2], X.shape[1], None, coefficients, generator=seed).target(X, y)
+
+
+NEAREST = Target("nearest", lambda X, y: _nearest(X, y), lambda: sign_profile(),
+                 description="hardmax nearest neighbour x_{argmax <x_i, y>} (the paper's "
+                 "target; profile sign)", ref="paper.md#2-setting")
+SOFT_NEAREST = Target("soft-nearest", _soft_nearest, _soft_profile, params={"beta": 4.0},
+                      description="one softmax head X softmax(beta X^T y) (Fact 1's head; "
+                      "profile tanh(beta t/sqrt2); beta = inf is nearest)",
+                      ref="derivations/soft_targets.md")
+FARTHEST = Target("farthest", lambda X, y: _farthest(X, y), lambda: sign_profile(flip=True),
+                  description="farthest key x_{argmin <x_i, y>} (profile -sign: the nearest "
+                  "bound's numbers)", ref="derivations/soft_targets.md")
+THEOREM3 = Target("theorem3-biased", _theorem3, None,
+                  params={"seed": 0, "coefficients": "alternating"}, queries="gaussian",
+                  description="Theorem 3's biased target sum_j c_j x_{argmax(<x_i,y> + b_ij)} "
+                  "(not odd in y: no profile; its bound is theorem3-lower)",
+                  ref="paper.md#theorem-3-exponential-separation")
+
+
+def _targets() -> list[Target]:
+    return [NEAREST, SOFT_NEAREST, FARTHEST, THEOREM3]
+
+
 def register_builtins(kind: str) -> None:
-    """Register the built-in objects of ``kind`` (``bound``, ``construction`` or ``preset``; a
-    new kind adds its built-ins here)."""
-    if kind == "bound":
+    """Register the built-in objects of ``kind`` (``bound``, ``construction``, ``preset`` or
+    ``target``; a new kind adds its built-ins here)."""
+    if kind == "target":
+        for t in _targets():
+            register("target", t, replace_existing=True)
+    elif kind == "bound":
         for b in _bounds():
             register("bound", b, replace_existing=True)
     elif kind == "construction":

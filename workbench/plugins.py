@@ -1,4 +1,4 @@
-"""Bounds, constructions and presets: first-class objects, one type and one registry each
+"""Bounds, constructions, presets and targets: first-class objects, one type and one registry each
 (docs/extending.md). Claims have theirs in ``workbench.proofs.registry``.
 
 Every command takes these objects by name. A name is a registered one (``certified``,
@@ -11,11 +11,14 @@ Every command takes these objects by name. A name is a registered one (``certifi
   (b, N, d), y (b, d)) -> (b, d)`` (a plain ``torch.nn.Module`` qualifies) and ``claimed`` is the
   error it claims: a number (an upper bound the model must reach), an ``Estimate``, or a
   ``workbench.constructions.ClaimedError``;
-- preset: a ``workbench.verifiers.presets.Preset`` (a sweep design).
+- preset: a ``workbench.verifiers.presets.Preset`` (a sweep design);
+- target: a ``workbench.core.profiles.Target``, or a profile ``psi(t: ndarray) -> ndarray``, odd
+  with ``|psi| <= 1`` (checked at sample points), the N = 2 target ``(u + psi(<y,w>) w)/sqrt2``.
 
 Packages register theirs under the entry-point groups ``workbench.bounds``,
-``workbench.constructions`` and ``workbench.presets``: each entry point names an object (or a
-plain function, registered under the entry point's name), or a module that registers its
+``workbench.constructions``, ``workbench.presets`` and ``workbench.targets``: each entry point
+names an object (or a plain function, registered under the entry point's name), or a module
+that registers its
 objects when imported. An entry point that fails to load is reported by name in
 ``LOAD_ERRORS`` and the rest still loads. The built-in objects register through the same
 functions, from above: this module imports none of them. ``workbench.builtin_plugins`` hands
@@ -31,11 +34,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
+from workbench.core.profiles import Target, psi_target
 from workbench.core.validation import check_layer, check_points
 
 # A kind of object: its name here, its entry-point group in ``_GROUPS``, its type in
 # ``_type_of`` and its built-ins in ``workbench.builtin_plugins.register_builtins``.
-KINDS = ("bound", "construction", "preset")
+KINDS = ("bound", "construction", "preset", "target")
 SIDES = ("lower", "upper")
 STATUSES = ("certified", "conjectured")
 LAWS = ("orthonormal", "iid", "any")
@@ -169,7 +173,7 @@ class Construction:
 # ------------------------------------------------------------------------------ registries
 _REGISTRY: dict[str, dict[str, Any]] = {k: {} for k in KINDS}
 _GROUPS = {"bound": "workbench.bounds", "construction": "workbench.constructions",
-           "preset": "workbench.presets"}
+           "preset": "workbench.presets", "target": "workbench.targets"}
 _loaded: set[str] = set()
 _BUILTINS: list[Callable[[str], None]] = []  # each registers the built-in objects of a kind
 
@@ -215,7 +219,8 @@ def _preset_type() -> type[Any]:
 
 
 def _type_of(kind: str) -> type[Any]:
-    return {"bound": Bound, "construction": Construction}.get(kind) or _preset_type()
+    return {"bound": Bound, "construction": Construction, "target": Target}.get(kind) \
+        or _preset_type()
 
 
 def register(kind: str, obj: T, *, replace_existing: bool = False) -> T:
@@ -303,6 +308,8 @@ def _adopt(kind: str, obj: Any, name: str, spec: str, source: str) -> Any:
     if kind == "preset" or not callable(obj):
         raise TypeError(f"{spec} must be a {typ.__name__}" + ("" if kind == "preset" else
                         " or a function") + f" (got {type(obj).__name__})")
+    if kind == "target":
+        return register(kind, psi_target(name, obj, spec=name, source=source))
     if kind == "bound":
         return register(kind, Bound(name, obj, source=source,
                                     status="conjectured", law="any", value_class="unspecified",
@@ -342,6 +349,8 @@ def get(kind: str, name: str) -> Any:
         if kind == "preset" or not callable(obj):
             raise ValueError(f"{kind} {name!r} must name a {typ.__name__}"
                              + ("" if kind == "preset" else " or a function"))
+        if kind == "target":
+            return psi_target(attr, obj, spec=name, source=mod_name.split(".")[0])
         if kind == "bound":
             return Bound(attr, obj, spec=name, source=mod_name.split(".")[0],
                          status="conjectured", law="any", value_class="unspecified", N=None)

@@ -249,6 +249,22 @@ CASES: list[tuple[list[str], str]] = [
     (["sweep", "tiny", "--device", "nope"], "--device"),
     (["sweep", "nope", "--db", "{W}/s.sqlite", "--dry-run"], "PRESET"),
     (["sweep", "tiny", "--scale", "full", "--threads", "0"], "--threads"),
+    # --target and --target-param on the six commands that take them
+    *[(cmd + ["--target", v], "--target") for v in ("nope", "numpy:cos", "numpy:nope", "math:pi")
+      for cmd in (_lower(), ["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.1"],
+                  _sandwich(), TRAIN, ["falsify", "--budget", "1"],
+                  ["construct", "random-features", "--d", "6", "--heads", "4"])],
+    *[(_lower("--target", "soft-nearest", "--target-param", v), "--target-param")
+      for v in ("beta", "beta=hot", "temp=1", "beta=-1", "=4")],
+    (_lower("--target", "theorem3-biased"), "--target"),
+    (_lower("--target", "soft-nearest", "--points", "iid"), "--points"),
+    (_lower("--target", "soft-nearest", "--bound", "fiber"), "--target"),
+    (_lower("--target", "soft-nearest", "--N", "3"), "--N"),
+    (_sandwich("--target", "soft-nearest", "--bound", "fiber"), "--bound"),
+    (["falsify", "--target", "soft-nearest", "--N", "3"], "--N"),
+    (["falsify", "--target", "farthest"], "--target"),
+    (["train", "--d", "8", "--N", "3", "--rank", "1", "--heads", "2", "--steps", "1",
+      "--target", "numpy:tanh"], "--N"),
 ]
 if not nvidia_driver_present():  # a machine with a GPU accepts these
     CASES += [(["check", "--device", "cuda"], "--device"), (_train(device="cuda"), "--device"),

@@ -28,8 +28,15 @@ from workbench.commands._common import (
     json_option,
     readable_int,
 )
+from workbench.commands._target import (
+    TARGET_ERROR,
+    ChosenTarget,
+    choose_target,
+    require_profile,
+    target_options,
+)
 from workbench.core.bounds import EQ2, QUERY_VALUES, VALUE_CLASSES  # imports nothing: fast
-from workbench.core.validation import check_dim, check_float, check_int, check_rank
+from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
 CLASS_TEXT = {
     "eq2": "Eq. 2 models: one fixed value map M_h per head (count D'_l; fiber: H values)",
@@ -90,7 +97,25 @@ def list_cmd(as_json: bool) -> None:
             for b in known.values()]
     errors = {k[len(LIST_GROUP):]: why for k, why in sorted(plugins.LOAD_ERRORS.items())
               if k.startswith(LIST_GROUP)}
-    emit({"bounds": rows, "load_errors": errors}, as_json, _human_list)
+    targets = [{**t.describe(), "bounds": _covering(t, known)}
+               for t in plugins.available("target").values()]
+    errors.update({k: why for k, why in sorted(plugins.LOAD_ERRORS.items())
+                   if k.startswith("workbench.targets:")})
+    emit({"bounds": rows, "targets": targets, "load_errors": errors}, as_json, _human_list)
+
+
+def _covering(t: Any, bounds: dict[str, Any]) -> str:
+    """What each bound says about target ``t``, in words."""
+    own = [b.name for b in bounds.values() if b.target == t.name]
+    if t.profile is None:
+        return ", ".join(own) if own else "none"
+    prof = t.profile_at()
+    if prof.key in (("sign", 1.0), ("sign", -1.0)):
+        return ("certified, certified-query-values, harmonic, fiber (hardmax energies)"
+                + (f"; also {', '.join(own)}" if own and t.name != "nearest" else ""))
+    proved = "rigorous" if prof.has_exact_form else "quadrature estimate, not rigorous"
+    return (f"--bound certified / certified-query-values with --target: the harmonic count of "
+            f"its profile ({proved}); no fiber bound")
 
 
 def _human_list(p: dict[str, Any]) -> str:
@@ -100,6 +125,14 @@ def _human_list(p: dict[str, Any]) -> str:
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
     lines.append(f"{len(p['bounds'])} bounds; use one with `workbench bounds lower --bound NAME` "
                  "or `workbench falsify --bound NAME` (--json: descriptions and references)")
+    lines.append("")
+    for t in p["targets"]:
+        params = ", ".join(f"{k}={v}" for k, v in t["params"].items())
+        lines.append(f"target {t['name']}" + (f" ({params})" if params else "")
+                     + f": profile {t['profile']}; N {t['N']}; {t['queries']} queries")
+        lines.append(f"  bounds: {t['bounds']}")
+    lines.append(f"{len(p['targets'])} targets; choose one with --target NAME|module:function "
+                 "and --target-param K=V")
     for name, why in p["load_errors"].items():
         lines.append(f"not loaded: {name}: {why}")
     return "\n".join(lines)
@@ -152,15 +185,21 @@ def _human_lower(p: dict[str, Any]) -> str:
               show_default=True,
               help="Law of the keys the certified bound is stated for: orthonormal (D_2, where it "
               "is proved) or iid (uniform keys, N = 2 only, by the i.i.d. transfer).")
+@target_options
 @json_option
 def lower(
     d: int, rank: int, heads: int, bound: str, N: int, max_degree: int | None, value_class: str,
-    points: str, as_json: bool,
+    points: str, target: str, target_params: tuple[str, ...], as_json: bool,
 ) -> None:
     """Lower bound on the error of H rank-r heads: the certified one (N = 2, D_2) by default,
-    or any registered bound."""
+    or any registered bound; --target gives the harmonic count for another target's profile."""
     class_given = click.get_current_context().get_parameter_source(
         "value_class") is ParameterSource.COMMANDLINE
+    chosen = choose_target(target, target_params)
+    if not chosen.is_hardmax:
+        _lower_profile(chosen, bound, d, rank, heads, N, max_degree, value_class, points,
+                       as_json)
+        return
     if bound not in CERTIFIED:
         if points == "iid":
             raise ValueError("--points iid applies to the certified bounds only ("
@@ -225,7 +264,65 @@ def lower(
         "error_meaning": ERROR_MEANING,
         "bound": name,
     }
+    if target != "nearest":  # the default output keeps its fields
+        payload["target"] = chosen.describe()
     emit(payload, as_json, _human_lower)
+
+
+def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: int, N: int,
+                   max_degree: int | None, value_class: str, points: str, as_json: bool) -> None:
+    """``bounds lower --target T`` for a target other than hardmax: the harmonic count of its
+    profile (docs/derivations/soft_targets.md), rigorous when the profile has an exact form."""
+    if bound not in CERTIFIED:
+        raise ValueError(f"--target {chosen.spec} applies to --bound certified or "
+                         f"certified-query-values (got --bound {bound}, a bound for its own "
+                         "target)")
+    if bound != "certified":
+        value_class = CERTIFIED[bound]
+    if points != "orthonormal":
+        raise ValueError(f"--points must be orthonormal with --target {chosen.spec}: the i.i.d. "
+                         "transfer of a soft profile is a mixture over key gaps "
+                         "(docs/derivations/soft_targets.md, step T), not this number")
+    d, rank = _check_common(d, rank, max_degree)
+    check_heads(heads, "--heads")
+    if check_int("--N", N, lo=1) != 2:
+        raise ValueError(f"--N must be 2 with --target {chosen.spec} (its profile bound covers "
+                         f"N = 2 on D_2; got --N {N})")
+    profile = require_profile(chosen, "the harmonic count")
+    from workbench.core.bounds.profile_harmonic import profile_bound
+
+    b = profile_bound(profile, d, rank, heads, max_degree=max_degree, value_class=value_class)
+    payload: dict[str, Any] = {
+        "d": d, "r": rank, "heads": heads, "target": chosen.describe(),
+        "lower_bound": b.enclosure[0], "enclosure": list(b.enclosure), "rigorous": b.rigorous,
+        "source": "harmonic count", "degrees_summed": b.degrees_summed, "tail": b.tail,
+        "method": b.method, "class": value_class, "covers": CLASS_TEXT[value_class],
+        "fiber": None, "vacuous": vacuous_reason(d, rank),
+        "null_reasons": {"fiber": "the fiber bound for a general profile is derived "
+                         "(docs/derivations/soft_targets.md, step F) but not implemented"},
+        "error_meaning": TARGET_ERROR, "bound": bound,
+    }
+    emit(payload, as_json, _human_profile)
+
+
+def _human_profile(p: dict[str, Any]) -> str:
+    lo, hi = p["enclosure"]
+    t = p["target"]
+    kind = ("rigorous enclosure (arb balls)" if p["rigorous"] else
+            "quadrature estimate, NOT rigorous (give the profile an exact form to certify it)")
+    head = (f"every model of the class below has error >= {p['lower_bound']:.6g}"
+            if p["rigorous"] else f"estimated bound {p['lower_bound']:.6g} (not certified)")
+    lines = [
+        f"d={p['d']} rank={p['r']} heads={p['heads']}, target {t['name']} (profile "
+        f"{t['profile']}): {head}",
+        f"  harmonic count: {kind} [{lo:.17g}, {hi:.17g}], odd degrees <= "
+        f"{p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
+        "  fiber bound: not used for this target",
+        f"  covers: {p['covers']}",
+    ]
+    if p["vacuous"]:
+        lines.append(f"  {p['vacuous']}")
+    return "\n".join(lines + [f"  {p['error_meaning']}"])
 
 
 def _resolve(spec: str) -> Any:
@@ -322,13 +419,20 @@ def _human_other(p: dict[str, Any]) -> str:
               show_default=True,
               help="Model class: eq2 (one fixed value map per head, the default) or "
               "query-dependent-values (value maps may depend on the query; fewer heads).")
+@target_options
 @json_option
 def heads_needed_cmd(
-    d: int, rank: int, eps: float, max_degree: int | None, value_class: str, as_json: bool,
+    d: int, rank: int, eps: float, max_degree: int | None, value_class: str, target: str,
+    target_params: tuple[str, ...], as_json: bool,
 ) -> None:
-    """Least H for which the harmonic count allows error <= eps (all smaller H cannot)."""
+    """Least H for which the harmonic count allows error <= eps (all smaller H cannot);
+    --target gives it for another target's profile (e.g. soft-nearest at beta)."""
     d, rank = _check_common(d, rank, max_degree)
     eps = check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)
+    chosen = choose_target(target, target_params)
+    if not chosen.is_hardmax:
+        _heads_profile(chosen, d, rank, eps, max_degree, value_class, as_json)
+        return
     from workbench.core.bounds.harmonic import heads_needed_search
 
     res = heads_needed_search(d, rank, eps, max_degree=max_degree, value_class=value_class)
@@ -355,16 +459,49 @@ def heads_needed_cmd(
         "covers H r < d, is not used here)",
         "vacuous": vacuous_reason(d, rank),
     }
+    if target != "nearest":  # the default output keeps its fields
+        payload["target"] = chosen.describe()
     if payload["heads_needed"] is None:
         payload["null_reasons"] = {"heads_needed": "over 4000 digits: see heads_needed_exact"}
     emit(payload, as_json, _human_heads)
 
 
+def _heads_profile(chosen: ChosenTarget, d: int, rank: int, eps: float,
+                   max_degree: int | None, value_class: str, as_json: bool) -> None:
+    profile = require_profile(chosen, "heads-needed (the harmonic count)")
+    from workbench.core.bounds.profile_harmonic import (
+        PROFILE_DEGREE_CAP,
+        profile_degree,
+        profile_heads_needed,
+    )
+
+    res = profile_heads_needed(profile, d, rank, eps, max_degree=max_degree,
+                               value_class=value_class)
+    payload: dict[str, Any] = {
+        "d": d, "r": rank, "eps": eps, "class": value_class, "covers": CLASS_TEXT[value_class],
+        "target": chosen.describe(), "heads_needed": res.heads,
+        "heads_needed_exact": str(res.heads), "digits": len(str(res.heads)),
+        "readable": readable_int(res.heads), "max_degree": res.max_degree,
+        "degree_cap": PROFILE_DEGREE_CAP, "raised": res.max_degree > profile_degree(profile, d)
+        if max_degree is None else False, "given": max_degree is not None,
+        "tail": res.tail, "truncation_limited": res.truncation_limited,
+        "set_by": "truncation" if res.truncation_limited else "bound",
+        "rigorous": res.rigorous,
+        "bound": "the harmonic count of the target's profile",
+        "vacuous": vacuous_reason(d, rank),
+    }
+    emit(payload, as_json, _human_heads)
+
+
 def _human_heads(p: dict[str, Any]) -> str:
     heads_word = "head" if p["readable"] == "1" else "heads"
+    t = p.get("target", {"name": "nearest"})
     lines = [
-        f"d={p['d']} rank={p['r']} eps={p['eps']:g}: at least {p['readable']} {heads_word} "
-        "(every smaller H is certified to have error > eps)",
+        f"d={p['d']} rank={p['r']} eps={p['eps']:g}"
+        + ("" if t["name"] == "nearest" else f", target {t['name']} ({t['profile']})")
+        + f": at least {p['readable']} {heads_word} (every smaller H is "
+        + ("certified" if p.get("rigorous", True) else "estimated (quadrature, not rigorous)")
+        + " to have error > eps)",
         f"  class: {p['covers']}",
     ]
     if p["truncation_limited"]:
@@ -382,7 +519,8 @@ def _human_heads(p: dict[str, Any]) -> str:
         lines.append("  exact value: --json gives heads_needed (integer) and heads_needed_exact")
     if p["vacuous"]:
         lines.append(f"  {p['vacuous']}")
-    return "\n".join(lines + [f"  {ERROR_MEANING}"])
+    meaning = ERROR_MEANING if t["name"] == "nearest" else TARGET_ERROR
+    return "\n".join(lines + [f"  {meaning}"])
 
 
 from workbench.commands.sandwich import sandwich_cmd  # noqa: E402

@@ -27,6 +27,13 @@ from workbench.commands._common import (
     plural,
     progress_bar,
 )
+from workbench.commands._target import (
+    TARGET_ERROR,
+    ChosenTarget,
+    choose_target,
+    require_profile,
+    target_options,
+)
 from workbench.core.validation import check_float, check_int
 from workbench.verifiers.attacks import ATTACKS, DEFAULT_ATTACKS  # the falsifier's, torch-free
 
@@ -92,10 +99,41 @@ def parse_replay(text: str) -> dict[str, Any]:
     return out
 
 
-def replay_command(bound: str, attempt: dict[str, Any]) -> str:
+def replay_command(bound: str, attempt: dict[str, Any], target: str = "") -> str:
     fields = ",".join(f"{k}={attempt[k]!r}" if isinstance(attempt[k], float) else
                       f"{k}={attempt[k]}" for k in REPLAY_FIELDS)
-    return f"workbench falsify --bound {bound} --replay {fields}"
+    return f"workbench falsify --bound {bound}{target} --replay {fields}"
+
+
+def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
+    """For a non-hardmax --target: the harmonic count of its profile as the bound (N = 2 on
+    D_2), and the task factory the attacks train and score on."""
+    from workbench.plugins import Bound
+
+    if bound != "certified":
+        raise ValueError(f"--target {chosen.spec} applies to --bound certified, which becomes the "
+                         f"harmonic count of its profile (got --bound {bound})")
+    if N != "2":
+        raise ValueError(f"--N must be 2 with --target {chosen.spec} (got {N})")
+    profile = require_profile(chosen, "falsify (the harmonic count)")
+
+    def value(d: int, r: int, H: int, N: int) -> float:
+        from workbench.core.bounds.profile_harmonic import profile_bound
+
+        return profile_bound(profile, d, r, H).enclosure[0]
+
+    b = Bound(f"harmonic-{chosen.spec.replace(':', '-')}", value, target=chosen.spec,
+              status="certified" if profile.has_exact_form else "conjectured",
+              description=f"the harmonic count of {profile.label}", spec="certified")
+    fn, params = chosen.map(), tuple(sorted(chosen.params.items()))
+
+    def task_for(a: Any) -> Any:
+        from workbench.verifiers.tasks import TargetTask
+
+        return TargetTask("nearest", d=a.d, N=a.N, points="orthonormal", target=chosen.spec,
+                          target_params=params, fn=fn)
+
+    return b, task_for
 
 
 @click.command(name="falsify")
@@ -117,14 +155,24 @@ def replay_command(bound: str, attempt: dict[str, Any]) -> str:
               help="Chance of a false counterexample against a true bound (whole search).")
 @click.option("--replay", "replay", default=None, metavar="FIELDS",
               help="Replay one attempt (printed with every counterexample).")
+@target_options
 @common_options
 def cli(
     bound: str, d: str, rank: str, heads: str, N: str, budget: int, attacks: tuple[str, ...],
-    steps: int, lr: float, eval_samples: int, alpha: float, replay: str | None, as_json: bool,
-    seed: int,
+    steps: int, lr: float, eval_samples: int, alpha: float, replay: str | None, target: str,
+    target_params: tuple[str, ...], as_json: bool, seed: int,
 ) -> None:
-    """Search (d, rank, heads, N) for a model whose error CI lies below a lower bound."""
-    b = parse_bound(bound)
+    """Search (d, rank, heads, N) for a model whose error CI lies below a lower bound; with
+    --target, models trained on that target against its profile's harmonic count."""
+    chosen = choose_target(target, target_params)
+    task_for = None
+    if chosen.is_hardmax and target != "nearest":
+        raise ValueError(f"--target {target} has hardmax's numbers: falsify it as --target "
+                         "nearest (the same bound, the same models up to y -> -y)")
+    if not chosen.is_hardmax:
+        b, task_for = _target_bound(chosen, bound, N)
+    else:
+        b = parse_bound(bound)
     dr, rr, hr, nr = (parse_range("--d", d, 2), parse_range("--rank", rank, 1),
                       parse_range("--heads", heads, 1), parse_range("--N", N, 1))
     check_int("--budget", budget, lo=1, hi=MAX_BUDGET)
@@ -142,18 +190,21 @@ def cli(
         raise ValueError(f"--d must be at most 2048 for --bound {bound} (got {d})")
     rep = parse_replay(replay) if replay is not None else None
     spec = b.spec or b.name
+    again = "" if target == "nearest" else f" --target {target}" + "".join(
+        f" --target-param {k}" for k in target_params)
 
     from workbench.verifiers.falsify import Attempt, Domain, Trial, bound_value, falsify
     from workbench.verifiers.falsify import replay as replay_attempt
 
     if rep is not None:
         att = Attempt(**rep)
-        est = replay_attempt(att)
+        est = replay_attempt(att, task_for)
         trial = Trial(att, est, bound_value(b, att.d, att.r, att.H, att.N))
         payload: dict[str, Any] = {"bound": spec, "bound_info": b.describe(),
                                    "replayed": trial.to_dict(),
-                                   "replay": replay_command(spec, trial.to_dict()["attempt"]),
-                                   "error_meaning": ERROR_MEANING}
+                                   "replay": replay_command(spec, trial.to_dict()["attempt"],
+                                                            again),
+                                   "error_meaning": ERROR_MEANING, "target": chosen.describe()}
         emit(payload, as_json, _human_replay)
         if trial.violated:
             raise CheckFailed("the replayed attempt lies below the bound beyond its CI")
@@ -164,13 +215,14 @@ def cli(
         job = bar.add_task(f"falsify {spec}", total=budget * len(attacks))
         report = falsify(b, domain, budget=budget, attacks=attacks,
                          steps=steps, lr=lr, eval_samples=eval_samples, alpha=alpha, seed=seed,
-                         on_trial=lambda t: bar.advance(job))
+                         on_trial=lambda t: bar.advance(job), task_for=task_for)
     payload = report.to_dict()
     payload.update(bound=spec, bound_info=b.describe(), attacks=list(attacks),
-                   level=1 - alpha / budget, error_meaning=ERROR_MEANING,
+                   level=1 - alpha / budget, target=chosen.describe(),
+                   error_meaning=ERROR_MEANING if target == "nearest" else TARGET_ERROR,
                    domain={"d": dr, "rank": rr, "heads": hr, "N": nr})
     cx = payload["counterexample"]
-    payload["replay"] = None if cx is None else replay_command(spec, cx["attempt"])
+    payload["replay"] = None if cx is None else replay_command(spec, cx["attempt"], again)
     emit(payload, as_json, _human)
     if cx is not None:
         raise CheckFailed(f"counterexample to --bound {spec}: replay with {payload['replay']}")
@@ -187,7 +239,10 @@ def _trial_line(t: dict[str, Any]) -> str:
 def _human(p: dict[str, Any]) -> str:
     lines = [f"falsify --bound {p['bound']}: {plural(len(p['trials']), 'trial')} in "
              f"{p['seconds']:.1f}s, "
-             f"each CI at level {p['level']:.4g} (Bonferroni over the budget)", ERROR_MEANING]
+             f"each CI at level {p['level']:.4g} (Bonferroni over the budget)",
+             *([f"target {p['target']['name']} ({p['target']['profile']}): the bound is its "
+                "profile's harmonic count"] if p["target"]["name"] != "nearest" else []),
+             p["error_meaning"]]
     lines += ["  " + _trial_line(t) for t in p["trials"]]
     if p["counterexample"] is None:
         lines.append("no counterexample found (evidence for the bound, not a proof)")

@@ -23,6 +23,13 @@ from workbench.commands._common import (
     emit,
     path_option,
 )
+from workbench.commands._target import (
+    TARGET_ERROR,
+    ChosenTarget,
+    choose_target,
+    require_profile,
+    target_options,
+)
 from workbench.core.validation import check_int
 
 MAX_D = 256  # the witnesses solve and train at this size within minutes
@@ -118,16 +125,28 @@ def resolve_witness(name: str) -> Any:
               help="Also measure this construction (registered, or module:function) as a "
               "witness (repeatable).")
 @path_option("--db", "Also store the point in this results store (workbench report draws it).")
+@target_options
 @common_options
 def sandwich_cmd(
     d: int, r: int, heads: int, budget: str, witness_dir: str | None, bound: str | None,
-    witness: tuple[str, ...], db: str | None, as_json: bool, seed: int
+    witness: tuple[str, ...], db: str | None, target: str, target_params: tuple[str, ...],
+    as_json: bool, seed: int
 ) -> None:
-    """Certified lower bound vs the best achievable error at (d, r, H), N = 2 on D_2."""
+    """Certified lower bound vs the best achievable error at (d, r, H), N = 2 on D_2; with
+    --target, the profile's harmonic count vs the midpoint and trained Eq. 2 layers."""
     d = check_int("--d", d, lo=2, hi=MAX_D)
     check_int("--rank", r, lo=1, hi=d)
     check_int("--heads", heads, lo=1, hi=MAX_HEADS)
     check_int("--seed", seed, lo=0)
+    chosen = choose_target(target, target_params)
+    if not chosen.is_hardmax:
+        for flag, given in (("--bound", bound), ("--witness", witness), ("--db", db),
+                            ("--witness-dir", witness_dir)):
+            if given:
+                raise ValueError(f"{flag} applies to the hardmax sandwich only (got --target "
+                                 f"{target})")
+        _target_sandwich(chosen, d, r, heads, budget, as_json, seed)
+        return
     lower = None if bound is None else resolve_bound(bound, d, r, heads)
     named = {name: resolve_witness(name) for name in witness}
     if db is not None:
@@ -154,3 +173,41 @@ def sandwich_cmd(
     if p["violated"]:
         what = "the certified lower bound" if bound is None else f"the bound {p['bound']}"
         raise CheckFailed(f"a witness beats {what} beyond its CI")
+
+
+def _target_sandwich(chosen: ChosenTarget, d: int, r: int, heads: int, budget: str,
+                     as_json: bool, seed: int) -> None:
+    """The sandwich for a non-hardmax target (workbench.verifiers.target_sandwich)."""
+    profile = require_profile(chosen, "the target sandwich (the harmonic count)")
+    from workbench.core.bounds.profile_harmonic import profile_bound
+    from workbench.verifiers.target_sandwich import target_sandwich
+    from workbench.verifiers.tasks import TargetTask
+
+    b = profile_bound(profile, d, r, heads)
+    task = TargetTask("nearest", d=d, N=2, points="orthonormal", target=chosen.spec,
+                      target_params=tuple(sorted(chosen.params.items())), fn=chosen.map())
+    s = target_sandwich(task, profile, r, heads, b.enclosure[0], b.rigorous,
+                        steps=200 if budget == "quick" else 1000,
+                        seeds=1 if budget == "quick" else 3, seed=seed)
+    p = {**s.to_dict(), "target": chosen.describe(), "rigorous": b.rigorous,
+         "degrees_summed": b.degrees_summed, "tail": b.tail, "error_meaning": TARGET_ERROR}
+    emit(p, as_json, _human_target)
+    if p["violated"]:
+        raise CheckFailed("a witness beats the harmonic count of the target beyond its CI")
+
+
+def _human_target(p: dict[str, Any]) -> str:
+    t = p["target"]
+    word = "error >=" if p["rigorous"] else "estimated bound (not certified):"
+    ratio = "n/a (bound 0)" if p["ratio"] is None else f"{p['ratio']:.4g}"
+    lo, hi = p["best"]["ci"]
+    lines = [f"d={p['d']} r={p['r']} H={p['heads']}, target {t['name']} ({t['profile']})",
+             f"  harmonic count of the profile: {word} {p['bound']:.6g} (odd degrees <= "
+             f"{p['degrees_summed']}, tail <= {p['tail']:.3g})",
+             f"  best model: {p['best']['error']:.6g}  CI [{lo:.6g}, {hi:.6g}] "
+             f"({p['best']['method']}); ratio best / bound = {ratio}"]
+    for c in p["candidates"]:
+        lines.append(f"    candidate {c['method']:<22} {c['error']:.6g}  ({c['note']})")
+    if p["violated"]:
+        lines.append("  VIOLATED: a witness lies below the bound beyond its CI")
+    return "\n".join(lines + [f"  {p['error_meaning']}"])

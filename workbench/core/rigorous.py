@@ -25,6 +25,7 @@ __all__ = [
     "acb",
     "integrate",
     "lower_float",
+    "pi",
     "precision",
     "relative_width",
     "to_interval",
@@ -44,6 +45,11 @@ def arb(x: object) -> Any:
     """A real ball: an exact int, a string (``"0.1"`` is the ball around 1/10), a float (taken
     exactly) or an arb."""
     return _flint().arb(x)
+
+
+def pi() -> Any:
+    """A real ball containing pi (at the working precision)."""
+    return _flint().arb.pi()
 
 
 def acb(x: object, y: object = 0) -> Any:
@@ -100,17 +106,24 @@ def relative_width(lo: float, hi: float) -> float:
 
 def integrate(
     f: Callable[[Any, bool], Any], a: object, b: object, *, rel_tol: float | None = None,
+    eval_limit: int | None = None, deg_limit: int | None = None,
 ) -> Any:
     """A real ball that contains ``int_a^b f``, truncation error included (``acb.integral``).
 
     ``f(x, analytic)`` gets a complex ball; where ``analytic`` is true it must return a
     non-finite ball unless ``f`` is analytic on all of ``x`` (branch cuts of ``sqrt``, ``log``,
     ``asin``: pass the flag on to flint's functions that take it). Raises ``ArithmeticError`` if
-    the enclosure is not finite (the integrand could not be bounded)."""
+    the enclosure is not finite (the integrand could not be bounded). ``eval_limit`` and
+    ``deg_limit`` raise flint's budgets (evaluations, Gauss-Legendre degree) for integrands
+    that grow fast off the real line, such as polynomials of high degree."""
     acb_t = _flint().acb
     kwargs: dict[str, Any] = {}
     if rel_tol is not None:
         kwargs["rel_tol"] = rel_tol
+    if eval_limit is not None:
+        kwargs["eval_limit"] = eval_limit
+    if deg_limit is not None:
+        kwargs["deg_limit"] = deg_limit
     val = acb_t.integral(f, acb_t(a), acb_t(b), **kwargs).real
     if not val.is_finite():
         raise ArithmeticError(f"the integral over [{a}, {b}] has no finite enclosure")

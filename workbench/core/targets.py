@@ -6,6 +6,8 @@ argmax are broken towards the lowest index.
 
 from __future__ import annotations
 
+import math
+
 import torch
 
 from workbench.core.sphere import Device, Generator, as_generator, gaussian
@@ -135,3 +137,18 @@ def _desc(t: object) -> str:
     if isinstance(t, torch.Tensor):
         return f"{t.dtype} tensor of shape {tuple(t.shape)}"
     return type(t).__name__
+
+
+def profile_target(X: torch.Tensor, y: torch.Tensor, psi: object) -> torch.Tensor:
+    """The N = 2 target of a profile psi (docs/derivations/soft_targets.md, step S0):
+    ``f = (x1 + x2)/2 + psi(<y, x1 - x2>/sqrt2) (x1 - x2)/2``, i.e. ``p1 - p2 = psi(<y, w>)``
+    with ``w = (x1 - x2)/sqrt2``; ``psi`` maps numpy arrays to numpy arrays."""
+    X, y = check_keys_query(X, y)
+    if X.shape[1] != 2:
+        raise ValueError(f"a profile target needs N = 2 keys (got N = {X.shape[1]})")
+    if not callable(psi):
+        raise ValueError(f"psi must be a function of a numpy array (got {_desc(psi)})")
+    diff = X[:, 0] - X[:, 1]
+    t = torch.einsum("bd,bd->b", diff, y) / math.sqrt(2)
+    p = torch.as_tensor(psi(t.detach().cpu().double().numpy()), dtype=X.dtype, device=X.device)
+    return (X[:, 0] + X[:, 1]) / 2 + p[:, None] * diff / 2

@@ -146,10 +146,12 @@ def check_bound(bound: Any) -> BoundLike:
     return bound
 
 
-def replay(a: Attempt) -> Estimate:
-    """Run the attack of ``a`` and return its held-out estimate (deterministic on the CPU)."""
+def replay(a: Attempt, task_for: Callable[[Attempt], Any] | None = None) -> Estimate:
+    """Run the attack of ``a`` and return its held-out estimate (deterministic on the CPU).
+    ``task_for(a)``, when given, is the task trained and scored on (another target's
+    ``TargetTask``); default ``a.task``, the nearest neighbour."""
     check_choice("attack", a.attack, ATTACKS)
-    task = a.task
+    task = a.task if task_for is None else task_for(a)
     if a.attack == "random_features":
         if a.N != 2 or a.r != 1:
             raise ValueError(f"N and r must be 2 and 1 for random_features (got {a.N}, {a.r})")
@@ -176,12 +178,14 @@ def falsify(bound: BoundLike, domain: Domain | None = None, *, budget: int = 10,
             attacks: tuple[str, ...] = DEFAULT_ATTACKS, steps: int = 200, lr: float = 0.03,
             eval_samples: int = 20_000, alpha: float = 0.05, seed: int = 0,
             stop_on_first: bool = True,
-            on_trial: Callable[[Trial], None] | None = None) -> FalsifyReport:
+            on_trial: Callable[[Trial], None] | None = None,
+            task_for: Callable[[Attempt], Any] | None = None) -> FalsifyReport:
     """Search ``domain`` for a model whose held-out error CI lies below ``bound(d, r, H, N)``.
 
     ``budget`` trials are drawn by hypothesis (seeded by ``seed``); each runs every attack in
     ``attacks`` (``random_features`` only where N = 2 and r = 1). ``on_trial`` sees each trial
-    as it finishes (progress for a front end such as ``workbench falsify``).
+    as it finishes (progress for a front end such as ``workbench falsify``); ``task_for`` as in
+    :func:`replay` (another target).
     """
     bound = check_bound(bound)
     domain = domain or Domain()
@@ -208,7 +212,7 @@ def falsify(bound: BoundLike, domain: Domain | None = None, *, budget: int = 10,
             trial_seed = derive_seed(seed, f"trial{len(report.trials)}") % 2**31
             att = Attempt(d, r, H, N, attack, trial_seed, steps, lr, eval_samples=eval_samples,
                           level=level, eval_seed=trial_seed)
-            report.trials.append(Trial(att, replay(att), b))
+            report.trials.append(Trial(att, replay(att, task_for), b))
             if on_trial is not None:
                 on_trial(report.trials[-1])
             if stop_on_first and report.trials[-1].violated:

@@ -14,7 +14,7 @@ coordinates), so the zero model scores exactly 1 on every task here:
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any, Protocol, cast, runtime_checkable
 
 import torch
@@ -151,3 +151,33 @@ def sample_stacked(
         draws = [task.sample(batch, g, device) for g in generators]
     inputs = tuple(torch.stack([d[0][i] for d in draws]) for i in range(len(draws[0][0])))
     return inputs, torch.stack([d[1] for d in draws])
+
+
+@dataclass(frozen=True)
+class TargetTask(Task):
+    """The ``nearest`` inputs (keys ``X``, a lone query ``y``) labelled by another target
+    (``workbench.core.profiles.Target`` at fixed parameters: soft-nearest, farthest, a
+    plug-in; docs/derivations/soft_targets.md). ``fn(X, y)`` is the target's map; ``target``
+    and ``target_params`` name it in records (``to_dict``), where ``fn`` is left out."""
+
+    target: str = "nearest"
+    target_params: tuple[tuple[str, Any], ...] = ()
+    fn: Any = field(default=None, compare=False, repr=False)
+
+    def __post_init__(self) -> None:
+        super().__post_init__()
+        if self.name != "nearest":
+            raise ValueError(f"a TargetTask draws the nearest task's inputs (got {self.name!r})")
+        if not callable(self.fn):
+            raise ValueError("fn must be the target's map (X, y) -> f(X, y)")
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"name": self.name, "d": self.d, "N": self.N, "points": self.points,
+                "queries": self.queries, "target": self.target,
+                "target_params": dict(self.target_params)}
+
+    def label(self, draws: Inputs) -> tuple[Inputs, torch.Tensor]:
+        X, y = draws
+        with torch.no_grad():
+            f = self.fn(X.flatten(0, -3), y.flatten(0, -2))
+        return draws, f.to(y.dtype).view_as(y)

@@ -24,6 +24,7 @@ from workbench.commands._common import (
     emit,
     progress_bar,
 )
+from workbench.commands._target import TARGET_ERROR, choose_target, target_options
 from workbench.core.validation import (
     check_dim,
     check_float,
@@ -52,7 +53,9 @@ def _human(p: dict[str, Any]) -> str:
     lines = [
         f"construction: {p['construction']}",
         "params: " + ", ".join(f"{k}={v}" for k, v in p["params"].items()),
-        ERROR_MEANING,
+        *([f"target: {p['target']['name']} ({p['target']['profile']}); {p['target_note']}"]
+          if "target_note" in p else []),
+        p["error_meaning"],
         f"measured error: {m['mean']:.6g}  CI [{m['lo']:.6g}, {m['hi']:.6g}] "
         f"({percent(m['level'])} CI, {m['interval']})",
         f"claimed error: {c['relation']} {c['value']:.6g}  ({c['method']}; {c['statement']})",
@@ -70,11 +73,17 @@ class Evaluation:
     resolution: float
     as_json: bool
     seed: int
+    target: str = "nearest"
+    target_params: tuple[str, ...] = ()
 
     def check(self, d: int, N: int, points: str, min_seeds: int = 1) -> None:
         """:func:`check_basic` of these options for ``(d, N, points)``."""
         check_basic(d, N, points, self.eval_samples, self.seeds, self.seed, min_seeds,
                     self.resolution)
+        chosen = choose_target(self.target, self.target_params)  # before anything is built
+        if chosen.target.N is not None and N not in chosen.target.N:
+            raise ValueError(f"--N must lie in {list(chosen.target.N)} for --target "
+                             f"{self.target} (got {N})")
 
     def measure(self, name: str, params: dict[str, Any], build: Callable[[int], Any], d: int,
                 N: int, points: str, queries: str, ensemble: bool = False,
@@ -85,6 +94,16 @@ class Evaluation:
         claim is violated."""
         from workbench.verifiers.construct import run_construction
 
+        chosen = choose_target(self.target, self.target_params)
+        if self.target != "nearest":
+            own = build
+
+            def build(s: int) -> Any:  # the model measured against the chosen target
+                result = own(s)
+                if isinstance(result, tuple) and len(result) == 3:
+                    raise ValueError(f"--target applies to constructions measured against "
+                                     f"nearest; {name} has a target of its own")
+                return (result[0], result[1], chosen.map())
         with progress_bar(self.as_json, "samples") as bar:
             job = bar.add_task(f"construct {name}", total=self.seeds * self.eval_samples)
             p = run_construction(name, build, d=d, N=N, points=points, queries=queries,
@@ -93,7 +112,11 @@ class Evaluation:
                                  params=params, on_batch=lambda n: bar.advance(job, n),
                                  memory=memory)
         payload = {k: v for k, v in p.items() if k != "runs"}
-        payload.update(error_meaning=ERROR_MEANING, runs=p["runs"])
+        payload.update(error_meaning=ERROR_MEANING if self.target == "nearest" else
+                       TARGET_ERROR, target=chosen.describe(), runs=p["runs"])
+        if self.target != "nearest":
+            payload["target_note"] = ("the error is measured against --target; the claimed "
+                                      "error is the construction's own (against nearest)")
         emit(payload, self.as_json, _human)
         if payload["verdict"] == "violated":
             raise CheckFailed(f"{name}: measured error contradicts the claimed error beyond the "
@@ -111,10 +134,12 @@ def construct_options(
     def deco(f: Callable[..., Any]) -> Callable[..., Any]:
         @functools.wraps(f)
         def with_evaluation(*, eval_samples: int, seeds: int, resolution: float, as_json: bool,
-                            seed: int, **options: Any) -> Any:
-            return f(Evaluation(eval_samples, seeds, resolution, as_json, seed), **options)
+                            seed: int, target: str, target_params: tuple[str, ...],
+                            **options: Any) -> Any:
+            return f(Evaluation(eval_samples, seeds, resolution, as_json, seed, target,
+                                target_params), **options)
 
-        g = common_options(with_evaluation)
+        g = common_options(target_options(with_evaluation))
         g = click.option("--seeds", type=int, default=seeds, show_default=seeds is not None,
                          help="Independent seeds seed..seed+K-1." + ("" if seeds is not None else
                          " Default: 1, or 8 where the claim averages over the construction's "

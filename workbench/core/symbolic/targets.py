@@ -53,3 +53,27 @@ def softmax_head(
     e1 = sp.exp(b * ((y.T * x1)[0, 0] + b1))
     e2 = sp.exp(b * ((y.T * x2)[0, 0] + b2))
     return (x1 * e1 + x2 * e2) / (e1 + e2)
+
+
+def profile_soft(t: sp.Expr, b: sp.Expr) -> sp.Expr:
+    """The N = 2 profile of the softmax head, ``psi_beta(t) = tanh(beta t / sqrt2)``, with
+    ``t = <y, w>``, ``w = (x1 - x2)/sqrt2``: ``nn2_soft`` is ``(x1+x2)/2 + psi(z/sqrt2)(x1-x2)/2``
+    (docs/derivations/soft_targets.md, step S0)."""
+    return sp.tanh(b * t / sp.sqrt(2))
+
+
+def monomial_energies(k: int, d: sp.Expr) -> dict[int, sp.Expr]:
+    """``eta_l(t^k)^2`` for odd k, by degree: ``t^k`` is a polynomial of degree k, so only odd
+    ``l <= k`` carry energy. Closed forms from the moments ``E t^(2j) = (2j-1)!! / prod_{i<j}
+    (d + 2i)`` (t = <y, w>, y uniform on S^{d-1}): for ``k = 1``, ``eta_1^2 = 1/d``; for
+    ``k = 3``, ``eta_1^2 = 9/(d (d+2)^2)`` (``eta_1 = sqrt(d) E t^4``) and ``eta_3^2 = E t^6 -
+    eta_1^2`` (Parseval with two degrees)."""
+    def moment(j: int) -> sp.Expr:
+        return sp.factorial2(2 * j - 1) / sp.prod([d + 2 * i for i in range(j)])
+
+    if k == 1:
+        return {1: 1 / d}
+    if k == 3:
+        e1 = d * moment(2) ** 2
+        return {1: sp.simplify(e1), 3: sp.simplify(moment(3) - e1)}
+    raise ValueError(f"k must be 1 or 3 (got {k})")

@@ -1,0 +1,214 @@
+"""The harmonic energies ``eta_l(psi)^2`` of an N = 2 target profile (docs/derivations/
+soft_targets.md, step S3): the squared coefficients of an odd ``psi`` on the normalised
+Gegenbauer polynomials of S^{d-1},
+
+    eta_l(psi) = E_t[psi(t) sqrt(N(d,l)) P_l(t)] = 2 rho_d int_0^{pi/2} psi(sin th)
+                 sqrt(N(d,l)) P_l(sin th) cos(th)^(d-2) dth          (l odd; 0 for l even),
+
+with ``t = sin th`` (the weight ``(1-t^2)^((d-3)/2) dt`` becomes ``cos(th)^(d-2) dth``, analytic:
+no branch point at t = 1) and ``rho_d = Gamma(d/2)/(sqrt(pi) Gamma((d-1)/2))``. Integrating over
+``(0, 1]`` only uses oddness, so ``sign`` is the constant 1 there (analytic).
+
+A profile with an exact form (``Profile.arb`` or ``Profile.sympy``) gets arb-ball enclosures by
+``acb.integral`` (:mod:`workbench.core.rigorous`): ``rigorous = True``. A numpy-only profile gets
+Gauss-Legendre values in ``th`` (the same formula), ``rigorous = False``, with the gap to a rule
+of half the nodes as its error estimate (not a bound).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from workbench.core.harmonics import normalized_gegenbauer
+from workbench.core.profiles import Profile
+from workbench.core.quadrature import gauss_legendre
+from workbench.core.validation import check_dim, check_int
+
+__all__ = ["ProfileEnergies", "clear_cache", "profile_energies", "sympy_to_arb"]
+
+_QUAD_NODES = 1024
+_CACHE: dict[tuple[Any, ...], Any] = {}  # (profile key, d, l) -> eta_l ball or float
+
+
+def clear_cache() -> None:
+    """Forget the cached balls (they are keyed by the profile's ``key``, d and l): for a test
+    that plants a fault in the integrand and must see it recomputed."""
+    _CACHE.clear()
+
+
+@dataclass(frozen=True)
+class ProfileEnergies:
+    """``lo[i] <= eta_l^2 <= hi[i]`` for the odd ``l = 2i + 1 <= L`` and ``total`` enclosing
+    ``E psi(t)^2``. ``rigorous``: proved enclosures (arb); otherwise quadrature values
+    (``lo == hi``) with ``error_estimate`` the largest gap to a coarser rule."""
+
+    d: int
+    L: int
+    lo: tuple[float, ...]
+    hi: tuple[float, ...]
+    total: tuple[float, float]
+    rigorous: bool
+    method: str
+    error_estimate: float = 0.0
+
+
+def _exact_form(profile: Profile) -> Any:
+    if profile.arb is not None:
+        return profile.arb
+    assert profile.sympy is not None
+    import sympy as sp
+
+    t = sp.Symbol("t", real=True)
+    return sympy_to_arb(profile.sympy(t), t)
+
+
+_SYMPY_FUNCS = {"tanh": "tanh", "sinh": "sinh", "cosh": "cosh", "sin": "sin", "cos": "cos",
+                "tan": "tan", "exp": "exp", "erf": "erf"}  # entire or meromorphic
+_BRANCHED = {"log": "log", "sqrt": "sqrt"}  # branch cuts: evaluated with flint's analytic flag
+
+
+def sympy_to_arb(expr: Any, t: Any) -> Any:
+    """A function of a complex ball evaluating the sympy expression ``expr`` in ``t`` exactly:
+    rationals become exact balls, ``pi`` and ``E`` arb constants, and ``+ * ** tanh sinh cosh
+    sin cos tan exp erf log sqrt`` arb operations, those with a branch cut (``log``, ``sqrt``,
+    a non-integer power) with flint's ``analytic`` flag, so that the integral stays rigorous.
+    Anything else raises ``ValueError``. The result is called as ``f(z, analytic)``."""
+    import sympy as sp
+
+    from workbench.core.rigorous import acb, arb, pi
+
+    def ev(e: Any, z: Any, an: bool) -> Any:
+        if e == t:
+            return z
+        if e.is_Integer:
+            return acb(int(e))
+        if e.is_Rational:
+            return acb(arb(int(e.p)) / int(e.q))
+        if e.is_Float:
+            return acb(arb(float(e)))
+        if e is sp.pi:
+            return acb(pi())
+        if e is sp.E:
+            return acb(arb(1).exp())
+        if e.is_Add:
+            out = acb(0)
+            for a in e.args:
+                out = out + ev(a, z, an)
+            return out
+        if e.is_Mul:
+            out = acb(1)
+            for a in e.args:
+                out = out * ev(a, z, an)
+            return out
+        if e.is_Pow:
+            base, ex = e.args
+            if ex.is_Integer:
+                return ev(base, z, an) ** int(ex)
+            return ev(base, z, an).pow(ev(ex, z, an), analytic=an)
+        name = type(e).__name__
+        if name in _SYMPY_FUNCS and len(e.args) == 1:
+            return getattr(ev(e.args[0], z, an), _SYMPY_FUNCS[name])()
+        if name in _BRANCHED and len(e.args) == 1:
+            return getattr(ev(e.args[0], z, an), _BRANCHED[name])(analytic=an)
+        raise ValueError(f"a target's sympy form may use + * ** and "
+                         f"{sorted(_SYMPY_FUNCS) + sorted(_BRANCHED)} only (got {name})")
+
+    return lambda z, analytic: ev(expr, z, analytic)
+
+
+def _rho(d: int) -> Any:
+    from workbench.core.rigorous import arb, pi
+
+    return (arb(d) / 2).gamma() / (pi().sqrt() * (arb(d - 1) / 2).gamma())
+
+
+def _normalized_at(d: int, l: int, z: Any) -> Any:
+    """``sqrt(N(d,l)) P_l(z)`` on a complex ball by the normalised three-term recurrence (the
+    ratios ``sqrt(N(d,l+1)/N(d,l))`` in arb, as in ``harmonics.normalized_gegenbauer``)."""
+    from workbench.core.rigorous import arb
+
+    prev, cur = z * 0 + 1, z * arb(d).sqrt()
+    for k in range(1, l):
+        s_up = (arb((2 * k + d) * (k + d - 2)) / ((k + 1) * (2 * k + d - 2))).sqrt()
+        s_down = ((arb((2 * k + d - 2) * (k + d - 3)) / (k * (2 * k + d - 4))).sqrt()
+                  if k >= 2 else arb(d).sqrt())
+        prev, cur = cur, s_up * ((arb(2 * k + d - 2) / (k + d - 2)) * z * cur
+                                 - (arb(k) / (k + d - 2)) * s_down * prev)
+    return cur
+
+
+def _prec(l: int) -> int:
+    return 128 + 2 * l  # the recurrence's balls widen off the real line; measured to suffice
+
+
+def _eta_ball(profile: Profile, form: Any, d: int, l: int) -> Any:
+    """A real ball containing ``eta_l(psi)`` (``l = 0``: ``E psi^2``)."""
+    key = (profile.key, d, l, "arb")
+    if profile.key and key in _CACHE:
+        return _CACHE[key]
+    from workbench.core.rigorous import integrate, pi, precision
+
+    with precision(_prec(l)):
+        cos_pow = d - 2
+        if l == 0:
+            def f(th: Any, analytic: bool) -> Any:
+                p = form(th.sin(), analytic)
+                return p * p * th.cos() ** cos_pow
+        else:
+            def f(th: Any, analytic: bool) -> Any:
+                s = th.sin()
+                return form(s, analytic) * _normalized_at(d, l, s) * th.cos() ** cos_pow
+        val = 2 * _rho(d) * integrate(f, 0, pi() / 2, eval_limit=10**6,
+                                      deg_limit=64 + 4 * l)
+    if profile.key:
+        _CACHE[key] = val
+    return val
+
+
+def _square_interval(ball: Any) -> tuple[float, float]:
+    from workbench.core.rigorous import arb, lower_float, upper_float
+
+    a_lo, a_hi = lower_float(ball), upper_float(ball)
+    m_hi = max(abs(a_lo), abs(a_hi))
+    m_lo = 0.0 if a_lo <= 0 <= a_hi else min(abs(a_lo), abs(a_hi))
+    return lower_float(arb(m_lo) * arb(m_lo)), upper_float(arb(m_hi) * arb(m_hi))
+
+
+def _quadrature(profile: Profile, d: int, L: int, n: int) -> tuple[np.ndarray, float]:
+    x, w = gauss_legendre(n)
+    th = (x + 1) * (math.pi / 4)  # [-1, 1] -> [0, pi/2]
+    wt = w * (math.pi / 4) * np.cos(th) ** (d - 2)
+    s = np.sin(th)
+    psi = np.asarray(profile.psi(s), dtype=np.float64)
+    rho = math.exp(math.lgamma(d / 2) - math.lgamma((d - 1) / 2)) / math.sqrt(math.pi)
+    eta = 2 * rho * (normalized_gegenbauer(d, L, s) @ (wt * psi))
+    return eta, 2 * rho * float(wt @ (psi * psi))
+
+
+def profile_energies(profile: Profile, d: int, L: int) -> ProfileEnergies:
+    """Enclosures of ``eta_l(psi)^2`` for the odd ``l <= L`` and of ``E psi^2`` (see the module
+    note); rigorous when the profile has an exact form."""
+    d = check_dim(d)
+    L = check_int("max_degree", L, lo=1)
+    degrees = range(1, L + 1, 2)
+    if profile.has_exact_form:
+        form = _exact_form(profile)
+        pairs = [_square_interval(_eta_ball(profile, form, d, l)) for l in degrees]
+        from workbench.core.rigorous import lower_float, upper_float
+
+        tot = _eta_ball(profile, form, d, 0)
+        total = (max(0.0, lower_float(tot)), upper_float(tot))
+        return ProfileEnergies(d, L, tuple(p[0] for p in pairs), tuple(p[1] for p in pairs),
+                               total, True, "arb balls (acb.integral), odd degrees "
+                               f"1..{L}")
+    n = max(_QUAD_NODES, 4 * L)
+    eta, tot = _quadrature(profile, d, L, n)
+    eta_c, tot_c = _quadrature(profile, d, L, n // 2)
+    e2 = tuple(float(v) for v in eta[1::2] ** 2)
+    err = float(max(np.abs(eta[1::2] - eta_c[1::2]).max(), abs(tot - tot_c)))
+    return ProfileEnergies(d, L, e2, e2, (tot, tot), False,
+                           f"Gauss-Legendre ({n} nodes in the angle; not rigorous)", err)
