@@ -99,6 +99,10 @@ def cli(
         _list(claims, broken_dependencies(claims), only, load_errors, as_json)
         return
     dev = resolve_device(device)
+    if db is not None:  # created now, whole or not at all: a full disk fails before any claim
+        from workbench.verifiers.store import Store
+
+        Store(db).close()
     from workbench.proofs.claim import CheckContext
     from workbench.proofs.registry import run_claims
 

@@ -27,6 +27,7 @@ from workbench.commands._common import (
     plural,
 )
 from workbench.commands._paths import writable_path
+from workbench.core.safe_files import write_text
 
 
 @click.command(help="Write a Markdown report with PNG and SVG figures from the results store.")
@@ -90,7 +91,7 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
         md += ["No sweep runs in this store yet (`workbench sweep PRESET --db ...`).", ""]
     md += _sandwich_section(sandwich, out, files)
     md += _check_section(check, out, files)
-    (out / "report.md").write_text("\n".join(md) + "\n")
+    write_text(out / "report.md", "\n".join(md) + "\n", "--out")
     return ["report.md", *files]
 
 

@@ -78,9 +78,9 @@ def to_dot(g: nx.DiGraph, verdicts: Mapping[str, str] | None = None) -> str:
 
 
 def draw(g: nx.DiGraph, path: str | os.PathLike[str],
-             verdicts: Mapping[str, str] | None = None) -> tuple[int, int]:
+             verdicts: Mapping[str, str] | None = None, name: str = "path") -> tuple[int, int]:
     """Draw ``g`` (a layered, deterministic layout: ``graph_figure``) to ``path``, a ``.png``
-    or ``.svg`` file; the picture's ``(width, height)`` in pixels."""
+    or ``.svg`` file (errors name ``name``); the picture's ``(width, height)`` in pixels."""
     from workbench.proofs.graph_figure import draw
 
-    return draw(g, path, verdicts)
+    return draw(g, path, verdicts, name)

@@ -1,0 +1,174 @@
+"""Faults a user meets on a shared machine or a cluster, beside the bad-input suite: files given
+through links, FIFOs and full disks; signals to a command with workers; a damaged native-kernel
+cache; plug-ins that fail; ``--param`` numbers out of range (docs/sweeps.md, "Faults"). Each is
+exit 2 with one stderr line naming the flag (signals: 130 or 143), no traceback, no file outside
+the folder touched and no partial file left; a signal leaves no worker behind."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import os
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from workbench.cli import main
+from workbench.core import safe_files
+
+OUTSIDE = b"a file outside the folder the command was given\n"
+FAST_CLAIM = "setting.sphere_law"
+TRAIN = ["train", "--d", "4", "--N", "2", "--rank", "1", "--heads", "1", "--steps", "2",
+         "--batch", "8", "--eval-samples", "100", "--device", "cpu", "--json"]
+
+
+def _one_line(capsys: pytest.CaptureFixture[str], flag: str) -> str:
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: ") and "Traceback" not in err, err
+    assert f"{flag} must" in err, err
+    return err
+
+
+def _listing(folder: Path) -> list[str]:
+    return sorted(p.name for p in folder.iterdir())
+
+
+# ---- files: links, FIFOs, full disks -------------------------------------------------------
+
+@pytest.fixture
+def outside(tmp_path: Path) -> Path:
+    p = tmp_path / "outside"
+    p.write_bytes(OUTSIDE)
+    return p
+
+
+@pytest.fixture
+def folder(tmp_path: Path) -> Path:
+    d = tmp_path / "given"
+    d.mkdir()
+    return d
+
+
+def test_graph_replaces_a_link_it_is_given_and_leaves_its_target(
+        folder: Path, outside: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = folder / "g.json"
+    out.symlink_to(outside)
+    assert main(["graph", "--out", str(out)]) == 0
+    assert outside.read_bytes() == OUTSIDE
+    assert not out.is_symlink() and out.read_text().startswith("{")
+    assert _listing(folder) == ["g.json"]  # no temporary file left
+
+
+def test_report_replaces_a_linked_report_md(folder: Path, outside: Path, tmp_path: Path,
+                                            capsys: pytest.CaptureFixture[str]) -> None:
+    db = tmp_path / "s.sqlite"
+    assert main(["check", "--only", FAST_CLAIM, "--db", str(db), "--json"]) == 0
+    (folder / "report.md").symlink_to(outside)
+    assert main(["report", "--db", str(db), "--out", str(folder), "--json"]) == 0
+    assert outside.read_bytes() == OUTSIDE
+    assert not (folder / "report.md").is_symlink()
+    assert not [n for n in _listing(folder) if n.startswith(".")]
+
+
+def test_sweep_export_ignores_links_at_the_file_and_an_old_temporary_name(
+        folder: Path, outside: Path, tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (folder / "e.csv.tmp").symlink_to(outside)
+    (folder / "e.csv").symlink_to(outside)
+    argv = ["sweep", "tiny", "--dry-run", "--db", str(tmp_path / "none.sqlite"),
+            "--export", str(folder / "e.csv"), "--json"]
+    assert main(argv) == 0
+    assert outside.read_bytes() == OUTSIDE
+    assert (folder / "e.csv").read_text().startswith("key,preset")
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["graph", "--out", "{fifo}"], "--out"),
+    (["sweep", "tiny", "--dry-run", "--db", "{tmp}/s.sqlite", "--export", "{fifo}.csv"],
+     "--export"),
+    ([*TRAIN, "--checkpoint", "{fifo}"], "--checkpoint"),
+    (["check", "--only", FAST_CLAIM, "--db", "{fifo}"], "--db"),
+    (["sweep", "tiny", "--db", "{fifo}"], "--db"),
+    (["bounds", "sandwich", "--d", "4", "--rank", "1", "--heads", "1", "--db", "{fifo}"],
+     "--db"),
+])
+def test_a_fifo_is_refused_before_any_work(tmp_path: Path, argv: list[str], flag: str,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    os.mkfifo(f"{fifo}.csv")
+    before = _listing(tmp_path)
+    assert main([a.format(fifo=fifo, tmp=tmp_path) for a in argv]) == 2
+    err = _one_line(capsys, flag)
+    assert "FIFO" in err
+    assert _listing(tmp_path) == before
+
+
+def _no_space(*args: object, **kwargs: object) -> None:
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+
+def test_a_full_disk_while_writing_leaves_the_old_file_and_no_temporary(
+        folder: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    out = folder / "g.dot"
+    out.write_text("the old graph\n")
+    monkeypatch.setattr(safe_files.os, "fsync", _no_space)
+    assert main(["graph", "--format", "dot", "--out", str(out)]) == 2
+    assert "the disk is full" in _one_line(capsys, "--out")
+    assert out.read_text() == "the old graph\n" and _listing(folder) == ["g.dot"]
+
+
+def test_a_full_disk_under_a_checkpoint_is_one_line(folder: Path, monkeypatch: pytest.MonkeyPatch,
+                                                   capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(safe_files.os, "fsync", _no_space)
+    assert main([*TRAIN, "--checkpoint", str(folder / "ck.pt")]) == 2
+    assert "the disk is full" in _one_line(capsys, "--checkpoint")
+    assert _listing(folder) == []
+
+
+def test_the_store_is_not_created_where_it_cannot_be_written(
+        folder: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    monkeypatch.setattr(safe_files.os, "fsync", _no_space)
+    assert main(["sweep", "tiny", "--db", str(folder / "s.sqlite")]) == 2
+    _one_line(capsys, "--db")
+    assert _listing(folder) == []
+
+
+@pytest.fixture
+def full_disk(tmp_path: Path) -> Iterator[Path]:
+    """A folder on a 256 KiB tmpfs filled to the last byte (root only; else skipped)."""
+    where = tmp_path / "full"
+    where.mkdir()
+    if os.geteuid() != 0 or subprocess.run(
+            ["mount", "-t", "tmpfs", "-o", "size=256k", "tmpfs", str(where)],
+            capture_output=True).returncode != 0:
+        pytest.skip("mounting a small tmpfs needs root")
+    try:
+        with contextlib.suppress(OSError), open(where / "filler", "wb") as f:
+            while True:
+                f.write(b"\0" * 4096)
+                f.flush()
+        os.sync()
+        yield where
+    finally:
+        subprocess.run(["umount", "-l", str(where)], check=False)
+
+
+@pytest.mark.parametrize("argv, flag", [
+    (["check", "--only", FAST_CLAIM, "--db", "{full}/s.sqlite"], "--db"),
+    (["sweep", "tiny", "--db", "{full}/s.sqlite"], "--db"),
+    (["graph", "--out", "{full}/g.json"], "--out"),
+    ([*TRAIN, "--checkpoint", "{full}/ck.pt"], "--checkpoint"),
+    (["sweep", "tiny", "--dry-run", "--db", "{full}/none.sqlite", "--export", "{full}/e.csv"],
+     "--export"),
+])
+def test_a_really_full_disk_is_one_line_and_leaves_nothing(
+        full_disk: Path, argv: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main([a.format(full=full_disk) for a in argv]) == 2
+    assert "the disk is full" in _one_line(capsys, flag)
+    assert _listing(full_disk) == ["filler"]
