@@ -9,6 +9,7 @@ from __future__ import annotations
 import contextlib
 import errno
 import os
+import signal
 import subprocess
 import sys
 import time
@@ -172,3 +173,66 @@ def test_a_really_full_disk_is_one_line_and_leaves_nothing(
     assert main([a.format(full=full_disk) for a in argv]) == 2
     assert "the disk is full" in _one_line(capsys, flag)
     assert _listing(full_disk) == ["filler"]
+
+
+# ---- signals: the workers end with their parent --------------------------------------------
+
+def _children(pid: int) -> set[int]:
+    """The live (not zombie) processes whose parent is ``pid``."""
+    out = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            with contextlib.suppress(OSError):
+                fields = (entry / "stat").read_text().rsplit(")", 1)[1].split()
+                if int(fields[1]) == pid and fields[0] != "Z":
+                    out.add(int(entry.name))
+    return out
+
+
+def _alive(pid: int) -> bool:
+    try:
+        state = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
+    except OSError:
+        return False
+    return state != "Z"  # a zombie has ended; only its entry waits to be reaped
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+@pytest.mark.parametrize("argv, sig, stored", [
+    (["sweep", "tiny", "--scale", "full", "--jobs", "2", "--db", "{tmp}/s.sqlite"],
+     signal.SIGTERM, "runs of this sweep are stored in"),
+    (["sweep", "tiny", "--scale", "full", "--jobs", "2", "--db", "{tmp}/s.sqlite"],
+     signal.SIGINT, "runs of this sweep are stored in"),
+    (["sweep", "tiny", "--scale", "full", "--jobs", "2", "--db", "{tmp}/s.sqlite"],
+     signal.SIGHUP, "runs of this sweep are stored in"),
+    (["sweep", "tiny", "--scale", "full", "--jobs", "2", "--db", "{tmp}/s.sqlite"],
+     signal.SIGKILL, None),
+    (["check", "--jobs", "2", "--db", "{tmp}/s.sqlite"], signal.SIGTERM,
+     "nothing was recorded in"),
+    (["check", "--jobs", "2"], signal.SIGKILL, None),
+])
+def test_a_signal_to_the_parent_ends_every_worker(tmp_path: Path, argv: list[str],
+                                                  sig: signal.Signals, stored: str | None) -> None:
+    cmd = [sys.executable, "-m", "workbench.cli", *(a.format(tmp=tmp_path) for a in argv)]
+    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+                            cwd=tmp_path)
+    try:
+        workers: set[int] = set()
+        deadline = time.monotonic() + 300  # a bound on a slow machine, not a measurement
+        while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            workers |= _children(proc.pid)
+            time.sleep(0.05)
+        assert len(workers) >= 2 and proc.poll() is None, proc.stderr and proc.stderr.read()
+        proc.send_signal(sig)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == (-sig if sig == signal.SIGKILL else 128 + sig)
+    if stored is not None:
+        assert err.count("\n") == 1 and "Traceback" not in err, err
+        assert err.startswith(f"error: interrupted by {sig.name}: ") and stored in err, err
+    deadline = time.monotonic() + 60
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not [w for w in workers if _alive(w)]

@@ -1,6 +1,7 @@
 """Shared pieces of the CLI contract: ``--json``/``--seed`` options, output, exit codes.
 
-Exit codes: 0 ok; 1 a claim was violated or a check failed; 2 bad input.
+Exit codes: 0 ok; 1 a claim was violated or a check failed; 2 bad input; 128 + the signal when
+interrupted (130 SIGINT, 143 SIGTERM, 129 SIGHUP; ``workbench.commands._interrupts``).
 Commands raise ``ValueError`` (or ``click.BadParameter``) for bad input; the ``common_options``
 wrapper renames the parameter in the message to its flag (``H must`` -> ``--heads must``) and
 ``workbench.cli.main`` turns it into one line on stderr and exit code 2.
@@ -25,6 +26,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from workbench.commands._interrupts import as_interrupted
 from workbench.commands._paths import nvidia_driver_present, readable_file, writable_path
 
 if TYPE_CHECKING:
@@ -72,6 +74,10 @@ def json_option(func: F) -> F:
             ctx = click.get_current_context(silent=True)
             msg = str(e) if ctx is None else flag_message(str(e), ctx.command)
             raise ValueError(msg) from None
+        except KeyboardInterrupt as e:  # a signal (commands._interrupts): 128 + its number
+            stop = as_interrupted(e)
+            click.echo(f"error: {stop.line()}", err=True)
+            raise click.exceptions.Exit(stop.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
 

@@ -25,6 +25,7 @@ from workbench.commands._common import (
     plural,
     resolve_device,
 )
+from workbench.commands._interrupts import saying_what_was_stored
 from workbench.commands._paths import writable_path
 
 SCALES = {"quick": "quick", "full": "paper", "paper": "paper"}  # the word -> the preset's scale
@@ -124,10 +125,14 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         with store.Store(path) as st:
-            rep = sweep.run_sweep(name, SCALES[scale], st, seed=seed, backend=backend,
-                                  address=address, cpus_per_task=cpus_per_task,
-                                  gpus_per_task=gpus_per_task, threads=threads, device=dev,
-                                  jobs=jobs, runs=runs, progress=say)
+            keys = [k for k, _ in sweep.keyed(runs)]
+            with saying_what_was_stored(lambda: f"{len(st.done_keys(keys))} of {len(keys)} "
+                                        f"runs of this sweep are stored in {path} (run it "
+                                        "again to compute the rest)"):
+                rep = sweep.run_sweep(name, SCALES[scale], st, seed=seed, backend=backend,
+                                      address=address, cpus_per_task=cpus_per_task,
+                                      gpus_per_task=gpus_per_task, threads=threads, device=dev,
+                                      jobs=jobs, runs=runs, progress=say)
             rows = st.rows(keys=rep.keys)
     if export_path is not None:
         store.export(rows, export_path)
