@@ -236,3 +236,139 @@ def test_a_signal_to_the_parent_ends_every_worker(tmp_path: Path, argv: list[str
     while any(map(_alive, workers)) and time.monotonic() < deadline:
         time.sleep(0.05)
     assert not [w for w in workers if _alive(w)]
+
+
+# ---- the native kernel cache checks itself ------------------------------------------------
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, bytes]:
+    """A cache with the kernel library built by the real compiler, and the library's bytes."""
+    from workbench.native import build
+
+    if build.platform.system() != "Linux" or build.shutil.which("cc") is None:
+        pytest.skip("the native kernels are built on Linux with a C compiler")
+    cache = tmp_path_factory.mktemp("kernels")
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setenv("WORKBENCH_CACHE", str(cache))
+        mp.delenv("CC", raising=False)
+        mp.delenv("WORKBENCH_FUSED", raising=False)
+        mp.setattr(build, "_state", {})
+        assert build.available(), build.unavailable_reason()
+    (lib,) = cache.glob("native-*.so")
+    return lib, lib.read_bytes()
+
+
+@pytest.fixture
+def kernels(built: tuple[Path, bytes], tmp_path: Path,
+            monkeypatch: pytest.MonkeyPatch) -> Iterator[tuple[Path, list[bytes], list[int]]]:
+    """A copy of the built cache, a fresh build state, a compiler that writes the good library
+    (counted) and a record of the bytes of every file ``ctypes.CDLL`` opens."""
+    from workbench.native import build
+
+    lib, good = built
+    cache = tmp_path / "cache"
+    cache.mkdir()
+    for f in lib.parent.iterdir():
+        (cache / f.name).write_bytes(f.read_bytes())
+    monkeypatch.setenv("WORKBENCH_CACHE", str(cache))
+    monkeypatch.delenv("CC", raising=False)
+    monkeypatch.delenv("WORKBENCH_FUSED", raising=False)
+    monkeypatch.setattr(build, "_state", {})
+    opened: list[bytes] = []
+    compiles: list[int] = []
+    real_cdll = build.ctypes.CDLL
+
+    def cdll(name: str, *a: object, **k: object) -> object:
+        opened.append(Path(name).read_bytes())
+        return real_cdll(name, *a, **k)
+
+    def compile_good(cc: str, extra: list[str], out: str) -> None:
+        compiles.append(1)
+        Path(out).write_bytes(good)
+
+    monkeypatch.setattr(build.ctypes, "CDLL", cdll)
+    monkeypatch.setattr(build, "_compile", compile_good)
+    yield cache / lib.name, opened, compiles
+
+
+def _libm() -> bytes:
+    import ctypes.util
+
+    name = ctypes.util.find_library("m") or "libm.so.6"
+    for d in ("/lib/x86_64-linux-gnu", "/usr/lib/x86_64-linux-gnu", "/lib64", "/usr/lib64",
+              "/lib", "/usr/lib"):
+        if (Path(d) / name).is_file():
+            return (Path(d) / name).read_bytes()
+    pytest.skip("no libm file to plant")
+
+
+@pytest.mark.parametrize("damage", ["truncated", "emptied", "another library", "no checksum",
+                                    "checksum of another file"])
+def test_a_damaged_cached_kernel_is_rebuilt_and_never_loaded(
+        kernels: tuple[Path, list[bytes], list[int]], built: tuple[Path, bytes], damage: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from workbench.native import build
+
+    lib, opened, compiles = kernels
+    good = built[1]
+    if damage == "truncated":
+        lib.write_bytes(good[:1000])
+    elif damage == "emptied":
+        lib.write_bytes(b"")
+    elif damage == "another library":
+        lib.write_bytes(_libm())
+    elif damage == "no checksum":
+        lib.with_suffix(".sha256").unlink()
+    else:
+        lib.with_suffix(".sha256").write_text("0" * 64 + "\n")
+    assert build.available() and build.lib() is not None
+    assert compiles == [1] and opened == [good]  # rebuilt once; only the sound file loaded
+    assert lib.read_bytes() == good and capsys.readouterr().err == ""
+    assert sorted(p.name for p in lib.parent.iterdir()) == sorted([lib.name, f"{lib.stem}.sha256"])
+
+
+def test_a_sound_cached_kernel_is_loaded_without_a_compile(
+        kernels: tuple[Path, list[bytes], list[int]], built: tuple[Path, bytes]) -> None:
+    from workbench.native import build
+
+    _, opened, compiles = kernels
+    assert build.available() and compiles == [] and opened == [built[1]]
+
+
+def test_a_failed_compile_leaves_nothing_and_says_why_once(
+        kernels: tuple[Path, list[bytes], list[int]], monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    from workbench.native import build
+
+    lib, opened, _ = kernels
+    lib.write_bytes(b"damaged")
+
+    def fails(cc: str, extra: list[str], out: str) -> None:
+        Path(out).write_bytes(b"half an object file")
+        raise subprocess.CalledProcessError(1, [cc], stderr=b"cc: error: no space left\n")
+
+    monkeypatch.setattr(build, "_compile", fails)
+    assert not build.available() and build.lib() is None
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "native CPU kernels off" in err, err
+    assert "failed: cc: error: no space left" in err and "plain torch" in err
+    assert opened == []  # the damaged file was never opened
+    assert list(lib.parent.iterdir()) == []  # the damaged file, its checksum, the half build
+
+
+@pytest.mark.parametrize("where", ["a file", "a missing compiler"])
+def test_a_cache_that_cannot_be_used_is_one_notice(
+        kernels: tuple[Path, list[bytes], list[int]], tmp_path: Path, where: str,
+        monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
+    from workbench.native import build
+
+    if where == "a file":
+        (tmp_path / "cache-file").write_text("not a folder")
+        monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache-file"))
+        why = "is not a folder"
+    else:
+        monkeypatch.setattr(build.shutil, "which", lambda name: None)
+        why = "no C compiler found"
+    assert not build.available()
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and why in err, err
