@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 import traceback
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
@@ -92,15 +93,25 @@ class Bound:
         why = self.outside(d, rank, heads, N)
         if why is not None:
             raise ValueError(f"bound {self.name!r} {why}")
-        return float(self.fn(d, rank, heads, N))
+        if self.source == "workbench":
+            return float(self.fn(d, rank, heads, N))
+        who = ("bound", self.spec or self.name)
+        return _number(who, call_user(who, self.fn, d, rank, heads, N), (d, rank, heads, N))
 
     def interval(self, d: int, rank: int, heads: int, N: int = 2) -> tuple[float, float]:
         """The enclosure where the bound has one, else the value twice."""
         if self.enclosure is None:
             v = self(d, rank, heads, N)
             return v, v
-        lo, hi = self.enclosure(d, rank, heads, N)
-        return float(lo), float(hi)
+        if self.source == "workbench":
+            lo, hi = self.enclosure(d, rank, heads, N)
+            return float(lo), float(hi)
+        who, at = ("bound", self.spec or self.name), (d, rank, heads, N)
+        ends = call_user(who, self.enclosure, d, rank, heads, N)
+        if not (isinstance(ends, tuple | list) and len(ends) == 2):
+            raise PluginFailed(who, f"returned {type(ends).__name__} from its enclosure at "
+                               f"{at}, not a pair (lo, hi)")
+        return _number(who, ends[0], at), _number(who, ends[1], at)
 
     def describe(self) -> dict[str, Any]:
         n = "every N" if self.N is None else ", ".join(str(k) for k in self.N)
@@ -145,12 +156,85 @@ class Construction:
         if self.memory is not None and not callable(self.memory):
             raise TypeError(f"memory must be a function (got {type(self.memory).__name__})")
 
+    def build(self, d: int, rank: int, heads: int, N: int, seed: int,
+              **params: Any) -> tuple[Any, ...]:
+        """``fn(d, rank, heads, N, seed, **params)``. A user's construction that raises or
+        exits, or returns anything but ``(model, claimed)`` or ``(model, claimed, target)``, is
+        a :class:`PluginFailed`."""
+        if self.source == "workbench":
+            return self.fn(d, rank, heads, N, seed, **params)
+        who = ("construction", self.spec or self.name)
+        out = call_user(who, self.fn, d, rank, heads, N, seed, **params)
+        if not (isinstance(out, tuple) and len(out) in (2, 3)):
+            raise PluginFailed(who, f"returned {type(out).__name__} at {(d, rank, heads, N)}, "
+                               "not (model, claimed) or (model, claimed, target)")
+        return out
+
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "params": dict(self.params), "target": self.target,
                 "law": self.law, "queries": self.queries, "ensemble": self.ensemble,
                 "defaults": dict(self.defaults), "memory_estimate": self.memory is not None,
                 "source": self.source, "description": self.description,
                 "spec": self.spec or self.name}
+
+
+# ------------------------------------------------------------------- calling a user's object
+class PluginFailed(ValueError):
+    """A user's object (``kind``, ``name``) failed when called: it raised, called ``sys.exit``,
+    or returned what its contract does not allow (a bound's nan). ``str()`` is one line saying
+    what happened, for the command to put after the flag and the object's name."""
+
+    def __init__(self, who: tuple[str, str], why: str) -> None:
+        super().__init__(why)
+        self.kind, self.name = who
+
+
+SIGNATURES = {"bound": "(d, rank, heads, N)", "construction": "(d, rank, heads, N, seed)"}
+
+
+def failure(e: BaseException) -> str:
+    """``e`` on one line: ``ZeroDivisionError: division by zero``, ``SystemExit(0)``."""
+    if isinstance(e, SystemExit):
+        return f"SystemExit({e.code!r})"
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def call_user(who: tuple[str, str], fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` for the user's object ``who`` (kind, name): any exception,
+    ``SystemExit`` included, is a :class:`PluginFailed` naming the arguments (a
+    KeyboardInterrupt still interrupts)."""
+    try:
+        return fn(*args, **kwargs)
+    except PluginFailed:
+        raise
+    except (Exception, SystemExit) as e:
+        raise PluginFailed(who, f"failed at {tuple(args[:4])}: {failure(e)}") from None
+
+
+def _number(who: tuple[str, str], v: Any, at: tuple[int, ...]) -> float:
+    """A bound's value as a finite float; anything else is a :class:`PluginFailed`."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError, OverflowError):
+        raise PluginFailed(who, f"returned {type(v).__name__} at {at}, not a number") from None
+    if not math.isfinite(x):
+        raise PluginFailed(who, f"returned {x} at {at}, not a finite number")
+    return x
+
+
+def _takes(kind: str, name: str, fn: Callable[..., Any], params: Mapping[str, Any]) -> None:
+    """A plain function named as a ``kind`` must accept its contract's arguments."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: its call will tell
+        return
+    n = 4 if kind == "bound" else 5
+    try:
+        sig.bind(*range(n), **params)
+    except TypeError:
+        raise ValueError(f"{kind} {name!r} must be a function of {SIGNATURES[kind]} (its "
+                         f"signature is {sig})") from None
 
 
 # ------------------------------------------------------------------------------ registries
@@ -292,12 +376,16 @@ def get(kind: str, name: str) -> Any:
                 obj = getattr(obj, part)
         except (ImportError, AttributeError) as e:
             raise ValueError(f"{kind} {name!r} cannot be imported: {e}") from None
+        except (Exception, SystemExit) as e:  # the module itself fails: syntax, a raise, exit
+            raise ValueError(f"{kind} {name!r} cannot be imported: {failure(e)}") from None
         typ = _type_of(kind)
         if isinstance(obj, typ):
             return obj if kind == "preset" or obj.spec else replace(obj, spec=name)
         if kind == "preset" or not callable(obj):
             raise ValueError(f"{kind} {name!r} must name a {typ.__name__}"
-                             + ("" if kind == "preset" else " or a function"))
+                             + ("" if kind == "preset" else " or a function")
+                             + f" (it names {type(obj).__name__} {_shown(obj)})")
+        _takes(kind, name, obj, _extra_params(obj) if kind == "construction" else {})
         if kind == "bound":
             return Bound(attr, obj, spec=name, source=mod_name.split(".")[0],
                          status="conjectured", law="any", value_class="unspecified", N=None)
@@ -312,6 +400,11 @@ def get(kind: str, name: str) -> Any:
         raise ValueError(f"{kind} must be one of {sorted(known)} or "
                          f"module:{'attr' if kind == 'preset' else 'function'} (got {name!r})")
     return known[name]
+
+
+def _shown(obj: Any) -> str:
+    text = repr(obj)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def get_bound(name: str) -> Bound:

@@ -21,7 +21,8 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
@@ -80,6 +81,20 @@ def json_option(func: F) -> F:
             raise click.exceptions.Exit(stop.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def plugin_errors(flags: Mapping[str, str]) -> Iterator[None]:
+    """Within: a user's object that fails when called (``workbench.plugins.PluginFailed``) is
+    bad input, one line naming its flag (``flags``: kind -> flag, e.g. ``{"bound": "--bound"}``),
+    the object and the error."""
+    from workbench.plugins import PluginFailed
+
+    try:
+        yield
+    except PluginFailed as e:
+        flag = flags.get(e.kind, e.kind)
+        raise ValueError(f"{flag} {e.name} {e}") from None
 
 
 DEVICES = ("auto", "cpu", "cuda")

@@ -256,9 +256,13 @@ def _lower_other(spec: str, d: int, rank: int, heads: int, N: int, max_degree: i
     if b.source == "workbench":
         check_int("--d", d, lo=2, hi=MAX_D)
     _check_covered(b, spec, d, rank, heads, N)
+    from workbench.plugins import PluginFailed
+
     try:
         value = b(d, rank, heads, N)
         enclosure = list(b.interval(d, rank, heads, N)) if b.enclosure is not None else None
+    except PluginFailed as e:  # the user's bound raised, exited or gave no finite number
+        raise ValueError(f"--bound {spec} {e}") from None
     except ValueError as e:
         raise ValueError(f"--d, --rank, --heads, --N: --bound {spec} refused d={d}, rank={rank}, "
                          f"heads={heads}, N={N}: {e}") from None

@@ -24,6 +24,7 @@ from workbench.commands._common import (
     CheckFailed,
     common_options,
     emit,
+    plugin_errors,
     plural,
     progress_bar,
 )
@@ -143,6 +144,19 @@ def cli(
         raise ValueError(f"--d must be at most 2048 for --bound {bound} (got {d})")
     rep = parse_replay(replay) if replay is not None else None
     spec = b.spec or b.name
+    with plugin_errors({"bound": "--bound"}):
+        first = (dr[0], max(rr[0], 1), hr[0], nr[0])
+        if b.outside(*first) is None:  # a user's bound is called once before any search
+            b(*first)
+        _search(b, spec, dr, rr, hr, nr, budget, attacks, steps, lr, eval_samples, alpha, rep,
+                as_json, seed)
+
+
+def _search(b: Any, spec: str, dr: tuple[int, int], rr: tuple[int, int], hr: tuple[int, int],
+            nr: tuple[int, int], budget: int, attacks: tuple[str, ...], steps: int, lr: float,
+            eval_samples: int, alpha: float, rep: dict[str, Any] | None, as_json: bool,
+            seed: int) -> None:
+    """The search (or the replay of ``rep``) once the arguments are checked."""
 
     from workbench.verifiers.falsify import Attempt, Domain, Trial, bound_value, falsify
     from workbench.verifiers.falsify import replay as replay_attempt

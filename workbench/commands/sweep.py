@@ -22,6 +22,7 @@ from workbench.commands._common import (
     common_options,
     device_option,
     emit,
+    plugin_errors,
     plural,
     resolve_device,
 )
@@ -110,7 +111,8 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     dev = resolve_device(device)
     if jobs is None:  # the cores, one worker per --threads of them; one process for a GPU
         jobs = max(1, cores // (threads or 1)) if dev == "cpu" and backend == "local" else 1
-    runs = p.runs(SCALES[scale], seed)
+    with plugin_errors({"preset": "PRESET"}):
+        runs = _checked_runs(p, preset, SCALES[scale], seed)
     say = (lambda m: click.echo(m, err=True)) if not as_json else None
     if dry_run:  # counts only: an existing store is read, a missing one is not created
         keys = [k for k, _ in sweep.keyed(runs)]
@@ -146,6 +148,26 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
                            "model_class": b["model_class"]} for b in best],
     }
     emit(payload, as_json, _human)
+
+
+def _checked_runs(p: Any, preset: str, scale: str, seed: int) -> list[Any]:
+    """The preset's runs, checked before the store is touched: a preset whose ``runs`` raises,
+    exits, or gives anything but a list of ``Run`` (each with a configuration that hashes) is a
+    ``PluginFailed`` (bad input naming PRESET)."""
+    from workbench.plugins import PluginFailed, call_user
+    from workbench.verifiers.presets import Run
+    from workbench.verifiers.sweep import keyed
+
+    who = ("preset", preset)
+    runs = call_user(who, p.runs, scale, seed)
+    if not isinstance(runs, list | tuple):
+        raise PluginFailed(who, f"gave {type(runs).__name__} for its runs, not a list of Run")
+    wrong = next((r for r in runs if not isinstance(r, Run)), None)
+    if wrong is not None:
+        raise PluginFailed(who, f"gave {wrong!r:.40} ({type(wrong).__name__}) among its runs, "
+                           "not a Run")
+    call_user(who, keyed, runs)
+    return list(runs)
 
 
 def _others(p: dict[str, Any]) -> str:

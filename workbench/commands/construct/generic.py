@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._common import plugin_errors
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_choice, check_heads, check_rank
 
@@ -105,6 +106,8 @@ def run(name: str, c: Any, ev: Evaluation, d: int, rank: int, heads: int, N: int
         param: Sequence[str]) -> None:
     """Check the arguments, build the first seed (so a construction's own refusal is answered
     before any measurement), then measure and print."""
+    from workbench.plugins import PluginFailed, failure
+
     params = {**c.params, **parse_params(param, c.params)}
     points = check_choice("--param points", params["points"], POINTS) if "points" in params \
         else c.law
@@ -116,21 +119,33 @@ def run(name: str, c: Any, ev: Evaluation, d: int, rank: int, heads: int, N: int
     memory = estimate_memory(name, c, d, rank, heads, N, params)
 
     def make(s: int) -> Any:
-        result = c.fn(d, rank, heads, N, s, **params)
+        result = c.build(d, rank, heads, N, s, **params)
         if c.target != "nearest" and not (isinstance(result, tuple) and len(result) == 3):
             raise ValueError(f"NAME: construction {name!r} is measured against the target "
                              f"{c.target!r}, so it must return (model, claimed, target)")
         return result
 
-    try:
-        first = make(ev.seed)
-    except ValueError as e:
-        msg = str(e)
-        raise ValueError(f"--param {msg}" if msg.split(" ")[0] in c.params else msg) from None
-    ev.measure(name, {"d": d, "rank": rank, "heads": heads, "N": N, "points": points,
-                      "queries": c.queries, **params},
-               lambda s: first if s == ev.seed else make(s), d, N, points, c.queries,
-               ensemble=c.ensemble, memory=memory)
+    with plugin_errors({"construction": "NAME"}):
+        try:
+            first = make(ev.seed)
+        except PluginFailed:
+            raise
+        except ValueError as e:
+            msg = str(e)
+            raise ValueError(f"--param {msg}" if msg.split(" ")[0] in c.params else msg) \
+                from None
+        try:
+            ev.measure(name, {"d": d, "rank": rank, "heads": heads, "N": N, "points": points,
+                              "queries": c.queries, **params},
+                       lambda s: first if s == ev.seed else make(s), d, N, points, c.queries,
+                       ensemble=c.ensemble, memory=memory)
+        except (click.ClickException, PluginFailed):
+            raise
+        except (Exception, SystemExit) as e:  # the user's model or claim, run by the runner
+            if c.source == "workbench":
+                raise
+            raise ValueError(f"NAME {name} failed when its model was measured: "
+                             f"{failure(e)}") from None
 
 
 def estimate_memory(name: str, c: Any, d: int, rank: int, heads: int, N: int,
