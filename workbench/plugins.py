@@ -121,6 +121,46 @@ class Bound:
                 "description": self.description, "spec": self.spec or self.name}
 
 
+INT64_MAX = 2**63 - 1  # an integer parameter's range when none is declared
+
+
+@dataclass(frozen=True)
+class ParamRange:
+    """The values a construction's numeric parameter may take: ``lo..hi`` (either end ``None``:
+    unbounded; ``lo_open``/``hi_open``: the end excluded, for a float). An integer parameter
+    without a declared range lies in ``-INT64_MAX..INT64_MAX``; a float one is always finite."""
+
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+
+    def check(self, name: str, value: Any, default: Any) -> Any:
+        """``value`` (of the type of ``default``) in range, or ``ValueError`` naming ``name``
+        and the range."""
+        from workbench.core.validation import check_float, check_int
+
+        if isinstance(default, bool) or not isinstance(default, int | float):
+            return value
+        if isinstance(default, int):
+            lo = -INT64_MAX if self.lo is None else int(self.lo) + (1 if self.lo_open else 0)
+            hi = INT64_MAX if self.hi is None else int(self.hi) - (1 if self.hi_open else 0)
+            return check_int(name, value, lo=lo, hi=hi)
+        return check_float(name, value, self.lo, self.hi, lo_open=self.lo_open,
+                           hi_open=self.hi_open)
+
+    def text(self, default: Any) -> str:
+        """The range in words: ``an integer in 0..100000``, ``a finite number in (0, 1)``."""
+        if isinstance(default, int):
+            lo = -INT64_MAX if self.lo is None else int(self.lo) + (1 if self.lo_open else 0)
+            hi = INT64_MAX if self.hi is None else int(self.hi) - (1 if self.hi_open else 0)
+            return f"an integer in {lo}..{hi}"
+        lo_s = "-inf" if self.lo is None else f"{self.lo:g}"
+        hi_s = "inf" if self.hi is None else f"{self.hi:g}"
+        return (f"a finite number in {'(' if self.lo_open or self.lo is None else '['}{lo_s}, "
+                f"{hi_s}{')' if self.hi_open or self.hi is None else ']'}")
+
+
 @dataclass(frozen=True)
 class Construction:
     """Explicit weights with the error they claim: ``fn(d, rank, heads, N, seed, **params)``
@@ -144,6 +184,7 @@ class Construction:
     defaults: Mapping[str, int] = field(default_factory=lambda: {"d": 8, "rank": 1, "heads": 16,
                                                                  "N": 2})
     memory: Callable[..., Any] | None = None
+    ranges: Mapping[str, ParamRange] = field(default_factory=dict)
     description: str = ""
     ref: str = ""
     source: str = "workbench"
@@ -151,10 +192,28 @@ class Construction:
 
     def __post_init__(self) -> None:
         _check_name("construction", self.name)
+        unknown = sorted(set(self.ranges) - set(self.params))
+        if unknown:
+            raise ValueError(f"ranges must name parameters of the construction (got "
+                             f"{', '.join(unknown)}; its parameters: {sorted(self.params)})")
         if self.law not in LAWS[:2]:
             raise ValueError(f"law must be one of {LAWS[:2]} (got {self.law!r})")
         if self.memory is not None and not callable(self.memory):
             raise TypeError(f"memory must be a function (got {type(self.memory).__name__})")
+
+    def param_range(self, name: str) -> ParamRange:
+        """The declared range of the parameter ``name`` (unbounded if none is declared)."""
+        return self.ranges.get(name, ParamRange())
+
+    def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` checked against the declared ranges (``ParamRange``), each named
+        ``param NAME`` in an error; a name the construction does not take is an error."""
+        out = {}
+        for k, v in params.items():
+            if k not in self.params:
+                raise ValueError(f"param must be one of {sorted(self.params)} (got {k!r})")
+            out[k] = self.param_range(k).check(f"param {k}", v, self.params[k])
+        return out
 
     def build(self, d: int, rank: int, heads: int, N: int, seed: int,
               **params: Any) -> tuple[Any, ...]:

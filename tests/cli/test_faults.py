@@ -409,6 +409,9 @@ def cons_wrong(d):
 def cons_none(d, rank, heads, N, seed):
     return None
 
+def cons_float(d, rank, heads, N, seed, *, scale: float = 1.0, count: int = 3):
+    raise RuntimeError("not reached: its parameters are refused first")
+
 def cons_bad_model(d, rank, heads, N, seed):
     def model(X, y):
         raise RuntimeError("the model fails")
@@ -487,3 +490,38 @@ def test_a_failing_plugin_is_one_line_and_writes_nothing(
 def test_a_good_plugin_still_runs(plugins: None, capsys: pytest.CaptureFixture[str]) -> None:
     assert main([*LOWER, "wbf:bound_good", "--json"]) == 0
     assert '"value": 0.01' in capsys.readouterr().out
+
+
+# ---- --param numbers: the declared types and ranges ---------------------------------------
+
+@pytest.mark.parametrize("argv, why", [
+    (["hardmax-rank1", "--param", "steps=-5"], "steps must be an integer in 0..100000 (got -5)"),
+    (["hardmax-rank1", "--param", "steps=9223372036854775808"],
+     "steps must be an integer in 0..100000 (got 9223372036854775808)"),
+    (["hardmax-rank1", "--param", "steps=0x10"], "steps must be an integer in 0..100000"),
+    (["hardmax-rank1", "--param", "steps=1e3"], "steps must be an integer in 0..100000"),
+    (["bayes-heads", "--param", "n_fit=0"], "n_fit must be an integer in 100..1000000000"),
+    (["bayes-heads", "--param", "n_eval=-3"], "n_eval must be an integer in 100..1000000000"),
+    (["wbf:cons_float", "--param", "scale=nan"], "scale must be a finite number in (-inf, inf)"),
+    (["wbf:cons_float", "--param", "scale=inf"], "scale must be a finite number"),
+    (["wbf:cons_float", "--param", "scale=1e309"], "scale must be a finite number"),
+    (["wbf:cons_float", "--param", "scale=0x10"], "scale must be a finite number"),
+    (["wbf:cons_float", "--param", "count=99999999999999999999"],
+     "count must be an integer in -9223372036854775807..9223372036854775807"),
+])
+def test_a_param_out_of_its_declared_range_names_the_range(
+        plugins: None, argv: list[str], why: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["construct", *argv, "--d", "4", "--rank", "1", "--heads", "1"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and err.startswith("error: --param ") and why in err, err
+
+
+def test_a_declared_range_holds_in_the_library_too() -> None:
+    from workbench.plugins import get_construction
+
+    c = get_construction("bayes-heads")
+    assert c.check_params({"n_fit": 100}) == {"n_fit": 100}
+    with pytest.raises(ValueError, match=r"param n_eval must be an integer in 100\.\."):
+        c.check_params({"n_eval": 99})
+    with pytest.raises(ValueError, match="param must be one of"):
+        c.check_params({"steps": 5})

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -37,8 +38,10 @@ def resolve(name: str) -> Any:
         raise ValueError(f"NAME: {e}") from None
 
 
-def parse_params(items: Sequence[str], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """``--param K=V`` items as keyword arguments, each typed by the default of ``K``."""
+def parse_params(items: Sequence[str], c: Any) -> dict[str, Any]:
+    """``--param K=V`` items as keyword arguments of the construction ``c``, each typed by the
+    default of ``K`` and checked against its declared range (``Construction.ranges``)."""
+    defaults = c.params
     keys = ", ".join(sorted(defaults)) if defaults else "none (this construction takes none)"
     out: dict[str, Any] = {}
     for item in items:
@@ -46,21 +49,28 @@ def parse_params(items: Sequence[str], defaults: Mapping[str, Any]) -> dict[str,
         key = key.strip()
         if not eq or key not in defaults:
             raise ValueError(f"--param must be KEY=VALUE with KEY one of: {keys} (got {item!r})")
-        out[key] = _typed(key, text.strip(), defaults[key])
+        out[key] = c.param_range(key).check(f"--param {key}", _typed(key, text.strip(), c),
+                                            defaults[key])
     return out
 
 
-def _typed(key: str, text: str, default: Any) -> Any:
+def _typed(key: str, text: str, c: Any) -> Any:
+    """``text`` as the type of ``key``'s default: a bool, a decimal integer, a finite decimal
+    number, or the text; what does not parse is an error giving the range."""
+    default = c.params[key]
     if isinstance(default, bool):
         if text.lower() in TRUE + FALSE:
             return text.lower() in TRUE
         raise ValueError(f"--param {key} must be true or false (got {text!r})")
-    for kind, word in ((int, "an integer"), (float, "a number")):
-        if isinstance(default, kind):
-            try:
-                return kind(text)
-            except ValueError:
-                raise ValueError(f"--param {key} must be {word} (got {text!r})") from None
+    if isinstance(default, int | float):
+        what = c.param_range(key).text(default)
+        try:
+            value: Any = int(text, 10) if isinstance(default, int) else float(text)
+        except ValueError:
+            value = None
+        if value is None or (isinstance(value, float) and not math.isfinite(value)):
+            raise ValueError(f"--param {key} must be {what} (got {text!r})")
+        return value
     if default is None and text.lower() in ("none", "null"):
         return None
     return text
@@ -108,7 +118,7 @@ def run(name: str, c: Any, ev: Evaluation, d: int, rank: int, heads: int, N: int
     before any measurement), then measure and print."""
     from workbench.plugins import PluginFailed, failure
 
-    params = {**c.params, **parse_params(param, c.params)}
+    params = {**c.params, **parse_params(param, c)}
     points = check_choice("--param points", params["points"], POINTS) if "points" in params \
         else c.law
     ev = dataclasses.replace(ev, seeds=ev.seeds if ev.seeds is not None
