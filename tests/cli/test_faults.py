@@ -356,7 +356,7 @@ def test_a_failed_compile_leaves_nothing_and_says_why_once(
     assert list(lib.parent.iterdir()) == []  # the damaged file, its checksum, the half build
 
 
-@pytest.mark.parametrize("where", ["a file", "a missing compiler"])
+@pytest.mark.parametrize("where", ["a file", "a missing compiler", "a read-only folder"])
 def test_a_cache_that_cannot_be_used_is_one_notice(
         kernels: tuple[Path, list[bytes], list[int]], tmp_path: Path, where: str,
         monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
@@ -366,9 +366,18 @@ def test_a_cache_that_cannot_be_used_is_one_notice(
         (tmp_path / "cache-file").write_text("not a folder")
         monkeypatch.setenv("WORKBENCH_CACHE", str(tmp_path / "cache-file"))
         why = "is not a folder"
-    else:
+    elif where == "a missing compiler":
         monkeypatch.setattr(build.shutil, "which", lambda name: None)
         why = "no C compiler found"
+    else:  # as a user other than root meets it: no file can be made there
+        lib, _, _ = kernels
+        lib.unlink()
+
+        def denied(*args: object, **kwargs: object) -> None:
+            raise PermissionError(errno.EACCES, os.strerror(errno.EACCES))
+
+        monkeypatch.setattr(build.tempfile, "mkstemp", denied)
+        why = "cannot be used: Permission denied; set WORKBENCH_CACHE to a writable folder"
     assert not build.available()
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and why in err, err
