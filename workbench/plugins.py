@@ -143,22 +143,22 @@ class ParamRange:
         if isinstance(default, bool) or not isinstance(default, int | float):
             return value
         if isinstance(default, int):
-            lo = -INT64_MAX if self.lo is None else int(self.lo) + (1 if self.lo_open else 0)
-            hi = INT64_MAX if self.hi is None else int(self.hi) - (1 if self.hi_open else 0)
-            return check_int(name, value, lo=lo, hi=hi)
+            return check_int(name, value, *self._int_ends())
         return check_float(name, value, self.lo, self.hi, lo_open=self.lo_open,
                            hi_open=self.hi_open)
 
+    def _int_ends(self) -> tuple[int, int]:
+        lo = -INT64_MAX if self.lo is None else int(self.lo) + (1 if self.lo_open else 0)
+        hi = INT64_MAX if self.hi is None else int(self.hi) - (1 if self.hi_open else 0)
+        return lo, hi
+
     def text(self, default: Any) -> str:
         """The range in words: ``an integer in 0..100000``, ``a finite number in (0, 1)``."""
+        from workbench.core.validation import float_range_words, int_range_words
+
         if isinstance(default, int):
-            lo = -INT64_MAX if self.lo is None else int(self.lo) + (1 if self.lo_open else 0)
-            hi = INT64_MAX if self.hi is None else int(self.hi) - (1 if self.hi_open else 0)
-            return f"an integer in {lo}..{hi}"
-        lo_s = "-inf" if self.lo is None else f"{self.lo:g}"
-        hi_s = "inf" if self.hi is None else f"{self.hi:g}"
-        return (f"a finite number in {'(' if self.lo_open or self.lo is None else '['}{lo_s}, "
-                f"{hi_s}{')' if self.hi_open or self.hi is None else ']'}")
+            return int_range_words(*self._int_ends())
+        return float_range_words(self.lo, self.hi, lo_open=self.lo_open, hi_open=self.hi_open)
 
 
 @dataclass(frozen=True)
