@@ -1,6 +1,7 @@
 """Faults a user meets on a shared machine or a cluster, beside the bad-input suite: files given
 through links, FIFOs and full disks; signals to a command with workers; a damaged native-kernel
-cache; plug-ins that fail; ``--param`` numbers out of range (docs/sweeps.md, "Faults"). Each is
+cache; plug-ins that fail; ``--param`` numbers out of range (docs/sweeps.md, "Files the workbench
+writes" and "Signals"; docs/extending.md; README, "Native CPU kernels"). Each is
 exit 2 with one stderr line naming the flag (signals: 130 or 143), no traceback, no file outside
 the folder touched and no partial file left; a signal leaves no worker behind."""
 
@@ -164,13 +165,19 @@ def full_disk(tmp_path: Path) -> Iterator[Path]:
     (["check", "--only", FAST_CLAIM, "--db", "{full}/s.sqlite"], "--db"),
     (["sweep", "tiny", "--db", "{full}/s.sqlite"], "--db"),
     (["graph", "--out", "{full}/g.json"], "--out"),
+    (["report", "--db", "{store}", "--out", "{full}/report"], "--out"),
     ([*TRAIN, "--checkpoint", "{full}/ck.pt"], "--checkpoint"),
     (["sweep", "tiny", "--dry-run", "--db", "{full}/none.sqlite", "--export", "{full}/e.csv"],
      "--export"),
 ])
 def test_a_really_full_disk_is_one_line_and_leaves_nothing(
-        full_disk: Path, argv: list[str], flag: str, capsys: pytest.CaptureFixture[str]) -> None:
-    assert main([a.format(full=full_disk) for a in argv]) == 2
+        full_disk: Path, tmp_path: Path, argv: list[str], flag: str,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    store = tmp_path / "s.sqlite"
+    if "{store}" in argv:
+        assert main(["check", "--only", FAST_CLAIM, "--db", str(store), "--json"]) == 0
+        capsys.readouterr()
+    assert main([a.format(full=full_disk, store=store) for a in argv]) == 2
     assert "the disk is full" in _one_line(capsys, flag)
     assert _listing(full_disk) == ["filler"]
 
