@@ -21,6 +21,7 @@ import pytest
 
 from workbench.cli import main
 from workbench.core import safe_files
+from workbench.testing import plant, replaced
 
 OUTSIDE = b"a file outside the folder the command was given\n"
 FAST_CLAIM = "setting.sphere_law"
@@ -63,6 +64,22 @@ def test_graph_replaces_a_link_it_is_given_and_leaves_its_target(
     assert outside.read_bytes() == OUTSIDE
     assert not out.is_symlink() and out.read_text().startswith("{")
     assert _listing(folder) == ["g.json"]  # no temporary file left
+
+
+def _follows_links(path: object, write: object, name: str = "path") -> Path:
+    """A writer without the safe one's care: it opens the destination, link and all."""
+    with open(os.fspath(path), "wb") as fh:  # type: ignore[arg-type]
+        write(fh)  # type: ignore[operator]
+    return Path(os.fspath(path))  # type: ignore[arg-type]
+
+
+def test_the_link_case_fails_with_a_writer_that_follows_links(
+        folder: Path, outside: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    out = folder / "g.json"
+    out.symlink_to(outside)
+    with plant("workbench.core.safe_files:write_file", replaced(_follows_links)):
+        assert main(["graph", "--out", str(out)]) == 0
+    assert outside.read_bytes() != OUTSIDE  # what the test above rules out
 
 
 def test_report_replaces_a_linked_report_md(folder: Path, outside: Path, tmp_path: Path,
@@ -204,16 +221,61 @@ def _alive(pid: int) -> bool:
     return state != "Z"  # a zombie has ended; only its entry waits to be reaped
 
 
+def _signal_with_workers(cmd: list[str], sig: signal.Signals,
+                         cwd: Path) -> tuple[int, str, set[int]]:
+    """Run ``cmd``, wait until it has two workers, send it ``sig``: its exit status, its
+    stderr and the workers' pids."""
+    log = cwd / "stderr.txt"  # a file, not a pipe: a surviving worker would hold a pipe open
+    with open(log, "w") as stderr:
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, cwd=cwd)
+    try:
+        workers: set[int] = set()
+        deadline = time.monotonic() + 300  # a bound on a slow machine, not a measurement
+        while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
+            workers |= _children(proc.pid)
+            time.sleep(0.05)
+        assert len(workers) >= 2 and proc.poll() is None, log.read_text()
+        proc.send_signal(sig)
+        proc.wait(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    return proc.returncode, log.read_text(), workers
+
+
+def _gone(workers: set[int], wait: float = 60) -> bool:
+    deadline = time.monotonic() + wait
+    while any(map(_alive, workers)) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return not any(map(_alive, workers))
+
+
+SWEEP_JOBS = ["sweep", "tiny", "--scale", "full", "--jobs", "2", "--db", "{tmp}/s.sqlite"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
+def test_without_the_parent_death_signal_the_workers_outlive_a_killed_parent(
+        tmp_path: Path) -> None:
+    planted = ("import sys; from workbench.testing import plant_for_process, replaced; "
+               "plant_for_process('workbench.verifiers.processes:die_with_parent', "
+               "replaced(lambda parent: None)); from workbench.cli import main; "
+               "sys.exit(main())")
+    cmd = [sys.executable, "-c", planted, *(a.format(tmp=tmp_path) for a in SWEEP_JOBS)]
+    _, _, workers = _signal_with_workers(cmd, signal.SIGKILL, tmp_path)
+    try:
+        assert not _gone(workers, wait=2)  # what the test below rules out
+    finally:
+        for w in workers:
+            with contextlib.suppress(OSError):
+                os.kill(w, signal.SIGKILL)
+
+
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="reads /proc")
 @pytest.mark.parametrize("argv, sig, stored", [
-    (["sweep", "tiny", "--scale", "full", "--jobs", "2", "--db", "{tmp}/s.sqlite"],
-     signal.SIGTERM, "runs of this sweep are stored in"),
-    (["sweep", "tiny", "--scale", "full", "--jobs", "2", "--db", "{tmp}/s.sqlite"],
-     signal.SIGINT, "runs of this sweep are stored in"),
-    (["sweep", "tiny", "--scale", "full", "--jobs", "2", "--db", "{tmp}/s.sqlite"],
-     signal.SIGHUP, "runs of this sweep are stored in"),
-    (["sweep", "tiny", "--scale", "full", "--jobs", "2", "--db", "{tmp}/s.sqlite"],
-     signal.SIGKILL, None),
+    (SWEEP_JOBS, signal.SIGTERM, "runs of this sweep are stored in"),
+    (SWEEP_JOBS, signal.SIGINT, "runs of this sweep are stored in"),
+    (SWEEP_JOBS, signal.SIGHUP, "runs of this sweep are stored in"),
+    (SWEEP_JOBS, signal.SIGKILL, None),
     (["check", "--jobs", "2", "--db", "{tmp}/s.sqlite"], signal.SIGTERM,
      "nothing was recorded in"),
     (["check", "--jobs", "2"], signal.SIGKILL, None),
@@ -221,28 +283,12 @@ def _alive(pid: int) -> bool:
 def test_a_signal_to_the_parent_ends_every_worker(tmp_path: Path, argv: list[str],
                                                   sig: signal.Signals, stored: str | None) -> None:
     cmd = [sys.executable, "-m", "workbench.cli", *(a.format(tmp=tmp_path) for a in argv)]
-    proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
-                            cwd=tmp_path)
-    try:
-        workers: set[int] = set()
-        deadline = time.monotonic() + 300  # a bound on a slow machine, not a measurement
-        while len(workers) < 2 and proc.poll() is None and time.monotonic() < deadline:
-            workers |= _children(proc.pid)
-            time.sleep(0.05)
-        assert len(workers) >= 2 and proc.poll() is None, proc.stderr and proc.stderr.read()
-        proc.send_signal(sig)
-        _, err = proc.communicate(timeout=120)
-    finally:
-        if proc.poll() is None:
-            proc.kill()
-    assert proc.returncode == (-sig if sig == signal.SIGKILL else 128 + sig)
+    rc, err, workers = _signal_with_workers(cmd, sig, tmp_path)
+    assert rc == (-sig if sig == signal.SIGKILL else 128 + sig)
     if stored is not None:
         assert err.count("\n") == 1 and "Traceback" not in err, err
         assert err.startswith(f"error: interrupted by {sig.name}: ") and stored in err, err
-    deadline = time.monotonic() + 60
-    while any(map(_alive, workers)) and time.monotonic() < deadline:
-        time.sleep(0.05)
-    assert not [w for w in workers if _alive(w)]
+    assert _gone(workers)
 
 
 # ---- the native kernel cache checks itself ------------------------------------------------
