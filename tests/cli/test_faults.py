@@ -587,3 +587,25 @@ def test_a_declared_range_holds_in_the_library_too() -> None:
         c.check_params({"n_eval": 99})
     with pytest.raises(ValueError, match="param must be one of"):
         c.check_params({"steps": 5})
+
+
+def test_an_interrupted_training_says_where_its_checkpoint_is(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch,
+        capsys: pytest.CaptureFixture[str]) -> None:
+    import importlib
+
+    trainer = importlib.import_module("workbench.verifiers.train")
+    step = trainer._Group.step
+
+    def interrupted_at_step_1(self: object, t: int, task: object, cfg: object) -> None:
+        if t == 1:
+            raise KeyboardInterrupt  # what SIGINT raises in the main thread
+        step(self, t, task, cfg)
+
+    monkeypatch.setattr(trainer._Group, "step", interrupted_at_step_1)
+    ck = tmp_path / "ck.pt"
+    assert main([*TRAIN, "--checkpoint", str(ck)]) == 130
+    err = capsys.readouterr().err
+    assert err == (f"error: interrupted by SIGINT: the checkpoint {ck} holds the last step saved "
+                   "(run again to resume)\n")
+    assert ck.is_file() and [p.name for p in tmp_path.iterdir()] == ["ck.pt"]
