@@ -221,13 +221,21 @@ def _alive(pid: int) -> bool:
     return state != "Z"  # a zombie has ended; only its entry waits to be reaped
 
 
+def _answered_signals() -> None:
+    """In the child before it starts: SIGINT and SIGHUP not ignored, whatever this process
+    inherited (a signal a program starts ignoring, it keeps ignoring, as under ``nohup``)."""
+    for s in (signal.SIGINT, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+
+
 def _signal_with_workers(cmd: list[str], sig: signal.Signals,
                          cwd: Path) -> tuple[int, str, set[int]]:
     """Run ``cmd``, wait until it has two workers, send it ``sig``: its exit status, its
     stderr and the workers' pids."""
     log = cwd / "stderr.txt"  # a file, not a pipe: a surviving worker would hold a pipe open
     with open(log, "w") as stderr:
-        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, cwd=cwd)
+        proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=stderr, cwd=cwd,
+                                preexec_fn=_answered_signals)
     try:
         workers: set[int] = set()
         deadline = time.monotonic() + 300  # a bound on a slow machine, not a measurement
@@ -609,3 +617,18 @@ def test_an_interrupted_training_says_where_its_checkpoint_is(
     assert err == (f"error: interrupted by SIGINT: the checkpoint {ck} holds the last step saved "
                    "(run again to resume)\n")
     assert ck.is_file() and [p.name for p in tmp_path.iterdir()] == ["ck.pt"]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="signals to a child")
+def test_a_signal_ignored_at_start_stays_ignored(tmp_path: Path) -> None:
+    code = ("import signal, sys; from workbench.commands import _interrupts; "
+            "_interrupts.install(); "
+            "print(signal.getsignal(signal.SIGHUP) is signal.SIG_IGN, "
+            "signal.getsignal(signal.SIGTERM) is _interrupts._stop)")
+
+    def ignore_hup() -> None:
+        signal.signal(signal.SIGHUP, signal.SIG_IGN)  # as nohup starts a program
+
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         preexec_fn=ignore_hup, check=True).stdout
+    assert out.split() == ["True", "True"]

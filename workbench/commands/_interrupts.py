@@ -33,9 +33,11 @@ class Interrupted(KeyboardInterrupt):
 
 def install() -> None:
     """Answer SIGINT, SIGTERM and SIGHUP by :func:`_stop` (the program only: a caller of
-    ``main(argv)`` keeps its own handlers)."""
+    ``main(argv)`` keeps its own handlers). A signal the program was started ignoring stays
+    ignored (``nohup`` ignores SIGHUP, a shell's background job SIGINT)."""
     for s in SIGNALS:
-        signal.signal(s, _stop)
+        if signal.getsignal(s) is not signal.SIG_IGN:
+            signal.signal(s, _stop)
 
 
 def _stop(signum: int, frame: FrameType | None) -> None:
