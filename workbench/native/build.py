@@ -25,6 +25,8 @@ import shutil
 import subprocess
 import sys
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -105,6 +107,25 @@ def _fresh(cc: str, cache: Path, lib: Path) -> None:
         tmp.unlink(missing_ok=True)
 
 
+@contextmanager
+def _locked(cache: Path, lib: Path) -> Iterator[None]:
+    """An exclusive ``flock`` on ``lib``'s lock file in ``cache`` for the block (it stays, empty;
+    the kernels are built on Linux only)."""
+    import fcntl
+
+    cache.mkdir(parents=True, exist_ok=True)
+    try:
+        fd = os.open(lib.with_suffix(".lock"), os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW, 0o644)
+    except OSError:  # a read-only cache: a sound library there is still loaded, unlocked
+        yield
+        return
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        yield
+    finally:
+        os.close(fd)
+
+
 def _build() -> ctypes.CDLL | None:
     if os.environ.get("WORKBENCH_FUSED", "1") == "0":
         _state["reason"] = "disabled by WORKBENCH_FUSED=0"
@@ -119,15 +140,16 @@ def _build() -> ctypes.CDLL | None:
     cache = cache_root()
     lib = cache / f"native-{key.hexdigest()[:16]}.so"
     try:
-        if not _sound(lib):  # missing, or damaged: removed and built again
-            for f in (lib, lib.with_suffix(".sha256")):
-                if f.is_file() or f.is_symlink():
-                    f.unlink()
-            _fresh(cc, cache, lib)
-        if not _sound(lib):
-            _fallback(f"the library built in {cache} fails its checksum")
-            return None
-        dll = ctypes.CDLL(str(lib))
+        with _locked(cache, lib):  # one process checks and builds at a time (workers start at once)
+            if not _sound(lib):  # missing, or damaged: removed and built again
+                for f in (lib, lib.with_suffix(".sha256")):
+                    if f.is_file() or f.is_symlink():
+                        f.unlink()
+                _fresh(cc, cache, lib)
+            if not _sound(lib):
+                _fallback(f"the library built in {cache} fails its checksum")
+                return None
+            dll = ctypes.CDLL(str(lib))
         for fn in KERNELS:
             getattr(dll, fn)
     except subprocess.CalledProcessError as exc:
