@@ -8,7 +8,14 @@ from __future__ import annotations
 from typing import Any
 
 from workbench.core.profiles import Profile, Target, sign_profile, tanh_profile
-from workbench.plugins import Bound, Construction, _extra_params, add_builtins, register
+from workbench.plugins import (
+    Bound,
+    Construction,
+    ParamRange,
+    _extra_params,
+    add_builtins,
+    register,
+)
 
 # --------------------------------------------------------------------------------- bounds
 _N2_D2 = "N = 2 on D_2 (two orthonormal keys, uniform queries), generalized attention (Eq. 2)"
@@ -194,8 +201,15 @@ def _make(fn: Any, **kw: Any) -> Construction:
                         description=doc, **kw)
 
 
+# the declared ranges of the numeric parameters (``--param``): Adam steps of the rank-1 witness;
+# samples of the Bayes heads' fit and evaluation (fewer than 100 leave the least-squares values
+# and the Bernstein interval without meaning; the memory estimate bounds them from above too)
+MAX_STEPS = 100_000
+MIN_SAMPLES, MAX_SAMPLES = 100, 10**9
+
 # the registered objects, also reachable as workbench.builtin_plugins:FULL_RANK and so on
 FULL_RANK = _make(full_rank, memory=_full_rank_memory,
+                  ranges={"beta": ParamRange(0.0), "eps": ParamRange(0.0, 1.0, True, True)},
                   defaults={"d": 8, "rank": 8, "heads": 1, "N": 2},
                   ref="paper.md#fact-1-one-full-rank-head-suffices")
 RANDOM_FEATURES = _make(random_features, memory=_random_features_memory,
@@ -205,14 +219,18 @@ MAJORITY_VOTE = _make(majority_vote, memory=_majority_vote_memory, ensemble=True
                       defaults={"d": 8, "rank": 1, "heads": 15, "N": 2},
                       ref="paper.md#theorem-5-depth-helps-when-the-context-is-short")
 BIASED = _make(biased, memory=_biased_memory, target="theorem3", queries="gaussian",
+               ranges={"beta": ParamRange(0.0, lo_open=True)},
                defaults={"d": 2, "rank": 2, "heads": 9, "N": 2},
                ref="paper.md#theorem-3-exponential-separation")
 
 HARDMAX_RANK1 = _make(hardmax_rank1, memory=_hardmax_rank1_memory,
+                      ranges={"steps": ParamRange(0, MAX_STEPS)},
                       defaults={"d": 8, "rank": 1, "heads": 16, "N": 2},
                       ref="derivations/lower_bound.md#the-sandwich-certified-bound-against-"
                       "explicit-models")
 BAYES_HEADS = _make(bayes_heads, memory=_bayes_heads_memory,
+                    ranges={"n_fit": ParamRange(MIN_SAMPLES, MAX_SAMPLES),
+                            "n_eval": ParamRange(MIN_SAMPLES, MAX_SAMPLES)},
                     defaults={"d": 8, "rank": 2, "heads": 4, "N": 2},
                     ref=HARDMAX_RANK1.ref)
 

@@ -1,6 +1,7 @@
 """The ``workbench`` console script (the CLI contract in docs/architecture.md and README).
 
-Every command takes ``--json``. Exit codes: 0 ok, 1 violated/failed, 2 bad input. Bad input
+Every command takes ``--json``. Exit codes: 0 ok, 1 violated/failed, 2 bad input, 128 + the
+signal when interrupted (130, 143, 129: ``workbench.commands._interrupts``). Bad input
 prints exactly one line on stderr naming the flag and its allowed range, never a traceback, and
 is answered before torch is imported (``workbench.commands._arguments``).
 """
@@ -17,6 +18,8 @@ from workbench import __version__
 from workbench.commands import registry
 from workbench.commands._arguments import LONG_ECHO, cut, rephrase, screen
 from workbench.commands._common import EXIT_BAD_INPUT
+from workbench.commands._interrupts import as_interrupted
+from workbench.commands._interrupts import install as install_signal_handlers
 
 
 @click.group(cls=registry.LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
@@ -29,6 +32,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     """Run the CLI; map bad input to one stderr line and exit code 2."""
     args = list(sys.argv[1:] if argv is None else argv)
     if argv is None:  # the program itself, about to exit: see _fast_exit
+        install_signal_handlers()
         try:
             return main(args)
         finally:
@@ -38,7 +42,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         rv = app.main(args=args, prog_name="workbench", standalone_mode=False)
     except click.exceptions.Exit as e:  # --help, --version
         return int(e.exit_code or 0)
-    except click.Abort:
+    except click.Abort as e:
+        if isinstance(e.__cause__, KeyboardInterrupt):  # outside a command: while parsing
+            stop = as_interrupted(e.__cause__)
+            click.echo(f"error: {stop.line()}", err=True)
+            return stop.exit_code
         return _bad("aborted", args)
     except click.UsageError as e:
         return _bad(rephrase(e), args)

@@ -30,6 +30,7 @@ from __future__ import annotations
 
 import importlib
 import inspect
+import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
@@ -106,15 +107,25 @@ class Bound:
         why = self.outside(d, rank, heads, N)
         if why is not None:
             raise ValueError(f"bound {self.name!r} {why}")
-        return float(self.fn(d, rank, heads, N))
+        if self.source == "workbench":
+            return float(self.fn(d, rank, heads, N))
+        who = ("bound", self.spec or self.name)
+        return _number(who, call_user(who, self.fn, d, rank, heads, N), (d, rank, heads, N))
 
     def interval(self, d: int, rank: int, heads: int, N: int = 2) -> tuple[float, float]:
         """The enclosure where the bound has one, else the value twice."""
         if self.enclosure is None:
             v = self(d, rank, heads, N)
             return v, v
-        lo, hi = self.enclosure(d, rank, heads, N)
-        return float(lo), float(hi)
+        if self.source == "workbench":
+            lo, hi = self.enclosure(d, rank, heads, N)
+            return float(lo), float(hi)
+        who, at = ("bound", self.spec or self.name), (d, rank, heads, N)
+        ends = call_user(who, self.enclosure, d, rank, heads, N)
+        if not (isinstance(ends, tuple | list) and len(ends) == 2):
+            raise PluginFailed(who, f"returned {type(ends).__name__} from its enclosure at "
+                               f"{at}, not a pair (lo, hi)")
+        return _number(who, ends[0], at), _number(who, ends[1], at)
 
     def describe(self) -> dict[str, Any]:
         """The bound's fields as JSON: ``N`` is the list of the N it covers, ``null`` for
@@ -125,6 +136,46 @@ class Bound:
                 "N": None if self.N is None else list(self.N), "N_text": n,
                 "encoding": self.encoding, "source": self.source,
                 "description": self.description, "spec": self.spec or self.name}
+
+
+INT64_MAX = 2**63 - 1  # an integer parameter's range when none is declared
+
+
+@dataclass(frozen=True)
+class ParamRange:
+    """The values a construction's numeric parameter may take: ``lo..hi`` (either end ``None``:
+    unbounded; ``lo_open``/``hi_open``: the end excluded, for a float). An integer parameter
+    without a declared range lies in ``-INT64_MAX..INT64_MAX``; a float one is always finite."""
+
+    lo: float | None = None
+    hi: float | None = None
+    lo_open: bool = False
+    hi_open: bool = False
+
+    def check(self, name: str, value: Any, default: Any) -> Any:
+        """``value`` (of the type of ``default``) in range, or ``ValueError`` naming ``name``
+        and the range."""
+        from workbench.core.validation import check_float, check_int
+
+        if isinstance(default, bool) or not isinstance(default, int | float):
+            return value
+        if isinstance(default, int):
+            return check_int(name, value, *self._int_ends())
+        return check_float(name, value, self.lo, self.hi, lo_open=self.lo_open,
+                           hi_open=self.hi_open)
+
+    def _int_ends(self) -> tuple[int, int]:
+        lo = -INT64_MAX if self.lo is None else int(self.lo) + (1 if self.lo_open else 0)
+        hi = INT64_MAX if self.hi is None else int(self.hi) - (1 if self.hi_open else 0)
+        return lo, hi
+
+    def text(self, default: Any) -> str:
+        """The range in words: ``an integer in 0..100000``, ``a finite number in (0, 1)``."""
+        from workbench.core.validation import float_range_words, int_range_words
+
+        if isinstance(default, int):
+            return int_range_words(*self._int_ends())
+        return float_range_words(self.lo, self.hi, lo_open=self.lo_open, hi_open=self.hi_open)
 
 
 @dataclass(frozen=True)
@@ -150,6 +201,7 @@ class Construction:
     defaults: Mapping[str, int] = field(default_factory=lambda: {"d": 8, "rank": 1, "heads": 16,
                                                                  "N": 2})
     memory: Callable[..., Any] | None = None
+    ranges: Mapping[str, ParamRange] = field(default_factory=dict)
     description: str = ""
     ref: str = ""
     source: str = "workbench"
@@ -157,10 +209,42 @@ class Construction:
 
     def __post_init__(self) -> None:
         _check_name("construction", self.name)
+        unknown = sorted(set(self.ranges) - set(self.params))
+        if unknown:
+            raise ValueError(f"ranges must name parameters of the construction (got "
+                             f"{', '.join(unknown)}; its parameters: {sorted(self.params)})")
         if self.law not in LAWS[:2]:
             raise ValueError(f"law must be one of {LAWS[:2]} (got {self.law!r})")
         if self.memory is not None and not callable(self.memory):
             raise TypeError(f"memory must be a function (got {type(self.memory).__name__})")
+
+    def param_range(self, name: str) -> ParamRange:
+        """The declared range of the parameter ``name`` (unbounded if none is declared)."""
+        return self.ranges.get(name, ParamRange())
+
+    def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
+        """``params`` checked against the declared ranges (``ParamRange``), each named
+        ``param NAME`` in an error; a name the construction does not take is an error."""
+        out = {}
+        for k, v in params.items():
+            if k not in self.params:
+                raise ValueError(f"param must be one of {sorted(self.params)} (got {k!r})")
+            out[k] = self.param_range(k).check(f"param {k}", v, self.params[k])
+        return out
+
+    def build(self, d: int, rank: int, heads: int, N: int, seed: int,
+              **params: Any) -> tuple[Any, ...]:
+        """``fn(d, rank, heads, N, seed, **params)``. A user's construction that raises or
+        exits, or returns anything but ``(model, claimed)`` or ``(model, claimed, target)``, is
+        a :class:`PluginFailed`."""
+        if self.source == "workbench":
+            return self.fn(d, rank, heads, N, seed, **params)
+        who = ("construction", self.spec or self.name)
+        out = call_user(who, self.fn, d, rank, heads, N, seed, **params)
+        if not (isinstance(out, tuple) and len(out) in (2, 3)):
+            raise PluginFailed(who, f"returned {type(out).__name__} at {(d, rank, heads, N)}, "
+                               "not (model, claimed) or (model, claimed, target)")
+        return out
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.name, "params": dict(self.params), "target": self.target,
@@ -168,6 +252,65 @@ class Construction:
                 "defaults": dict(self.defaults), "memory_estimate": self.memory is not None,
                 "source": self.source, "description": self.description,
                 "spec": self.spec or self.name}
+
+
+# ------------------------------------------------------------------- calling a user's object
+class PluginFailed(ValueError):
+    """A user's object (``kind``, ``name``) failed when called: it raised, called ``sys.exit``,
+    or returned what its contract does not allow (a bound's nan). ``str()`` is one line saying
+    what happened, for the command to put after the flag and the object's name."""
+
+    def __init__(self, who: tuple[str, str], why: str) -> None:
+        super().__init__(why)
+        self.kind, self.name = who
+
+
+SIGNATURES = {"bound": "(d, rank, heads, N)", "construction": "(d, rank, heads, N, seed)"}
+
+
+def failure(e: BaseException) -> str:
+    """``e`` on one line: ``ZeroDivisionError: division by zero``, ``SystemExit(0)``."""
+    if isinstance(e, SystemExit):
+        return f"SystemExit({e.code!r})"
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text}" if text else type(e).__name__
+
+
+def call_user(who: tuple[str, str], fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
+    """``fn(*args, **kwargs)`` for the user's object ``who`` (kind, name): any exception,
+    ``SystemExit`` included, is a :class:`PluginFailed` naming the arguments (a
+    KeyboardInterrupt still interrupts)."""
+    try:
+        return fn(*args, **kwargs)
+    except PluginFailed:
+        raise
+    except (Exception, SystemExit) as e:
+        raise PluginFailed(who, f"failed at {tuple(args[:4])}: {failure(e)}") from None
+
+
+def _number(who: tuple[str, str], v: Any, at: tuple[int, ...]) -> float:
+    """A bound's value as a finite float; anything else is a :class:`PluginFailed`."""
+    try:
+        x = float(v)
+    except (TypeError, ValueError, OverflowError):
+        raise PluginFailed(who, f"returned {type(v).__name__} at {at}, not a number") from None
+    if not math.isfinite(x):
+        raise PluginFailed(who, f"returned {x} at {at}, not a finite number")
+    return x
+
+
+def _takes(kind: str, name: str, fn: Callable[..., Any], params: Mapping[str, Any]) -> None:
+    """A plain function named as a ``kind`` must accept its contract's arguments."""
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):  # a builtin without a signature: its call will tell
+        return
+    n = 4 if kind == "bound" else 5
+    try:
+        sig.bind(*range(n), **params)
+    except TypeError:
+        raise ValueError(f"{kind} {name!r} must be a function of {SIGNATURES[kind]} (its "
+                         f"signature is {sig})") from None
 
 
 # ------------------------------------------------------------------------------ registries
@@ -343,14 +486,18 @@ def get(kind: str, name: str) -> Any:
                 obj = getattr(obj, part)
         except (ImportError, AttributeError) as e:
             raise ValueError(f"{kind} {name!r} cannot be imported: {e}") from None
+        except (Exception, SystemExit) as e:  # the module itself fails: syntax, a raise, exit
+            raise ValueError(f"{kind} {name!r} cannot be imported: {failure(e)}") from None
         typ = _type_of(kind)
         if isinstance(obj, typ):
             return obj if kind == "preset" or obj.spec else replace(obj, spec=name)
         if kind == "preset" or not callable(obj):
             raise ValueError(f"{kind} {name!r} must name a {typ.__name__}"
-                             + ("" if kind == "preset" else " or a function"))
+                             + ("" if kind == "preset" else " or a function")
+                             + f" (it names {type(obj).__name__} {_shown(obj)})")
         if kind == "target":
             return psi_target(attr, obj, spec=name, source=mod_name.split(".")[0])
+        _takes(kind, name, obj, _extra_params(obj) if kind == "construction" else {})
         if kind == "bound":
             return Bound(attr, obj, spec=name, source=mod_name.split(".")[0],
                          status="conjectured", law="any", value_class="unspecified", N=None)
@@ -365,6 +512,11 @@ def get(kind: str, name: str) -> Any:
         raise ValueError(f"{kind} must be one of {sorted(known)} or "
                          f"module:{'attr' if kind == 'preset' else 'function'} (got {name!r})")
     return known[name]
+
+
+def _shown(obj: Any) -> str:
+    text = repr(obj)
+    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def get_bound(name: str) -> Bound:

@@ -417,14 +417,27 @@ def test_the_checks_fail_without_the_argument_screen(capsys: pytest.CaptureFixtu
         assert problems(_in_process(capsys, args), "--d") != []
 
 
-def test_the_checks_fail_without_the_writability_probe(capsys: pytest.CaptureFixture[str],
-                                                       tmp_path: Path,
-                                                       monkeypatch: pytest.MonkeyPatch) -> None:
+def test_the_writability_probe_answers_first_and_the_writer_still_refuses(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path,
+        monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.chdir(tmp_path)
     args = ["graph", "--format", "dot", "--out", "/proc/claims.dot"]
-    assert problems(_in_process(capsys, args), "--out") == []
+    first = _in_process(capsys, args)
+    assert problems(first, "--out") == [] and "existing, writable folder" in first["err"]
+    # without the probe the graph is computed, then the one writer (core.safe_files) refuses
     with plant("workbench.commands._paths:_can_create_in", replaced(lambda folder: True)):
+        later = _in_process(capsys, args)
+    assert problems(later, "--out") == [] and "the workbench can write" in later["err"]
+    with plant("workbench.commands._paths:_can_create_in", replaced(lambda folder: True)), \
+            plant("workbench.core.safe_files:write_file", replaced(_opens_directly)):
         assert problems(_in_process(capsys, args), "--out") != []
+
+
+def _opens_directly(path: str, write: Any, name: str = "path") -> Path:
+    """A writer without the safe one's care: the destination opened as it is."""
+    with open(path, "wb") as fh:
+        write(fh)
+    return Path(path)
 
 
 def test_an_old_spelling_is_not_reported_as_the_flag_it_stands_for(

@@ -189,7 +189,7 @@ def test_params_are_typed_by_their_defaults(capsys):
 @pytest.mark.parametrize("item,says", [
     ("nope=1", "KEY one of: claim, copies, label, stacked"),
     ("claim", "KEY one of: claim, copies, label, stacked"),
-    ("claim=abc", "claim must be a number"),
+    ("claim=abc", "claim must be a finite number in (-inf, inf)"),
     ("copies=1.5", "copies must be an integer"),
     ("stacked=maybe", "stacked must be true or false"),
 ])

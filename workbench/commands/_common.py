@@ -1,6 +1,7 @@
 """Shared pieces of the CLI contract: ``--json``/``--seed`` options, output, exit codes.
 
-Exit codes: 0 ok; 1 a claim was violated or a check failed; 2 bad input.
+Exit codes: 0 ok; 1 a claim was violated or a check failed; 2 bad input; 128 + the signal when
+interrupted (130 SIGINT, 143 SIGTERM, 129 SIGHUP; ``workbench.commands._interrupts``).
 Commands raise ``ValueError`` (or ``click.BadParameter``) for bad input; the ``common_options``
 wrapper renames the parameter in the message to its flag (``H must`` -> ``--heads must``) and
 ``workbench.cli.main`` turns it into one line on stderr and exit code 2.
@@ -20,11 +21,13 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from workbench.commands._interrupts import as_interrupted
 from workbench.commands._paths import nvidia_driver_present, readable_file, writable_path
 
 if TYPE_CHECKING:
@@ -72,8 +75,26 @@ def json_option(func: F) -> F:
             ctx = click.get_current_context(silent=True)
             msg = str(e) if ctx is None else flag_message(str(e), ctx.command)
             raise ValueError(msg) from None
+        except KeyboardInterrupt as e:  # a signal (commands._interrupts): 128 + its number
+            stop = as_interrupted(e)
+            click.echo(f"error: {stop.line()}", err=True)
+            raise click.exceptions.Exit(stop.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
+
+
+@contextmanager
+def plugin_errors(flags: Mapping[str, str]) -> Iterator[None]:
+    """Within: a user's object that fails when called (``workbench.plugins.PluginFailed``) is
+    bad input, one line naming its flag (``flags``: kind -> flag, e.g. ``{"bound": "--bound"}``),
+    the object and the error."""
+    from workbench.plugins import PluginFailed
+
+    try:
+        yield
+    except PluginFailed as e:
+        flag = flags.get(e.kind, e.kind)
+        raise ValueError(f"{flag} {e.name} {e}") from None
 
 
 DEVICES = ("auto", "cpu", "cuda")

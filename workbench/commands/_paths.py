@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 
+from workbench.core.safe_files import refuse_special
+
 
 def nvidia_driver_present() -> bool:
     """Whether an NVIDIA driver is loaded (``/proc/driver/nvidia`` or a ``/dev/nvidia*``
@@ -21,8 +23,10 @@ def writable_path(flag: str, path: str, folder: bool = False) -> str:
     """``path`` if the command can write there: a file (new or existing) in a folder it can
     create files in, or with ``folder=True`` a folder that exists or can be made in one.
     Checked by creating and removing a probe file, so it holds for root and on /proc too; it
-    leaves the folder as it was."""
+    leaves the folder as it was. A FIFO, device or socket is refused (the file is written by
+    ``workbench.core.safe_files``, which replaces a link there rather than follow it)."""
     p = os.path.abspath(path)
+    refuse_special(flag, p)
     kind = "folder" if folder else "file"
     if folder and os.path.isdir(p):
         where = p

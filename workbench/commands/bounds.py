@@ -359,9 +359,13 @@ def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
                  as_json: bool) -> None:
     """``bounds lower --bound NAME`` for a bound other than the certified one, on a point it
     covers: its value, its enclosure where it has one, and which bound it is."""
+    from workbench.plugins import PluginFailed
+
     try:
         value = b(d, rank, heads, N)
         enclosure = list(b.interval(d, rank, heads, N)) if b.enclosure is not None else None
+    except PluginFailed as e:  # the user's bound raised, exited or gave no finite number
+        raise ValueError(f"--bound {spec} {e}") from None
     except ValueError as e:
         raise _point_error(str(e), spec, d, rank, heads, N) from None
     except Exception as e:  # the bound's own code failed: not bad input

@@ -30,6 +30,7 @@ from workbench.commands._common import (
     status_line,
     to_jsonable,
 )
+from workbench.commands._interrupts import saying_what_was_stored
 from workbench.commands._paths import writable_path
 
 COUNTED = ("holds", "violated", "inconclusive", "unsupported", "skipped", "error")
@@ -99,6 +100,10 @@ def cli(
         _list(claims, broken_dependencies(claims), only, load_errors, as_json)
         return
     dev = resolve_device(device)
+    if db is not None:  # created now, whole or not at all: a full disk fails before any claim
+        from workbench.verifiers.store import Store
+
+        Store(db).close()
     from workbench.proofs.claim import CheckContext
     from workbench.proofs.registry import run_claims
 
@@ -112,7 +117,10 @@ def cli(
     status = status_line(as_json)
     n_jobs = cores if jobs is None else jobs
     # the workers start before the live indicator's thread: a forked worker gets no thread
-    with claim_pool(n_jobs, claims, dev) if n_jobs > 1 else nullcontext() as pool, \
+    unrecorded = f"nothing was recorded in {db} (a check is recorded when it finishes)" \
+        if db is not None else "nothing was recorded (no --db)"
+    with saying_what_was_stored(lambda: unrecorded), \
+            claim_pool(n_jobs, claims, dev) if n_jobs > 1 else nullcontext() as pool, \
             status if status is not None else nullcontext():
         rows: dict[str, dict[str, Any]] = {}
         running: list[str] = []

@@ -15,6 +15,7 @@ re-imported. Exit 1 when one is found. Arguments are validated before torch is i
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
 
 import click
@@ -24,6 +25,7 @@ from workbench.commands._common import (
     CheckFailed,
     common_options,
     emit,
+    plugin_errors,
     plural,
     progress_bar,
 )
@@ -192,6 +194,31 @@ def cli(
     spec = b.spec or b.name
     again = "" if target == "nearest" else f" --target {target}" + "".join(
         f" --target-param {k}" for k in target_params)
+    with plugin_errors({"bound": "--bound"}):
+        first = (dr[0], max(rr[0], 1), hr[0], nr[0])
+        if b.outside(*first) is None:  # a user's bound is called once before any search
+            b(*first)
+        _search(b, spec, dr, rr, hr, nr, budget, attacks, steps, lr, eval_samples, alpha, rep,
+                as_json, seed, _TargetRun(chosen, target, task_for, again))
+
+
+@dataclass(frozen=True)
+class _TargetRun:
+    """What the search needs of ``--target``: the chosen target, its name as given, the task
+    the attacks train on (None: hardmax) and the flags its replay command repeats."""
+
+    chosen: Any
+    name: str
+    task_for: Any
+    again: str
+
+
+def _search(b: Any, spec: str, dr: tuple[int, int], rr: tuple[int, int], hr: tuple[int, int],
+            nr: tuple[int, int], budget: int, attacks: tuple[str, ...], steps: int, lr: float,
+            eval_samples: int, alpha: float, rep: dict[str, Any] | None, as_json: bool,
+            seed: int, tr: _TargetRun) -> None:
+    """The search (or the replay of ``rep``) once the arguments are checked."""
+    chosen, target, task_for, again = tr.chosen, tr.name, tr.task_for, tr.again
 
     from workbench.verifiers.falsify import Attempt, Domain, Trial, bound_value, falsify
     from workbench.verifiers.falsify import replay as replay_attempt

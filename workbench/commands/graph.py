@@ -11,7 +11,6 @@ modules (and torch) are imported.
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import click
@@ -22,6 +21,7 @@ from workbench.commands._common import (
     path_option,
     plural,
 )
+from workbench.core.safe_files import write_text
 
 
 @click.command(help="Draw the claims graph (json, dot, png or svg), coloured by the last check.")
@@ -51,7 +51,7 @@ def cli(fmt: str, out: str | None, db: str | None, as_json: bool) -> None:
                              "dependencies": g.number_of_edges()}
     if fmt in ("png", "svg"):
         assert out is not None
-        graph.draw(g, out, verdicts)
+        graph.draw(g, out, verdicts, name="--out")
         emit(about, as_json, lambda p: f"wrote {p['path']} ({plural(p['claims'], 'claim')}, "
              f"{plural(p['dependencies'], 'dependency', 'dependencies')})")
         return
@@ -63,9 +63,6 @@ def cli(fmt: str, out: str | None, db: str | None, as_json: bool) -> None:
         else:
             click.echo(text, nl=False)
         return
-    tmp = f"{out}.tmp"
-    with open(tmp, "w") as f:
-        f.write(text)
-    os.replace(tmp, out)
+    write_text(out, text, "--out")
     if as_json:
         click.echo(json.dumps(about, indent=2))

@@ -14,6 +14,7 @@ built-ins and those of installed packages); runs of a preset registered nowhere 
 
 from __future__ import annotations
 
+import shutil
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +28,7 @@ from workbench.commands._common import (
     plural,
 )
 from workbench.commands._paths import writable_path
+from workbench.core.safe_files import write_text
 
 
 @click.command(help="Write a Markdown report with PNG and SVG figures from the results store.")
@@ -45,8 +47,14 @@ def cli(db: str | None, out: str, as_json: bool) -> None:
     from workbench.verifiers.sandwich_store import best_witnesses, read_points
 
     cells = best_witnesses(read_points(path))
+    created = not out_dir.exists()
     out_dir.mkdir(exist_ok=True)
-    written = write_report(rows, check, out_dir, str(path), cells)
+    try:
+        written = write_report(rows, check, out_dir, str(path), cells)
+    except BaseException:  # a full disk, a signal: a folder made here is not left half-filled
+        if created:
+            shutil.rmtree(out_dir, ignore_errors=True)
+        raise
     emit({"out": str(out_dir), "files": written, "runs": len(rows),
           "check": None if check is None else check["summary"]}, as_json,
          lambda p: f"wrote {', '.join(p['files'])} to {p['out']} ({plural(p['runs'], 'run')})")
@@ -90,7 +98,7 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
         md += ["No sweep runs in this store yet (`workbench sweep PRESET --db ...`).", ""]
     md += _sandwich_section(sandwich, out, files)
     md += _check_section(check, out, files)
-    (out / "report.md").write_text("\n".join(md) + "\n")
+    write_text(out / "report.md", "\n".join(md) + "\n", "--out")
     return ["report.md", *files]
 
 
@@ -175,7 +183,7 @@ def _check_section(check: dict[str, Any] | None, out: Path, files: list[str]) ->
     verdicts = {c["id"]: c["verdict"] for c in check["claims"]} if check else {}
     g = graph.claim_graph(load_claims())
     for name in ("graph.png", "graph.svg"):
-        graph.draw(g, out / name, verdicts)
+        graph.draw(g, out / name, verdicts, "--out")
         files.append(name)
     md = ["## Last `workbench check`", ""]
     if check is None:

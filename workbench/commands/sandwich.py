@@ -22,6 +22,7 @@ from workbench.commands._common import (
     common_options,
     emit,
     path_option,
+    plugin_errors,
 )
 from workbench.commands._target import (
     TARGET_ERROR,
@@ -65,7 +66,7 @@ def _human(p: dict[str, Any]) -> str:
 
 def _build(c: Any, d: int, r: int, heads: int, seed: int) -> Any:
     """The construction ``c`` at ``(d, r, H, N = 2)`` with its default parameters."""
-    return c.fn(d, r, heads, 2, seed, **c.params)
+    return c.build(d, r, heads, 2, seed, **c.params)
 
 
 def resolve_bound(name: str, d: int, r: int, heads: int) -> Any:
@@ -157,8 +158,11 @@ def sandwich_cmd(
 
     extra = [ConstructionWitness(name, functools.partial(_build, c, d, r, heads))
              for name, c in named.items()]
-    p = sandwich(d, r, heads, budget=budget, witness_dir=witness_dir, seed=seed, bound=lower,
-                 bound_name=bound, witnesses=extra).to_dict()
+    with plugin_errors({"bound": "--bound", "construction": "--witness"}):
+        if lower is not None:  # called before any witness is measured or saved
+            lower(d, r, heads, 2)
+        p = sandwich(d, r, heads, budget=budget, witness_dir=witness_dir, seed=seed,
+                     bound=lower, bound_name=bound, witnesses=extra).to_dict()
     for c in p["candidates"]:  # the construct command measures a named witness again
         if c["method"] in witness:
             c["replay"] = (f"workbench construct {c['method']} --d {d} --rank {r} --heads "

@@ -24,9 +24,11 @@ from workbench.commands._common import (
     common_options,
     device_option,
     emit,
+    plugin_errors,
     plural,
     resolve_device,
 )
+from workbench.commands._interrupts import saying_what_was_stored
 from workbench.commands._paths import writable_path
 
 SCALES = {"quick": "quick", "full": "paper", "paper": "paper"}  # the word -> the preset's scale
@@ -111,7 +113,8 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     dev = resolve_device(device)
     if jobs is None:  # the cores, one worker per --threads of them; one process for a GPU
         jobs = max(1, cores // (threads or 1)) if dev == "cpu" and backend == "local" else 1
-    runs = p.runs(SCALES[scale], seed)
+    with plugin_errors({"preset": "PRESET"}):
+        runs = _checked_runs(p, preset, SCALES[scale], seed)
     say = progress_lines(as_json)
     if dry_run:  # counts only: an existing store is read, a missing one is not created
         keys = [k for k, _ in sweep.keyed(runs)]
@@ -126,10 +129,14 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     else:
         path.parent.mkdir(parents=True, exist_ok=True)
         with store.Store(path) as st:
-            rep = sweep.run_sweep(name, SCALES[scale], st, seed=seed, backend=backend,
-                                  address=address, cpus_per_task=cpus_per_task,
-                                  gpus_per_task=gpus_per_task, threads=threads, device=dev,
-                                  jobs=jobs, runs=runs, progress=say)
+            keys = [k for k, _ in sweep.keyed(runs)]
+            with saying_what_was_stored(lambda: f"{len(st.done_keys(keys))} of {len(keys)} "
+                                        f"runs of this sweep are stored in {path} (run it "
+                                        "again to compute the rest)"):
+                rep = sweep.run_sweep(name, SCALES[scale], st, seed=seed, backend=backend,
+                                      address=address, cpus_per_task=cpus_per_task,
+                                      gpus_per_task=gpus_per_task, threads=threads, device=dev,
+                                      jobs=jobs, runs=runs, progress=say)
             rows = st.rows(keys=rep.keys)
     if export_path is not None:
         store.export(rows, export_path)
@@ -143,6 +150,26 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
                            "model_class": b["model_class"]} for b in best],
     }
     emit(payload, as_json, _human)
+
+
+def _checked_runs(p: Any, preset: str, scale: str, seed: int) -> list[Any]:
+    """The preset's runs, checked before the store is touched: a preset whose ``runs`` raises,
+    exits, or gives anything but a list of ``Run`` (each with a configuration that hashes) is a
+    ``PluginFailed`` (bad input naming PRESET)."""
+    from workbench.plugins import PluginFailed, call_user
+    from workbench.verifiers.presets import Run
+    from workbench.verifiers.sweep import keyed
+
+    who = ("preset", preset)
+    runs = call_user(who, p.runs, scale, seed)
+    if not isinstance(runs, list | tuple):
+        raise PluginFailed(who, f"gave {type(runs).__name__} for its runs, not a list of Run")
+    wrong = next((r for r in runs if not isinstance(r, Run)), None)
+    if wrong is not None:
+        raise PluginFailed(who, f"gave {wrong!r:.40} ({type(wrong).__name__}) among its runs, "
+                           "not a Run")
+    call_user(who, keyed, runs)
+    return list(runs)
 
 
 def _others(p: dict[str, Any]) -> str:

@@ -34,6 +34,7 @@ from workbench.commands._common import (
     progress_bar,
     resolve_device,
 )
+from workbench.commands._interrupts import saying_what_was_stored
 from workbench.commands._resources import EVAL_BATCH, train_terms
 from workbench.commands._target import TARGET_ERROR, ChosenTarget, choose_target, target_options
 from workbench.core.validation import (
@@ -185,7 +186,9 @@ def cli(
         steps=steps, batch=batch, eval_samples=eval_samples, device=dev, eval_seed=seed,
         level=LEVEL,
     )
-    with progress_bar(as_json, "steps") as bar:
+    kept = (f"the checkpoint {checkpoint} holds the last step saved (run again to resume)"
+            if checkpoint is not None else "nothing was kept (no --checkpoint)")
+    with saying_what_was_stored(lambda: kept), progress_bar(as_json, "steps") as bar:
         job = bar.add_task(f"training {seeds} model(s)", total=steps)
         run = train(
             specs, t, cfg, checkpoint=checkpoint, progress=lambda i, n: bar.update(job, completed=i)

@@ -28,6 +28,7 @@ from workbench.constructions._montecarlo import ClaimedError
 from workbench.constructions.rank_one import rank_one_model
 from workbench.core.harmonics import dim_harmonics, sign_coefficients
 from workbench.core.head_kernels import head_target_agreement
+from workbench.core.safe_files import write_file
 from workbench.core.sphere import make_generator, sample_instances
 from workbench.core.validation import check_dim, check_heads, check_key_rank
 
@@ -60,8 +61,12 @@ class Witness:
     n_eval: int = 0
     seed: int = 0
 
-    def save(self, path: str | Path) -> Path:
+    def save(self, path: str | Path, name: str = "path") -> Path:
+        """Write the witness to ``path`` (``.npz`` added if missing) by
+        ``safe_files.write_file``, whose errors name ``name``; the path written."""
         path = Path(path)
+        if path.suffix != ".npz":
+            path = path.with_name(path.name + ".npz")
         path.parent.mkdir(parents=True, exist_ok=True)
         meta = np.array([self.d, self.r, self.heads, self.n_eval, self.seed])
         arrays: dict[str, np.ndarray] = {
@@ -70,8 +75,7 @@ class Witness:
             "error": np.array([self.error, *self.ci]),
             **self.params,
         }
-        np.savez(path, **arrays)  # type: ignore[arg-type]
-        return path
+        return write_file(path, lambda fh: np.savez(fh, **arrays), name)  # type: ignore[arg-type]
 
     @staticmethod
     def load(path: str | Path) -> Witness:

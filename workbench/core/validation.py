@@ -18,11 +18,26 @@ if TYPE_CHECKING:  # torch is imported only by check_tensor, so validating is ch
 def check_int(name: str, value: object, lo: int | None = None, hi: int | None = None) -> int:
     """Return ``value`` as an int, or raise naming ``name`` and the range ``lo..hi``."""
     if isinstance(value, bool) or not isinstance(value, numbers.Integral):
-        raise ValueError(f"{name} must be an integer{_range_text(lo, hi)} (got {value!r})")
+        raise ValueError(f"{name} must be {int_range_words(lo, hi)} (got {value!r})")
     v = int(value)
     if (lo is not None and v < lo) or (hi is not None and v > hi):
-        raise ValueError(f"{name} must be an integer{_range_text(lo, hi)} (got {v})")
+        raise ValueError(f"{name} must be {int_range_words(lo, hi)} (got {v})")
     return v
+
+
+def int_range_words(lo: int | None = None, hi: int | None = None) -> str:
+    """``an integer in 0..10`` (or ``>= 0``, ``<= 10``): the words of :func:`check_int`."""
+    return f"an integer{_range_text(lo, hi)}"
+
+
+def float_range_words(lo: float | None = None, hi: float | None = None, *,
+                      lo_open: bool = False, hi_open: bool = False) -> str:
+    """``a finite number in (0, 1]``: the words of :func:`check_float`."""
+    lo_s = "-inf" if lo is None else f"{lo:g}"
+    hi_s = "inf" if hi is None else f"{hi:g}"
+    interval = ("(" if lo_open or lo is None else "[") + f"{lo_s}, {hi_s}"
+    interval += ")" if hi_open or hi is None else "]"
+    return f"a finite number in {interval}"
 
 
 def check_float(
@@ -41,11 +56,8 @@ def check_float(
     lo_bad = lo is not None and (v <= lo if lo_open else v < lo)
     hi_bad = hi is not None and (v >= hi if hi_open else v > hi)
     if not math.isfinite(v) or lo_bad or hi_bad:
-        lo_s = "-inf" if lo is None else f"{lo:g}"
-        hi_s = "inf" if hi is None else f"{hi:g}"
-        interval = ("(" if lo_open or lo is None else "[") + f"{lo_s}, {hi_s}"
-        interval += ")" if hi_open or hi is None else "]"
-        raise ValueError(f"{name} must be a finite number in {interval} (got {value!r})")
+        what = float_range_words(lo, hi, lo_open=lo_open, hi_open=hi_open)
+        raise ValueError(f"{name} must be {what} (got {value!r})")
     return v
 
 

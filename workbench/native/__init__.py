@@ -1,4 +1,4 @@
 """Optional compiled CPU kernels (C built at run time into a cache); fallbacks live in models.
 
-Layering: imports nothing of the workbench (torch and the standard library only).
+Layering: imports workbench.core (its one file writer, safe_files), torch and the standard library.
 """

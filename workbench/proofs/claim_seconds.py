@@ -9,11 +9,10 @@ JSON file replaced atomically; a missing, damaged or unwritable file is simply n
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from collections.abc import Mapping
 from pathlib import Path
 
+from workbench.core.safe_files import write_text
 from workbench.native.build import cache_root
 
 FILE = "claim_seconds.json"
@@ -44,9 +43,6 @@ def remember(scale: str, seconds: Mapping[str, float]) -> None:
     path = _path()
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(suffix=".json", dir=path.parent)
-        with os.fdopen(fd, "w") as fh:
-            json.dump(data, fh, sort_keys=True)
-        os.replace(tmp, path)
-    except OSError:
+        write_text(path, json.dumps(data, sort_keys=True), "the claim-seconds hint")
+    except (OSError, ValueError):  # an unwritable cache: no hint next time
         return

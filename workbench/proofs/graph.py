@@ -69,7 +69,7 @@ def to_dot(g: nx.DiGraph, verdicts: Mapping[str, str] | None = None) -> str:
 
 
 def draw(g: nx.DiGraph, path: str | os.PathLike[str],
-             verdicts: Mapping[str, str] | None = None) -> tuple[int, int]:
+             verdicts: Mapping[str, str] | None = None, name: str = "path") -> tuple[int, int]:
     """Draw ``g`` (a layered, deterministic layout: ``graph_figure``) to ``path``, a ``.png``
-    or ``.svg`` file; the picture's ``(width, height)`` in pixels."""
-    return graph_figure.draw(g, path, verdicts)
+    or ``.svg`` file (errors name ``name``); the picture's ``(width, height)`` in pixels."""
+    return graph_figure.draw(g, path, verdicts, name)

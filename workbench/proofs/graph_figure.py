@@ -19,6 +19,7 @@ from typing import Any
 
 import networkx as nx
 
+from workbench.core.safe_files import write_file
 from workbench.verifiers import figure_style as style
 
 COLOURS: dict[str, str] = {
@@ -82,17 +83,21 @@ def positions(g: nx.DiGraph) -> dict[str, tuple[float, float]]:
 
 
 def draw(g: nx.DiGraph, path: str | os.PathLike[str],
-         verdicts: Mapping[str, str] | None = None) -> tuple[int, int]:
-    """Draw ``g`` to ``path`` (``.png`` or ``.svg``); the picture's size in pixels at
-    ``style.DPI``."""
+         verdicts: Mapping[str, str] | None = None, name: str = "path") -> tuple[int, int]:
+    """Draw ``g`` to ``path`` (``.png`` or ``.svg``, written by ``safe_files.write_file``:
+    errors name ``name``); the picture's size in pixels at ``style.DPI``."""
     plt = style.pyplot()
     fig = figure(g, verdicts)
     width, height = fig.get_size_inches()
     out = Path(path)
     meta = {"Date": None} if out.suffix == ".svg" else {"Software": None}
-    with plt.rc_context(style.STYLE):
-        fig.savefig(out, dpi=style.DPI, metadata=meta)
-    plt.close(fig)
+    fmt = out.suffix.lstrip(".").lower()
+    try:
+        with plt.rc_context(style.STYLE):
+            write_file(out, lambda fh: fig.savefig(fh, format=fmt, dpi=style.DPI,
+                                                   metadata=meta), name)
+    finally:
+        plt.close(fig)
     return int(round(width * style.DPI)), int(round(height * style.DPI))
 
 

@@ -23,7 +23,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 
 from workbench.proofs.claim import REGISTRY, CheckContext, Claim, Evidence
-from workbench.verifiers.processes import can_fork
+from workbench.verifiers.processes import can_fork, die_with_parent
 
 Measured = tuple[list[Evidence], str | None, float]  # evidence, error message, seconds
 CLAIM_THREADS = 1  # torch threads per claim, in every process (workbench.proofs.runner's note)
@@ -72,7 +72,7 @@ def claim_pool(jobs: int, claims: Mapping[str, Claim], device: str) -> Iterator[
         _INHERITED.update(claims)
     mp = multiprocessing.get_context("fork" if forked else "spawn")
     executor = ProcessPoolExecutor(jobs, mp_context=mp, initializer=_init_worker,
-                                   initargs=(CLAIM_THREADS, forked))
+                                   initargs=(CLAIM_THREADS, forked, os.getpid()))
     try:
         if forked and jobs > 1:
             executor.submit(os.getpid).result()  # a fork context starts every worker at once
@@ -93,10 +93,12 @@ def _importable(c: Claim) -> bool:
         return False
 
 
-def _init_worker(threads: int, forked: bool) -> None:
-    """A worker's thread budget, set before torch starts its pools. A forked worker also
-    freezes what it inherited (loaded modules, the claims): the collector then never walks it
-    (a full collection would, at every claim), and the pages stay shared with the parent."""
+def _init_worker(threads: int, forked: bool, parent: int) -> None:
+    """A worker ends with its parent (``die_with_parent``); its thread budget is set before
+    torch starts its pools. A forked worker also freezes what it inherited (loaded modules, the
+    claims): the collector then never walks it (a full collection would, at every claim), and
+    the pages stay shared with the parent."""
+    die_with_parent(parent)
     for var in ("OMP_NUM_THREADS", "MKL_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
         os.environ[var] = str(threads)
     if forked:

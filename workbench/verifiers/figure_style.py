@@ -9,6 +9,8 @@ from collections.abc import Iterable, Sequence
 from pathlib import Path
 from typing import Any
 
+from workbench.core.safe_files import write_file
+
 DPI = 100
 LOG_RATIO = 10.0  # a log axis only when the data's max / min exceeds this
 STYLE: dict[str, Any] = {
@@ -85,16 +87,20 @@ def reference_line(ax: Any, on_d2: bool) -> None:
                label=MIDPOINT_LABEL if on_d2 else HALF_LABEL, zorder=1)
 
 
-def save(fig: Any, stem: Path) -> list[str]:
+def save(fig: Any, stem: Path, name: str = "--out") -> list[str]:
     """Write ``stem.png`` and ``stem.svg`` (no date in the SVG, fixed ids: the same bytes on
-    every run); the file names written."""
+    every run) by ``safe_files.write_file`` (errors name ``name``); the file names written."""
     plt = pyplot()
     names = []
-    with plt.rc_context(STYLE):
-        for ext in ("png", "svg"):
-            path = stem.with_suffix(f".{ext}")
-            meta = {"Date": None} if ext == "svg" else {"Software": None}
-            fig.savefig(path, dpi=DPI, metadata=meta, bbox_inches="tight", pad_inches=0.15)
-            names.append(path.name)
-    plt.close(fig)
+    try:
+        with plt.rc_context(STYLE):
+            for ext in ("png", "svg"):
+                path = stem.with_suffix(f".{ext}")
+                meta = {"Date": None} if ext == "svg" else {"Software": None}
+                write_file(path, lambda fh: fig.savefig(
+                    fh, format=ext, dpi=DPI, metadata=meta,  # noqa: B023 - called at once
+                    bbox_inches="tight", pad_inches=0.15), name)
+                names.append(path.name)
+    finally:
+        plt.close(fig)
     return names

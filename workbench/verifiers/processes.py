@@ -1,13 +1,17 @@
 """Worker processes, shared by ``workbench check --jobs`` (``workbench.proofs.workers``) and the
 local sweep's ``--jobs`` (``workbench.verifiers.sweep``): how many cores there are, how many
-workers may be asked for, and whether they may be forked.
+workers may be asked for, whether they may be forked, and how they end with their parent.
 """
 
 from __future__ import annotations
 
+import ctypes
 import multiprocessing
 import os
+import signal
 import sys
+import threading
+import time
 
 from workbench.core.validation import check_int
 
@@ -37,3 +41,45 @@ def can_fork(device: str, threads: int = 1) -> bool:
     thread is not fork-safe)."""
     return (sys.platform.startswith("linux") and device == "cpu" and threads == 1
             and "fork" in multiprocessing.get_all_start_methods())
+
+
+PR_SET_PDEATHSIG = 1  # linux/prctl.h
+
+
+def die_with_parent(parent: int) -> None:
+    """A worker's first act (a pool's ``initializer``, given the parent's pid): the kernel
+    kills it when its parent ends, however the parent ends (``PR_SET_PDEATHSIG`` on Linux; a
+    thread watching the parent's pid elsewhere), and it ignores SIGINT, which a terminal sends
+    the whole group: the parent answers it and ends its workers (:func:`end_workers`)."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    for s in (signal.SIGTERM, signal.SIGHUP):
+        signal.signal(s, signal.SIG_DFL)
+    armed = False
+    if sys.platform.startswith("linux"):
+        try:
+            libc = ctypes.CDLL(None, use_errno=True)
+            armed = libc.prctl(PR_SET_PDEATHSIG, int(signal.SIGKILL), 0, 0, 0) == 0
+        except (OSError, AttributeError):
+            armed = False
+    if not armed:
+        threading.Thread(target=_watch, args=(parent,), daemon=True).start()
+    if os.getppid() != parent:  # the parent ended before the watch began
+        os._exit(1)
+
+
+def _watch(parent: int) -> None:
+    while os.getppid() == parent:
+        time.sleep(0.5)
+    os._exit(1)
+
+
+def end_workers() -> int:
+    """Kill every worker process this process started (``multiprocessing``'s children) and reap
+    them; how many there were. Called when the parent is interrupted, before the pools shut
+    down, so no pool waits for a group or a claim to finish."""
+    children = multiprocessing.active_children()
+    for c in children:
+        c.kill()
+    for c in children:
+        c.join(timeout=5)
+    return len(children)

@@ -52,6 +52,7 @@ from workbench.constructions.random_features import HEAD_LAWS, random_features
 from workbench.constructions.rank_one import exact_error, rank_one_model
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.bounds.fiber import one_head_error
+from workbench.core.safe_files import write_file
 from workbench.core.validation import check_choice, check_dim, check_heads, check_rank
 from workbench.verifiers.construct import normalise, run_construction
 from workbench.verifiers.trained_witness import (
@@ -201,10 +202,11 @@ def _replay_random_features(w: Witness) -> tuple[float, tuple[float, float]]:
 
 
 def save_witness(w: Witness, path: Path, state: dict[str, torch.Tensor] | None = None) -> Path:
-    """Write the witness (``.npz``; trained weights alongside as ``.pt``)."""
-    out = w.save(path)
+    """Write the witness (``.npz``; trained weights alongside as ``.pt``), each file whole or
+    not at all (``safe_files.write_file``); errors name ``--witness-dir``."""
+    out = w.save(path, "--witness-dir")
     if state is not None:
-        torch.save(state, _trained_file(out))
+        write_file(_trained_file(out), lambda fh: torch.save(state, fh), "--witness-dir")
     return out
 
 

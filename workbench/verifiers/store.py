@@ -20,6 +20,7 @@ from __future__ import annotations
 import csv
 import functools
 import hashlib
+import io
 import json
 import os
 import sqlite3
@@ -28,6 +29,8 @@ from collections.abc import Callable, Iterable, Sequence
 from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
+
+from workbench.core.safe_files import WriteFailed, create_new, refuse_special, write_file
 
 T = TypeVar("T")
 APP = "attention-rank-workbench"
@@ -110,9 +113,13 @@ def check_writable(path: str | os.PathLike[str], name: str = "--db") -> Path:
     workbench store (``check_database``).
     """
     p = Path(path)
+    refuse_special(name, p)
     parent = p.resolve().parent
     if p.is_dir() or not parent.is_dir() or not os.access(parent, os.W_OK):
         raise ValueError(f"{name} must be a file in an existing, writable folder (got {str(p)!r})")
+    if p.is_symlink() and not p.exists():
+        raise ValueError(f"{name} must be a results file or a new name, not a link to nothing "
+                         f"(got {str(p)!r})")
     if p.exists():
         if not os.access(p, os.W_OK):
             raise ValueError(f"{name} must be a writable file (got {str(p)!r})")
@@ -146,11 +153,39 @@ def _connect(p: Path, name: str, create: bool = False) -> sqlite3.Connection:
 
 
 def _guarded(read: Callable[[], T], name: str, p: Path) -> T:
-    """``read()``, with SQLite's errors as one-line ``ValueError`` naming ``name``."""
+    """``read()``, with SQLite's errors as one-line ``ValueError`` naming ``name``: a full disk
+    or a file it may not write is a ``WriteFailed`` (the transaction was rolled back, so the
+    store holds what it held)."""
     try:
         return read()
     except sqlite3.DatabaseError as e:
+        why = str(e)
+        if isinstance(e, sqlite3.OperationalError) and ("full" in why or "readonly" in why
+                                                        or "disk I/O" in why):
+            raise WriteFailed(name, p, "the disk is full" if "full" in why else why) from None
         raise ValueError(f"{name} must be an SQLite database file ({str(p)!r}: {e})") from None
+
+
+def _create(p: Path, name: str) -> None:
+    """Make a new, empty store at ``p`` whole or not at all (``create_new``): its tables and
+    marker are written into a temporary file beside it, then linked into place. A full disk or
+    a folder it may not write leaves nothing behind."""
+
+    def fill(tmp: str) -> None:
+        con = sqlite3.connect(tmp)
+        try:
+            for sql in TABLES.values():
+                con.execute(sql)
+            con.execute(f"PRAGMA application_id = {APPLICATION_ID}")
+            con.execute(f"PRAGMA user_version = {SCHEMA_VERSION}")
+            con.commit()
+        except sqlite3.OperationalError as e:
+            raise WriteFailed(name, p, "the disk is full" if "full" in str(e) else str(e)) \
+                from None
+        finally:
+            con.close()
+
+    create_new(p, fill, name)
 
 
 def _layout(con: sqlite3.Connection) -> dict[str, list[tuple[Any, ...]]]:
@@ -228,6 +263,10 @@ class Store:
         self.path, self.name = Path(path), name
         if readonly and not self.path.is_file():
             raise ValueError(f"{name} must be an existing results file (got {str(self.path)!r})")
+        if not readonly:
+            check_writable(self.path, name)
+            if not os.path.lexists(self.path):
+                _create(self.path, name)
         self.con = _connect(self.path, name, create=not readonly)
         self.con.row_factory = sqlite3.Row
         try:
@@ -280,26 +319,33 @@ class Store:
             return 0
         cols = ",".join(COLUMNS)
         vals = [tuple(_cell(r.get(c)) for c in COLUMNS) for r in rows]
-        with self.con:
-            cur = self.con.executemany(
-                f"INSERT OR IGNORE INTO runs ({cols}) VALUES ({','.join('?' * len(COLUMNS))})",
-                vals)
-        return cur.rowcount
+
+        def insert() -> int:
+            with self.con:
+                return self.con.executemany(
+                    f"INSERT OR IGNORE INTO runs ({cols}) VALUES "
+                    f"({','.join('?' * len(COLUMNS))})", vals).rowcount
+
+        return _guarded(insert, self.name, self.path)
 
     def record_check(self, started: float, head: dict[str, Any], summary: dict[str, Any],
                      claims: Sequence[dict[str, Any]]) -> int:
         """Store one ``workbench check`` run (``head``: scale, seed, device) and its claims'
         JSON records in one transaction, so nothing is half-written; the run's id."""
-        with self.con:
-            cur = self.con.execute(
-                "INSERT INTO check_runs (started, scale, seed, device, summary) "
-                "VALUES (?,?,?,?,?)",
-                (started, head["scale"], head["seed"], head["device"], json.dumps(summary)))
-            self.con.executemany(
-                "INSERT INTO claim_results VALUES (?,?,?,?,?)",
-                [(cur.lastrowid, c["id"], c["verdict"], c["seconds"], json.dumps(c))
-                 for c in claims])
-        return int(cur.lastrowid or 0)
+
+        def insert() -> int:
+            with self.con:
+                cur = self.con.execute(
+                    "INSERT INTO check_runs (started, scale, seed, device, summary) "
+                    "VALUES (?,?,?,?,?)",
+                    (started, head["scale"], head["seed"], head["device"], json.dumps(summary)))
+                self.con.executemany(
+                    "INSERT INTO claim_results VALUES (?,?,?,?,?)",
+                    [(cur.lastrowid, c["id"], c["verdict"], c["seconds"], json.dumps(c))
+                     for c in claims])
+            return int(cur.lastrowid or 0)
+
+        return _guarded(insert, self.name, self.path)
 
     def rows(self, preset: str | None = None, scale: str | None = None,
              keys: Iterable[str] | None = None) -> list[dict[str, Any]]:
@@ -401,6 +447,7 @@ def check_export_path(path: str | os.PathLike[str]) -> Path:
     if p.suffix.lower() not in EXPORT_FORMATS or p.name.startswith(".") or p.is_dir():
         raise ValueError(f"--export must be a file name ending in .csv or .parquet "
                          f"(got {str(p)!r})")
+    refuse_special("--export", p)
     parent = p.resolve().parent
     if not parent.is_dir() or not os.access(parent, os.W_OK):
         raise ValueError(f"--export must be a file in an existing, writable folder "
@@ -415,23 +462,23 @@ def check_export_path(path: str | os.PathLike[str]) -> Path:
 
 
 def export(rows: Sequence[dict[str, Any]], path: str | os.PathLike[str]) -> Path:
-    """Write ``rows`` (JSON columns as JSON text) to a CSV or Parquet file, atomically."""
+    """Write ``rows`` (JSON columns as JSON text) to a CSV or Parquet file, atomically and
+    never through a link (``workbench.core.safe_files``); errors name ``--export``."""
     p = check_export_path(path)
     flat = [{c: _cell(r.get(c)) for c in COLUMNS} for r in rows]
-    tmp = p.with_name(p.name + ".tmp")
-    try:
+
+    def write(fh: Any) -> None:
         if p.suffix.lower() == ".csv":
-            with open(tmp, "w", newline="") as f:
-                w = csv.DictWriter(f, fieldnames=list(COLUMNS))
-                w.writeheader()
-                w.writerows(flat)
+            text = io.TextIOWrapper(fh, newline="", encoding="utf-8")
+            w = csv.DictWriter(text, fieldnames=list(COLUMNS))
+            w.writeheader()
+            w.writerows(flat)
+            text.flush()
+            text.detach()
         else:
             import pyarrow as pa
             import pyarrow.parquet as pq
 
-            pq.write_table(pa.Table.from_pylist(flat), tmp)
-        os.replace(tmp, p)
-    finally:
-        if tmp.exists():
-            tmp.unlink()
-    return p
+            pq.write_table(pa.Table.from_pylist(flat), fh)
+
+    return write_file(p, write, "--export")

@@ -30,7 +30,7 @@ import torch
 from workbench.core.validation import check_choice, check_float, check_int
 from workbench.verifiers.group_locks import GroupLocks, next_free
 from workbench.verifiers.presets import Run, plan
-from workbench.verifiers.processes import can_fork, check_jobs
+from workbench.verifiers.processes import can_fork, check_jobs, die_with_parent
 from workbench.verifiers.store import Store, code_version, run_key
 from workbench.verifiers.train import train
 
@@ -238,7 +238,8 @@ def _run_pool(todo: list[Group], store: Store, locks: GroupLocks, version: str, 
     # a running group: (group, its missing runs, when it was submitted, times it died before)
     inflight: dict[Future[list[dict[str, Any]]], tuple[Group, Group, float, int]] = {}
     finished, error = 0, None
-    executor = ProcessPoolExecutor(jobs, mp_context=mp)
+    executor = ProcessPoolExecutor(jobs, mp_context=mp, initializer=die_with_parent,
+                                   initargs=(os.getpid(),))
 
     def submit(g: Group, missing: Group, died: int) -> None:
         f = executor.submit(group_fn, missing, version, "local", threads, device)
@@ -277,7 +278,9 @@ def _run_pool(todo: list[Group], store: Store, locks: GroupLocks, version: str, 
                 again = list(inflight.values())
                 inflight.clear()
                 executor.shutdown(wait=True)
-                executor = ProcessPoolExecutor(jobs, mp_context=mp)
+                executor = ProcessPoolExecutor(jobs, mp_context=mp,
+                                               initializer=die_with_parent,
+                                               initargs=(os.getpid(),))
                 for g, missing, _t, died in again:
                     if died < RETRIES and error is None:
                         submit(g, missing, died + 1)

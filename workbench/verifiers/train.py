@@ -39,6 +39,7 @@ import torch
 from torch import nn
 
 from workbench.core.intervals import Estimate
+from workbench.core.safe_files import write_file
 from workbench.core.sphere import make_generator
 from workbench.core.validation import check_choice, check_float, check_int
 from workbench.models.attention import GeneralizedAttention, StackedAttention
@@ -511,7 +512,6 @@ def read_checkpoint(path: str | os.PathLike[str], device: str = "cpu") -> dict[s
 
 def _save(path: str | os.PathLike[str], fingerprint: str, step: int, seconds: float,
           groups: list[_Group]) -> None:
-    tmp = f"{os.fspath(path)}.tmp"
-    torch.save({"fingerprint": fingerprint, "step": step, "seconds": seconds,
-                "groups": [g.state() for g in groups]}, tmp)
-    os.replace(tmp, path)
+    state = {"fingerprint": fingerprint, "step": step, "seconds": seconds,
+             "groups": [g.state() for g in groups]}
+    write_file(path, lambda fh: torch.save(state, fh), "--checkpoint")

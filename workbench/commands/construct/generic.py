@@ -13,11 +13,13 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
 import click
 
+from workbench.commands._common import plugin_errors
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_choice, check_heads, check_rank
 
@@ -36,8 +38,10 @@ def resolve(name: str) -> Any:
         raise ValueError(f"NAME: {e}") from None
 
 
-def parse_params(items: Sequence[str], defaults: Mapping[str, Any]) -> dict[str, Any]:
-    """``--param K=V`` items as keyword arguments, each typed by the default of ``K``."""
+def parse_params(items: Sequence[str], c: Any) -> dict[str, Any]:
+    """``--param K=V`` items as keyword arguments of the construction ``c``, each typed by the
+    default of ``K`` and checked against its declared range (``Construction.ranges``)."""
+    defaults = c.params
     keys = ", ".join(sorted(defaults)) if defaults else "none (this construction takes none)"
     out: dict[str, Any] = {}
     for item in items:
@@ -45,21 +49,28 @@ def parse_params(items: Sequence[str], defaults: Mapping[str, Any]) -> dict[str,
         key = key.strip()
         if not eq or key not in defaults:
             raise ValueError(f"--param must be KEY=VALUE with KEY one of: {keys} (got {item!r})")
-        out[key] = _typed(key, text.strip(), defaults[key])
+        out[key] = c.param_range(key).check(f"--param {key}", _typed(key, text.strip(), c),
+                                            defaults[key])
     return out
 
 
-def _typed(key: str, text: str, default: Any) -> Any:
+def _typed(key: str, text: str, c: Any) -> Any:
+    """``text`` as the type of ``key``'s default: a bool, a decimal integer, a finite decimal
+    number, or the text; what does not parse is an error giving the range."""
+    default = c.params[key]
     if isinstance(default, bool):
         if text.lower() in TRUE + FALSE:
             return text.lower() in TRUE
         raise ValueError(f"--param {key} must be true or false (got {text!r})")
-    for kind, word in ((int, "an integer"), (float, "a number")):
-        if isinstance(default, kind):
-            try:
-                return kind(text)
-            except ValueError:
-                raise ValueError(f"--param {key} must be {word} (got {text!r})") from None
+    if isinstance(default, int | float):
+        what = c.param_range(key).text(default)
+        try:
+            value: Any = int(text, 10) if isinstance(default, int) else float(text)
+        except ValueError:
+            value = None
+        if value is None or (isinstance(value, float) and not math.isfinite(value)):
+            raise ValueError(f"--param {key} must be {what} (got {text!r})")
+        return value
     if default is None and text.lower() in ("none", "null"):
         return None
     return text
@@ -105,7 +116,9 @@ def run(name: str, c: Any, ev: Evaluation, d: int, rank: int, heads: int, N: int
         param: Sequence[str]) -> None:
     """Check the arguments, build the first seed (so a construction's own refusal is answered
     before any measurement), then measure and print."""
-    params = {**c.params, **parse_params(param, c.params)}
+    from workbench.plugins import PluginFailed, failure
+
+    params = {**c.params, **parse_params(param, c)}
     points = check_choice("--param points", params["points"], POINTS) if "points" in params \
         else c.law
     ev = dataclasses.replace(ev, seeds=ev.seeds if ev.seeds is not None
@@ -116,21 +129,33 @@ def run(name: str, c: Any, ev: Evaluation, d: int, rank: int, heads: int, N: int
     memory = estimate_memory(name, c, d, rank, heads, N, params)
 
     def make(s: int) -> Any:
-        result = c.fn(d, rank, heads, N, s, **params)
+        result = c.build(d, rank, heads, N, s, **params)
         if c.target != "nearest" and not (isinstance(result, tuple) and len(result) == 3):
             raise ValueError(f"NAME: construction {name!r} is measured against the target "
                              f"{c.target!r}, so it must return (model, claimed, target)")
         return result
 
-    try:
-        first = make(ev.seed)
-    except ValueError as e:
-        msg = str(e)
-        raise ValueError(f"--param {msg}" if msg.split(" ")[0] in c.params else msg) from None
-    ev.measure(name, {"d": d, "rank": rank, "heads": heads, "N": N, "points": points,
-                      "queries": c.queries, **params},
-               lambda s: first if s == ev.seed else make(s), d, N, points, c.queries,
-               ensemble=c.ensemble, memory=memory)
+    with plugin_errors({"construction": "NAME"}):
+        try:
+            first = make(ev.seed)
+        except PluginFailed:
+            raise
+        except ValueError as e:
+            msg = str(e)
+            raise ValueError(f"--param {msg}" if msg.split(" ")[0] in c.params else msg) \
+                from None
+        try:
+            ev.measure(name, {"d": d, "rank": rank, "heads": heads, "N": N, "points": points,
+                              "queries": c.queries, **params},
+                       lambda s: first if s == ev.seed else make(s), d, N, points, c.queries,
+                       ensemble=c.ensemble, memory=memory)
+        except (click.ClickException, PluginFailed):
+            raise
+        except (Exception, SystemExit) as e:  # the user's model or claim, run by the runner
+            if c.source == "workbench":
+                raise
+            raise ValueError(f"NAME {name} failed when its model was measured: "
+                             f"{failure(e)}") from None
 
 
 def estimate_memory(name: str, c: Any, d: int, rank: int, heads: int, N: int,

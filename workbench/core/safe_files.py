@@ -1,0 +1,150 @@
+"""The one way the workbench writes a file (docs/sweeps.md, "Files the workbench writes").
+
+:func:`write_file` writes into a fresh temporary file in the destination's folder, flushes and
+syncs it, then renames it over the destination with ``os.replace``: a symbolic link there is
+replaced, never followed, so no file outside the folder is touched; a reader sees the old file or
+the whole new one; on any error (a full disk included) the temporary file is removed and the
+destination is left as it was. :func:`refuse_special` answers a FIFO, a device or a socket up
+front, before any work. Errors are :class:`WriteFailed`, a ``ValueError`` whose message starts
+with the name it was given (a flag, on the command line), so the CLI's one-line contract holds.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import stat
+import tempfile
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import IO, Any
+
+__all__ = ["WriteFailed", "refuse_special", "special_kind", "write_file", "write_text",
+           "create_new"]
+
+# what os.strerror says is too long or unclear for these: the line the user reads
+_REASONS = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is exceeded",
+            errno.EROFS: "the filesystem is read-only", errno.EACCES: "permission denied",
+            errno.EPERM: "permission denied", errno.EIO: "an input/output error"}
+
+
+class WriteFailed(ValueError):
+    """A file could not be written; nothing was left behind. ``str()`` is one line naming
+    ``name`` (the flag) and ``path``."""
+
+    def __init__(self, name: str, path: str | os.PathLike[str], why: str) -> None:
+        self.name, self.path, self.why = name, os.fspath(path), why
+        super().__init__(f"{name} must be a file the workbench can write "
+                         f"({self.path!r}: {why}; nothing was written)")
+
+
+def special_kind(path: str | os.PathLike[str]) -> str | None:
+    """``'a FIFO'``, ``'a device'`` or ``'a socket'`` when ``path`` (not followed if a link) is
+    one, else None (a regular file, a link, a folder, or nothing yet)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return None
+    if stat.S_ISFIFO(mode):
+        return "a FIFO"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return None
+
+
+def refuse_special(name: str, path: str | os.PathLike[str]) -> None:
+    """Raise :class:`WriteFailed` when ``path`` is a FIFO, a device or a socket: writing there
+    would hang or reach another program, and replacing it would break that program."""
+    kind = special_kind(path)
+    if kind is not None:
+        raise WriteFailed(name, path, f"is {kind}, not a regular file")
+
+
+def _reason(e: OSError) -> str:
+    return _REASONS.get(e.errno or 0) or (e.strerror or str(e)).rstrip(".")
+
+
+def _mode_for(path: str) -> int:
+    """The mode the new file gets: that of the regular file it replaces, else 0666 less the
+    umask (what ``open`` would give)."""
+    try:
+        st = os.lstat(path)
+        if stat.S_ISREG(st.st_mode):
+            return stat.S_IMODE(st.st_mode)
+    except OSError:
+        pass
+    umask = os.umask(0)
+    os.umask(umask)
+    return 0o666 & ~umask
+
+
+@contextmanager
+def _temporary(name: str, path: str) -> Iterator[tuple[IO[bytes], str]]:
+    """A new temporary file beside ``path`` (hidden, same suffix), removed unless kept."""
+    folder, base = os.path.split(os.path.abspath(path))
+    try:
+        fd, tmp = tempfile.mkstemp(prefix=f".{base}.", suffix=".tmp", dir=folder)
+    except OSError as e:
+        raise WriteFailed(name, path, _reason(e)) from None
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            yield fh, tmp
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def write_file(path: str | os.PathLike[str], write: Callable[[IO[bytes]], Any],
+               name: str = "path") -> Path:
+    """Write ``path`` through ``write(fh)`` (``fh`` a binary file object), atomically and
+    without following a link at ``path``; ``name`` (the flag) is named in any error. A FIFO,
+    device or socket at ``path`` is refused before ``write`` runs."""
+    dest = os.fspath(path)
+    refuse_special(name, dest)
+    try:
+        with _temporary(name, dest) as (fh, tmp):
+            write(fh)
+            fh.flush()
+            os.fsync(fh.fileno())
+            os.chmod(tmp, _mode_for(dest))
+            os.replace(tmp, dest)
+    except OSError as e:
+        raise WriteFailed(name, dest, _reason(e)) from None
+    return Path(dest)
+
+
+def write_text(path: str | os.PathLike[str], text: str, name: str = "path") -> Path:
+    """:func:`write_file` for UTF-8 text."""
+    return write_file(path, lambda fh: fh.write(text.encode()), name)
+
+
+def create_new(path: str | os.PathLike[str], write: Callable[[str], Any],
+               name: str = "path") -> bool:
+    """Create ``path`` only if nothing (not even a dangling link) is there: ``write(tmp)``
+    fills a temporary file beside it by name (a database, say), which is then hard-linked into
+    place, so the file appears whole or not at all. False when ``path`` already existed."""
+    dest = os.fspath(path)
+    if os.path.lexists(dest):
+        return False
+    try:
+        with _temporary(name, dest) as (fh, tmp):
+            fh.close()
+            write(tmp)
+            with open(tmp, "rb+") as again:
+                os.fsync(again.fileno())
+            os.chmod(tmp, _mode_for(dest))
+            try:
+                os.link(tmp, dest)
+            except FileExistsError:
+                return False
+            finally:
+                os.unlink(tmp)
+    except OSError as e:
+        raise WriteFailed(name, dest, _reason(e)) from None
+    return True
