@@ -2,7 +2,10 @@
 profile psi, checked against closed forms and an independent quadrature; the soft-nearest
 bound reaching the hardmax one as beta -> inf; its monotonicity in beta (evidence); the
 full-rank softmax head computing its own soft target exactly; trained low-rank models on the
-soft target never below its bound (the workbench trainer, generalized attention)."""
+soft target never below its bound (the workbench trainer, generalized attention).
+
+Its test: ``tests/claims/test_soft_targets.py``.
+"""
 
 from __future__ import annotations
 
