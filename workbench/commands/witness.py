@@ -178,7 +178,7 @@ def verify_cmd(target: str, n_eval: int | None, db: str | None, seed: int,
 @click.option("--eval-samples", "n_eval", type=int, default=100_000, show_default=True,
               help="Fresh samples of the replay.")
 @path_option("--db", "The results store the witness is recorded in (default: runs.sqlite "
-             "under the user's data directory).")
+             "under the user's data directory).", access="write")
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The replay's stream is 7000000 + seed.")
 @json_option
