@@ -18,7 +18,7 @@ import torch
 
 from workbench.cli import main
 from workbench.constructions.optimized import Witness
-from workbench.testing import plant, scaled
+from workbench.testing import plant
 from workbench.verifiers.train import ModelSpec, build_model
 from workbench.verifiers.trained_witness import _task, replay_trained
 from workbench.verifiers.witness_record import RECORD_DIR, read_record, record_grid
