@@ -51,9 +51,7 @@ def _grid_candidates() -> list[dict[str, Any]]:
         f = ROOT / p["witness_file"]
         trained = p["method"] == "trained_generalized"
         extra = "" if not trained or "_w31" in f.name else " --train"
-        if "_w31" in f.name:  # replaced by benchmarks/witness_training.py
-            t = json.loads(training.OUT.read_text())["points"][f"{p['d']},{p['r']},{p['heads']}"]
-            out.append(_training_candidate(t))
+        if "_w31" in f.name:  # replaced by benchmarks/witness_training.py: listed there
             continue
         weights = f.with_suffix(".pt") if trained else None
         out.append({"d": p["d"], "r": p["r"], "heads": p["heads"], "method": p["method"],
@@ -80,9 +78,8 @@ def _state(path: Path) -> dict[str, torch.Tensor]:
 
 def main() -> None:
     cands = _grid_candidates()
-    if training.OUT.exists():
-        cands += [_training_candidate(t)
-                  for t in json.loads(training.OUT.read_text())["points"].values()]
+    for run in sorted(training.OUT.parent.glob("witness_training*.json")):
+        cands += [_training_candidate(t) for t in json.loads(run.read_text())["points"].values()]
     cands = list({str(c["npz"]): c for c in cands}.values())
     entries = []
     for c in cands:

@@ -23,6 +23,9 @@ replaced when the new interval's upper end is lower. ``benchmarks/witness_record
 the shipped record.
 
     nice -n 10 python benchmarks/witness_training.py [--steps 2500] [--only 3,1,8 4,1,8]
+    nice -n 10 python benchmarks/witness_training.py --only 4,1,8 --steps 6000 \
+        --out benchmarks/results/witness_training_long.json   # a second run beside the first
+    python benchmarks/witness_training.py --sync   # every run's witnesses into the grid
 """
 
 from __future__ import annotations
@@ -71,14 +74,14 @@ def points() -> list[tuple[int, int, int]]:
     return sorted(pts, key=lambda p: (p[2] > 16, p not in EXTRA, p[2] * p[0], p))
 
 
-def _load() -> dict[str, Any]:
-    return json.loads(OUT.read_text()) if OUT.exists() else {"points": {}}
+def _load(out: Path = OUT) -> dict[str, Any]:
+    return json.loads(out.read_text()) if out.exists() else {"points": {}}
 
 
-def _save(rec: dict[str, Any]) -> None:
-    tmp = OUT.with_suffix(".tmp")
+def _save(rec: dict[str, Any], out: Path = OUT) -> None:
+    tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(rec, indent=1, allow_nan=False))
-    tmp.replace(OUT)
+    tmp.replace(out)
 
 
 def _known_states(d: int, r: int, H: int, mine: dict[str, Any]) -> list[tuple[float, Path]]:
@@ -86,7 +89,10 @@ def _known_states(d: int, r: int, H: int, mine: dict[str, Any]) -> list[tuple[fl
     out = []
     for p in grid._load().values():
         if p["d"] == d and p["r"] <= r and p["heads"] < H and p["method"] == METHOD:
-            out.append((p["best_ci"][1], ROOT / Path(p["witness_file"]).with_suffix(".pt")))
+            f = ROOT / p["witness_file"]  # the grid's weights beside it, or this run's
+            weights = f.with_suffix(".weights.npz") if "_w31" in f.stem else \
+                f.with_suffix(".pt")
+            out.append((p["best_ci"][1], weights))
     for key, p in mine.items():
         d2, r2, H2 = (int(x) for x in key.split(","))
         if d2 == d and r2 <= r and H2 < H:
@@ -121,7 +127,7 @@ def _curve(losses: torch.Tensor) -> list[list[float]]:
 
 
 def train_point(d: int, r: int, H: int, steps: int, batch: int, seed: int,
-                mine: dict[str, Any]) -> dict[str, Any]:
+                mine: dict[str, Any], tag: str = "_w31") -> dict[str, Any]:
     task = _task(d)
     runs: list[dict[str, Any]] = []
     known = _known_states(d, r, H, mine)
@@ -170,9 +176,9 @@ def train_point(d: int, r: int, H: int, steps: int, batch: int, seed: int,
     err, ci = replay_trained(d, r, H, state, N_EVAL, stream)
     name = f"d{d}_r{r}_H{H}_{METHOD}"
     w = Witness(METHOD, d, r, H, err, ci, {}, N_EVAL, stream)
-    wfile = grid.WITNESSES / f"{name}_w31.npz"
+    wfile = grid.WITNESSES / f"{name}{tag}.npz"
     w.save(wfile)
-    weights = save_state(state, grid.WITNESSES / f"{name}_w31.weights.npz")
+    weights = save_state(state, grid.WITNESSES / f"{name}{tag}.weights.npz")
     return {"d": d, "r": r, "heads": H, "error": err, "ci": list(ci), "n_eval": N_EVAL,
             "stream": stream, "witness_file": str(wfile.relative_to(ROOT)),
             "weights": str(weights.relative_to(ROOT)), "chosen": best[2], "runs": runs,
@@ -208,18 +214,28 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--only", nargs="*", default=None, help="points d,r,H")
     ap.add_argument("--force", action="store_true", help="retrain points already done")
+    ap.add_argument("--sync", action="store_true",
+                    help="only apply every results file's witnesses to the grid")
+    ap.add_argument("--out", type=Path, default=OUT,
+                    help="results file (another one for a second run beside the first)")
     a = ap.parse_args()
     torch.set_num_threads(1)
+    if a.sync:  # the runs side by side may have raced on sandwich.json
+        for run in sorted(OUT.parent.glob("witness_training*.json")):
+            for p in _load(run)["points"].values():
+                _to_grid(p)
+        return
     todo = points() if a.only is None else [tuple(int(x) for x in s.split(",")) for s in a.only]
+    tag = "_w31" + ("" if a.out == OUT else "_" + a.out.stem.rsplit("_", 1)[-1])
     for d, r, H in todo:
-        rec = _load()
+        rec = _load(a.out)
         key = f"{d},{r},{H}"
         if key in rec["points"] and not a.force:
             continue
-        p = train_point(d, r, H, a.steps, a.batch, a.seed, rec["points"])
-        rec = _load()
+        p = train_point(d, r, H, a.steps, a.batch, a.seed, rec["points"], tag)
+        rec = _load(a.out)
         rec["points"][key] = p
-        _save(rec)
+        _save(rec, a.out)
         moved = _to_grid(p)
         print(f"{key}: {p['error']:.4f} [{p['ci'][0]:.4f}, {p['ci'][1]:.4f}] "
               f"({p['seconds']:.0f}s){' -> grid' if moved else ''}", flush=True)
