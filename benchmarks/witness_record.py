@@ -21,8 +21,6 @@ import sys
 from pathlib import Path
 from typing import Any
 
-import torch
-
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
@@ -34,7 +32,6 @@ from workbench.verifiers.witness_record import (  # noqa: E402
     RECORD_DIR,
     RECORD_FILE,
     _entry,
-    load_state,
     lookup,
 )
 
@@ -70,12 +67,6 @@ def _training_candidate(t: dict[str, Any]) -> dict[str, Any]:
                                                "curve": t["chosen"]["curve"]}}
 
 
-def _state(path: Path) -> dict[str, torch.Tensor]:
-    if path.suffix == ".npz":
-        return load_state(path)
-    return torch.load(path, weights_only=True)
-
-
 def main() -> None:
     cands = _grid_candidates()
     for run in sorted(training.OUT.parent.glob("witness_training*.json")):
@@ -100,7 +91,7 @@ def main() -> None:
     for e, c in sorted(keep.values(), key=lambda x: x[0].point):
         w = Witness.load(c["npz"])
         if c["weights"] is not None:
-            w.params = {STATE_PREFIX + k: v.numpy() for k, v in _state(c["weights"]).items()}
+            w.params = {STATE_PREFIX + k: v.numpy() for k, v in training._read_state(c["weights"]).items()}
         name = f"d{e.d}_r{e.r}_H{e.heads}_{e.method}.npz"
         w.save(RECORD_DIR / name, compressed=True)
         rec = {**e.to_dict(), "file": name}

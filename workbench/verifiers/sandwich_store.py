@@ -117,7 +117,8 @@ def best_witnesses(points: Sequence[Mapping[str, Any]]) -> list[SandwichCell]:
     for p in points:  # oldest first: a later record's bound replaces an earlier one
         k = (int(p["d"]), int(p["r"]), int(p["heads"]))
         bound = str(p.get("bound", "certified"))
-        lower[(bound, *k)] = (float(p["certified"]), float(p.get("bound_value", p["certified"])))
+        lower[(bound, k[0], k[1], k[2])] = (float(p["certified"]),
+                                            float(p.get("bound_value", p["certified"])))
         if k not in own or float(p["best_ci"][1]) < float(own[k]["best_ci"][1]):
             own[k] = p
     cells = []
