@@ -91,7 +91,8 @@ def main() -> None:
     for e, c in sorted(keep.values(), key=lambda x: x[0].point):
         w = Witness.load(c["npz"])
         if c["weights"] is not None:
-            w.params = {STATE_PREFIX + k: v.numpy() for k, v in training._read_state(c["weights"]).items()}
+            state = training._read_state(c["weights"])
+            w.params = {STATE_PREFIX + k: v.numpy() for k, v in state.items()}
         name = f"d{e.d}_r{e.r}_H{e.heads}_{e.method}.npz"
         w.save(RECORD_DIR / name, compressed=True)
         rec = {**e.to_dict(), "file": name}
