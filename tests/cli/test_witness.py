@@ -176,3 +176,21 @@ def test_sandwich_counts_the_record_and_says_which_won(
     rc, out, _ = _run(capsys, *args, "--no-record")
     assert out["best_source"] == "computed" and out["record"] is None
     assert out["best_ci"][1] > rec["ci"][1]  # the constructions alone are worse here
+
+
+def test_verify_replays_a_file_saved_by_bounds_sandwich(
+        capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
+    rc, out, _ = _run(capsys, "bounds", "sandwich", "--d", "4", "--rank", "1", "--heads", "1",
+                      "--no-record", "--witness-dir", str(tmp_path), "--json")
+    assert rc == 0 and out["method"] == "one_head_bayes"
+    rc, rep, _ = _run(capsys, "witness", "verify", out["witness_file"], "--eval-samples",
+                      str(N), "--json")
+    assert rc == 0 and rep["reproduced"] and rep["stream"] != 0
+    # a claim 5 % off, written into the file: not reproduced
+    w = Witness.load(out["witness_file"])
+    w.error *= 1.05
+    w.ci = (w.error, w.error)
+    w.save(tmp_path / "off.npz")
+    rc, rep, _ = _run(capsys, "witness", "verify", str(tmp_path / "off.npz"), "--eval-samples",
+                      str(N), "--json")
+    assert rc == 1 and not rep["reproduced"]

@@ -143,6 +143,8 @@ def verify_cmd(target: str, n_eval: int | None, db: str | None, seed: int,
 
         try:
             w = Witness.load(where)
+            if w.method == "trained_generalized" and not w.params:  # weights beside it (.pt)
+                w.params = _weights_beside(where)
         except ValueError as e:
             raise ValueError(f"FILE|POINT {e}") from None
         rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=w.ci)
@@ -164,6 +166,19 @@ def verify_cmd(target: str, n_eval: int | None, db: str | None, seed: int,
         raise CheckFailed("the witness's claimed error is not reproduced by its replay")
     if not rep.above_certified:
         raise CheckFailed("the witness lies below the certified lower bound beyond its CI")
+
+
+def _weights_beside(path: Path) -> dict[str, Any]:
+    """The ``.pt`` state dict beside a trained witness of ``bounds sandwich --witness-dir``,
+    as ``state.*`` arrays (read with ``torch.load(weights_only=True)``)."""
+    from workbench.constructions.optimized import STATE_PREFIX
+    from workbench.verifiers.witness_replay import torch_state
+
+    pt = path.with_suffix(".pt")
+    if not pt.is_file():
+        raise ValueError(f"witness {str(path)!r} is trained, and its weights {str(pt)!r} are "
+                         "missing")
+    return {STATE_PREFIX + k: v for k, v in torch_state(pt, repr(str(pt))).items()}
 
 
 @cli.command(name="add")

@@ -199,11 +199,13 @@ def read_user_file(path: str | os.PathLike[str], *, d: int | None, r: int | None
                 from None
         state = {k: v for k, v in arrays.items()}
     else:
-        state = _torch_state(p, where)
+        state = torch_state(p, where)
     return _state_witness(state, where, d, r, H, claim, arch)
 
 
-def _torch_state(p: Path, where: str) -> dict[str, Any]:
+def torch_state(p: Path, where: str) -> dict[str, Any]:
+    """The state dict of tensors in the ``torch.save`` file ``p`` as arrays, read with
+    ``torch.load(weights_only=True)``; anything else is a one-line ``ValueError``."""
     import torch
 
     try:
