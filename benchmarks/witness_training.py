@@ -127,7 +127,7 @@ def _curve(losses: torch.Tensor) -> list[list[float]]:
 
 
 def train_point(d: int, r: int, H: int, steps: int, batch: int, seed: int,
-                mine: dict[str, Any], tag: str = "_w31") -> dict[str, Any]:
+                mine: dict[str, Any], tag: str = "_w31", width: int = 16) -> dict[str, Any]:
     task = _task(d)
     runs: list[dict[str, Any]] = []
     known = _known_states(d, r, H, mine)
@@ -136,11 +136,13 @@ def train_point(d: int, r: int, H: int, steps: int, batch: int, seed: int,
         src = _read_state(known[0][1])
         plans.append((score_of(src)["score"], 0.003, src, str(known[0][1].relative_to(ROOT))))
     plans += [("mlp", 0.01, None, "")] + ([] if known else [("dot", 0.01, None, "")])
+    hidden_fresh = width
     t0 = time.perf_counter()
     best: tuple[float, dict[str, torch.Tensor], dict[str, Any]] | None = None
     for i, (score, lr, src, origin) in enumerate(plans):
         s = seed + 1000 * i + 17 * H + r
-        hidden = int(src["score.A"].shape[-1]) if src is not None and "score.A" in src else 16
+        hidden = int(src["score.A"].shape[-1]) if src is not None and "score.A" in src \
+            else hidden_fresh
         spec = ModelSpec(arch="generalized", rank=r, heads=H, seed=s, lr=lr,
                          options=_options(score, hidden))
         torch.manual_seed(derive_seed(s, "init") % 2**31)
@@ -186,7 +188,7 @@ def train_point(d: int, r: int, H: int, steps: int, batch: int, seed: int,
                        "schedule": "5% warm-up, cosine to 0", "models": len(plans)},
             "seconds": time.perf_counter() - t0,
             "code": f"benchmarks/witness_training.py --only {d},{r},{H} --steps {steps} "
-                    f"--batch {batch} --seed {seed}"}
+                    f"--batch {batch} --seed {seed} --hidden {width}"}
 
 
 def _to_grid(p: dict[str, Any]) -> bool:
@@ -214,6 +216,7 @@ def main() -> None:
     ap.add_argument("--seed", type=int, default=31)
     ap.add_argument("--only", nargs="*", default=None, help="points d,r,H")
     ap.add_argument("--force", action="store_true", help="retrain points already done")
+    ap.add_argument("--hidden", type=int, default=16, help="a fresh MLP score's width")
     ap.add_argument("--sync", action="store_true",
                     help="only apply every results file's witnesses to the grid")
     ap.add_argument("--out", type=Path, default=OUT,
@@ -232,7 +235,7 @@ def main() -> None:
         key = f"{d},{r},{H}"
         if key in rec["points"] and not a.force:
             continue
-        p = train_point(d, r, H, a.steps, a.batch, a.seed, rec["points"], tag)
+        p = train_point(d, r, H, a.steps, a.batch, a.seed, rec["points"], tag, a.hidden)
         rec = _load(a.out)
         rec["points"][key] = p
         _save(rec, a.out)
