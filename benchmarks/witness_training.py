@@ -46,7 +46,7 @@ sys.path.insert(0, str(ROOT / "benchmarks"))
 
 import sandwich as grid  # noqa: E402
 
-from workbench.constructions.optimized import Witness  # noqa: E402
+from workbench.constructions.optimized import STATE_PREFIX, Witness  # noqa: E402
 from workbench.verifiers.estimate import estimate_error  # noqa: E402
 from workbench.verifiers.models import unstack_state  # noqa: E402
 from workbench.verifiers.train import ModelSpec, build_model, derive_seed, lr_factor  # noqa: E402
@@ -177,7 +177,8 @@ def train_point(d: int, r: int, H: int, steps: int, batch: int, seed: int,
     stream = seed + 202
     err, ci = replay_trained(d, r, H, state, N_EVAL, stream)
     name = f"d{d}_r{r}_H{H}_{METHOD}"
-    w = Witness(METHOD, d, r, H, err, ci, {}, N_EVAL, stream)
+    w = Witness(METHOD, d, r, H, err, ci, {STATE_PREFIX + k: v.numpy() for k, v in state.items()},
+                N_EVAL, stream)  # self-contained: its weights inside
     wfile = grid.WITNESSES / f"{name}{tag}.npz"
     w.save(wfile)
     weights = save_state(state, grid.WITNESSES / f"{name}{tag}.weights.npz")

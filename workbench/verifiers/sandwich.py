@@ -46,6 +46,7 @@ import torch
 
 from workbench.constructions import ClaimedError
 from workbench.constructions.optimized import (
+    STATE_PREFIX,
     Witness,
     bayes_heads,
     bernstein_ci,
@@ -217,11 +218,13 @@ def save_witness(w: Witness, path: Path, state: dict[str, torch.Tensor] | None =
 
 
 def replay_file(path: str | Path) -> tuple[Witness, float, tuple[float, float]]:
-    """Load a saved witness and recompute its error from the weights alone."""
+    """Load a saved witness and recompute its error from the weights alone (a trained one's
+    weights inside it as ``state.*`` arrays, or beside it as ``.pt``)."""
     path = Path(path)
     w = Witness.load(path)
     if w.method == TRAINED:  # the weights alone rebuild the model, its score read from them
-        state = torch.load(_trained_file(path), weights_only=True)
+        state = ({k[len(STATE_PREFIX):]: torch.from_numpy(v) for k, v in w.params.items()}
+                 if w.params else torch.load(_trained_file(path), weights_only=True))
         err, ci = replay_trained(w.d, w.r, w.heads, state, w.n_eval, w.seed, LEVEL)
         return w, err, ci
     if w.method == "one_head_bayes":
