@@ -265,6 +265,25 @@ CASES: list[tuple[list[str], str]] = [
     (["falsify", "--target", "farthest"], "--target"),
     (["train", "--d", "8", "--N", "3", "--rank", "1", "--heads", "2", "--steps", "1",
       "--target", "numpy:tanh"], "--N"),
+    # witness
+    (["witness", "nope"], "COMMAND"),
+    (["witness", "verify"], "FILE|POINT"),
+    *[(["witness", "verify", v], "FILE|POINT") for v in ("3,1", "{W}/missing.npz", "{F}/dir")],
+    *[(["witness", "verify", v], "POINT") for v in ("300,1,1", "3,4,1", "3,0,1", "3,1,0")],
+    (["witness", "verify", "3,1,4", "--eval-samples", "10"], "--eval-samples"),
+    (["witness", "verify", "3,1,4", "--seed", "-1"], "--seed"),
+    *[(["witness", v, *(["3,1,4"] if v == "verify" else []), "--db", "{F}/foreign.sqlite"],
+       "--db") for v in ("list", "verify")],
+    (["witness", "add"], "FILE"),
+    (["witness", "add", "{W}/missing.pt"], "FILE"),
+    (["witness", "add", "{F}/text.txt", "--arch", "nope"], "--arch"),
+    (["witness", "add", "{F}/text.txt", "--d", "1"], "--d"),
+    (["witness", "add", "{F}/text.txt", "--d", "4", "--rank", "5"], "--rank"),
+    (["witness", "add", "{F}/text.txt", "--heads", "0"], "--heads"),
+    (["witness", "add", "{F}/text.txt", "--claim", "-1"], "--claim"),
+    (["witness", "add", "{F}/text.txt", "--eval-samples", "5"], "--eval-samples"),
+    *[(["witness", "add", "{F}/text.txt", "--db", v], "--db")
+      for v in ("/proc/x.sqlite", "{F}/dir", "{F}/foreign.sqlite")],
 ]
 if not nvidia_driver_present():  # a machine with a GPU accepts these
     CASES += [(["check", "--device", "cuda"], "--device"), (_train(device="cuda"), "--device"),

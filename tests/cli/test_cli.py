@@ -84,7 +84,7 @@ def _leaves(cmd, path):
 # the commands that draw nothing at random, so take no --seed (every other one does)
 SEEDLESS = {("graph",), ("report",), ("harmonics", "sign"), ("harmonics", "dim"),
             ("kernel", "head-vs-target"), ("bounds", "list"), ("bounds", "lower"),
-            ("bounds", "heads-needed")}
+            ("bounds", "heads-needed"), ("witness", "list")}
 
 
 def test_every_contract_command_exists_and_takes_json_and_seed_where_it_draws(capsys):

@@ -16,7 +16,7 @@ from workbench.cli import main
 from workbench.proofs import graph
 from workbench.proofs.claim import Claim
 from workbench.proofs.registry import load_claims
-from workbench.testing import plant, replaced
+from workbench.testing import edited, plant, replaced
 from workbench.verifiers import presets, sweep
 from workbench.verifiers.store import Store, last_check
 
@@ -280,3 +280,24 @@ def test_sandwich_db_bad_input(bad: str, tmp_path: Path,
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "--db" in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_report_draws_a_sandwich_point_of_any_bound_and_names_it(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``bounds sandwich --bound NAME --db S`` then ``report --db S``: the point is drawn, in a
+    panel titled with its bound, and its table row names the bound and its value."""
+    db = tmp_path / "s.sqlite"
+    assert main(["bounds", "sandwich", "--d", "3", "--rank", "1", "--heads", "2", "--bound",
+                 "harmonic", "--db", str(db), "--json"]) == 0
+    point = json.loads(capsys.readouterr().out)
+    md = _report(db, tmp_path / "rep", capsys)
+    assert "No sandwich points" not in md and "(sandwich.png)" in md
+    row = next(line for line in md.splitlines() if line.startswith("| harmonic | 3 | 1 | 2 |"))
+    assert f"| {point['bound_value']:.4g} |" in row
+    assert "lower side: harmonic" in (tmp_path / "rep" / "sandwich.svg").read_text()
+    # the store's reader back to the certified points alone: the point is lost again
+    only_certified = "\"WHERE bound = 'certified' ORDER BY created, key\""
+    with plant("workbench.verifiers.sandwich_store:read_points",
+               edited('"ORDER BY created, key"', only_certified)):
+        md = _report(db, tmp_path / "rep2", capsys)
+    assert "No sandwich points" in md

@@ -11,7 +11,7 @@ import pytest
 
 from workbench.testing import edited, plant, replaced
 from workbench.verifiers.sandwich_store import best_witnesses, read_points, write_points
-from workbench.verifiers.store import APPLICATION_ID, Store
+from workbench.verifiers.store import APPLICATION_ID, SCHEMA_VERSION, Store
 
 # schema version 1 as it was written: the three tables, the marker, user_version 1
 V1_TABLES = (
@@ -50,19 +50,20 @@ def _version_and_tables(path: Path) -> tuple[int, set[str]]:
 
 
 def _migrates(path: Path) -> None:
-    """A v1 store is read as it is, and migrated to version 2 when opened for writing."""
+    """A v1 store is read as it is, and migrated to the current version (its sandwich points and
+    added witnesses) when opened for writing."""
     _v1_store(path)
     before = path.read_bytes()
     assert read_points(path) == [] and path.read_bytes() == before  # reading writes nothing
     with Store(path) as st:
-        assert st.version == 2 and [r["key"] for r in st.rows()] == ["k1"]
+        assert st.version == SCHEMA_VERSION and [r["key"] for r in st.rows()] == ["k1"]
         write_points(st, [_pt(4, 1, 1, 0.40)], "test")
     version, tables = _version_and_tables(path)
-    assert version == 2 and "sandwich_points" in tables
+    assert version == SCHEMA_VERSION and {"sandwich_points", "witnesses"} <= tables
     assert [(p["d"], p["r"], p["heads"]) for p in read_points(path)] == [(4, 1, 1)]
 
 
-def test_a_version_1_store_migrates_to_version_2(tmp_path: Path) -> None:
+def test_a_version_1_store_migrates_to_the_current_version(tmp_path: Path) -> None:
     _migrates(tmp_path / "v1.sqlite")
 
 
@@ -116,8 +117,9 @@ def test_points_are_read_tolerantly_and_stored_once(tmp_path: Path) -> None:
         with pytest.raises(ValueError, match="missing best_ci, method"):
             write_points(st, [{"d": 3, "r": 1, "heads": 1, "certified": 0.1,
                                "best_error": 0.2}], "test")
-        other = _pt(3, 1, 4, 0.1, bound="optimistic")  # another lower side: not the sandwich
+        other = _pt(3, 1, 4, 0.1, bound="optimistic")  # another lower side: read, and named
         write_points(st, [other], "test")
     pts = read_points(path)
-    assert sorted((p["heads"], p["source"]) for p in pts) == [(1, "test"), (2, "test")]
+    assert sorted((p["heads"], p["bound"]) for p in pts) == [(1, "certified"), (2, "certified"),
+                                                             (4, "optimistic")]
     assert next(p for p in pts if p["heads"] == 2)["some_future_field"] == [1, 2]

@@ -22,6 +22,7 @@ CONTRACT: list[tuple[str, str]] = [
     ("train", "train"),
     ("sweep", "sweep"),
     ("report", "report"),
+    ("witness", "witness"),
 ]
 
 
@@ -38,6 +39,7 @@ SUMMARY: dict[str, str] = {
     "train": "Train attention models (K seeds batched) and compare with the certified bound.",
     "sweep": "Resumable reproduction sweeps.",
     "report": "Markdown report and figures from recorded runs.",
+    "witness": "The record of best-known sandwich witnesses: list, replay (verify), add.",
 }
 
 

@@ -153,14 +153,17 @@ def _sandwich_section(cells: Sequence[Any], out: Path, files: list[str]) -> list
     names = draw_sandwich(cells, out / "sandwich")
     files += names
     inherited = sum(c.inherited_from is not None for c in cells)
-    md += [f"{len(cells)} points (d, r, H) on D_2, N = 2; {inherited} of them inherit their "
+    bounds = sorted({c.bound for c in cells}, key=lambda b: (b != "certified", b))
+    md += [f"{len(cells)} points (d, r, H) on D_2, N = 2, against the lower bound "
+           f"{', '.join(f'`{b}`' for b in bounds)}; {inherited} of them inherit their "
            "best witness from fewer heads or a lower rank (hollow markers).", "",
            f"![the sandwich]({names[0]})", "",
-           "| d | r | H | certified | best witness | CI | method | inherited from (r, H) |",
-           "|---|---|---|---|---|---|---|---|"]
+           "| bound | d | r | H | lower bound | certified | best witness | CI | method | "
+           "inherited from (r, H) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for c in cells:
         src = "" if c.inherited_from is None else f"({c.inherited_from[0]}, {c.inherited_from[1]})"
-        md.append(f"| {c.d} | {c.r} | {c.heads} | {c.certified:.4g} | {c.best_error:.4g} | "
+        md.append(f"| {c.bound} | {c.d} | {c.r} | {c.heads} | {c.lower:.4g} | "
+                  f"{c.certified:.4g} | {c.best_error:.4g} | "
                   f"[{c.best_ci[0]:.4g}, {c.best_ci[1]:.4g}] | {c.method} | {src} |")
     return md + [""]
 

@@ -2,6 +2,10 @@
 count and the fiber bound) against the best explicit model found (docs/derivations/lower_bound.md,
 "The sandwich"; docs/derivations/fiber_bound.md); exit 1 if a witness beats it.
 
+By default the record of best-known witnesses (``workbench witness list``; with ``--db``, the
+witnesses added to that store too) is a candidate: best = min(record, computed now), and the
+output says which won and how to replay it (``--no-record``: computed now only).
+
 ``--bound NAME`` puts any registered bound (``workbench.plugins.get_bound``, or
 ``module:function``) on the lower side instead; ``--witness NAME`` (repeatable) adds a registered
 construction (or ``module:function``) to the built-in witnesses, measured by the public runner
@@ -11,6 +15,7 @@ never imports ``workbench.plugins``."""
 from __future__ import annotations
 
 import functools
+from pathlib import Path
 from typing import Any
 
 import click
@@ -50,6 +55,10 @@ def _human(p: dict[str, Any]) -> str:
         f"  certified (query-dependent values):  error >= {p['certified_query_values']:.6g}",
         f"  best achievable: {p['best_error']:.6g}  CI [{lo:.6g}, {hi:.6g}]  "
         f"({p['method']}; witness {p['witness_file'] or 'not saved'})",
+        *([f"  won by the record's witness (replay: {p['record']['replay']})"]
+          if p.get("best_source") == "record" else
+          [f"  computed now beats the record ({p['record']['error']:.6g}, replay: "
+           f"{p['record']['replay']})"] if p.get("record") else []),
         f"  enclosure of the optimum: [{p['certified']:.6g}, {hi:.6g}]  "
         f"ratio best / {'bound' if other else 'certified'} = {p['ratio']:.4g}",
     ]
@@ -125,13 +134,16 @@ def resolve_witness(name: str) -> Any:
 @click.option("--witness", "witness", multiple=True, metavar="NAME",
               help="Also measure this construction (registered, or module:function) as a "
               "witness (repeatable).")
-@path_option("--db", "Also store the point in this results store (workbench report draws it).")
+@path_option("--db", "Also store the point in this results store (workbench report draws it); "
+             "the witnesses added to it (workbench witness add) join the record.")
+@click.option("--record/--no-record", "use_record", default=True, show_default=True,
+              help="Count the record's best known witness here (workbench witness list).")
 @target_options
 @common_options
 def sandwich_cmd(
     d: int, r: int, heads: int, budget: str, witness_dir: str | None, bound: str | None,
-    witness: tuple[str, ...], db: str | None, target: str, target_params: tuple[str, ...],
-    as_json: bool, seed: int
+    witness: tuple[str, ...], db: str | None, use_record: bool, target: str,
+    target_params: tuple[str, ...], as_json: bool, seed: int
 ) -> None:
     """Certified lower bound vs the best achievable error at (d, r, H), N = 2 on D_2; with
     --target, the profile's harmonic count vs the midpoint and trained Eq. 2 layers."""
@@ -142,7 +154,7 @@ def sandwich_cmd(
     chosen = choose_target(target, target_params)
     if not chosen.is_hardmax:
         for flag, given in (("--bound", bound), ("--witness", witness), ("--db", db),
-                            ("--witness-dir", witness_dir)):
+                            ("--witness-dir", witness_dir), ("--no-record", not use_record)):
             if given:
                 raise ValueError(f"{flag} applies to the hardmax sandwich only (got --target "
                                  f"{target})")
@@ -158,11 +170,17 @@ def sandwich_cmd(
 
     extra = [ConstructionWitness(name, functools.partial(_build, c, d, r, heads))
              for name, c in named.items()]
+    record = []
+    if use_record:
+        from workbench.verifiers.witness_record import read_record, read_store
+
+        record = read_record() + (read_store(db) if db is not None and Path(db).exists() else [])
     with plugin_errors({"bound": "--bound", "construction": "--witness"}):
         if lower is not None:  # called before any witness is measured or saved
             lower(d, r, heads, 2)
         p = sandwich(d, r, heads, budget=budget, witness_dir=witness_dir, seed=seed,
-                     bound=lower, bound_name=bound, witnesses=extra).to_dict()
+                     bound=lower, bound_name=bound, witnesses=extra,
+                     record=record).to_dict()
     for c in p["candidates"]:  # the construct command measures a named witness again
         if c["method"] in witness:
             c["replay"] = (f"workbench construct {c['method']} --d {d} --rank {r} --heads "

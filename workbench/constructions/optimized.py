@@ -61,9 +61,10 @@ class Witness:
     n_eval: int = 0
     seed: int = 0
 
-    def save(self, path: str | Path, name: str = "path") -> Path:
-        """Write the witness to ``path`` (``.npz`` added if missing) by
-        ``safe_files.write_file``, whose errors name ``name``; the path written."""
+    def save(self, path: str | Path, name: str = "path", *, compressed: bool = False) -> Path:
+        """Write the witness to ``path`` (``.npz`` added if missing) as an ``.npz`` of numbers
+        (``compressed``: deflated) by ``safe_files.write_file``, whose errors name ``name``;
+        the path written."""
         path = Path(path)
         if path.suffix != ".npz":
             path = path.with_name(path.name + ".npz")
@@ -75,7 +76,8 @@ class Witness:
             "error": np.array([self.error, *self.ci]),
             **self.params,
         }
-        return write_file(path, lambda fh: np.savez(fh, **arrays), name)  # type: ignore[arg-type]
+        savez = np.savez_compressed if compressed else np.savez
+        return write_file(path, lambda fh: savez(fh, **arrays), name)  # type: ignore[arg-type]
 
     @staticmethod
     def load(path: str | Path) -> Witness:
@@ -121,6 +123,8 @@ class Witness:
         if d < 2 or not 1 <= r <= d or H < 1 or n < 0 or seed < 0:
             raise bad(f"records d={d}, r={r}, heads={H}, n_eval={n}, seed={seed}")
         shapes = WITNESS_PARAMS[name](d, r, H)
+        if name == "trained_generalized":  # its weights, checked against the model when loaded
+            shapes.update({k: arrays[k].shape for k in arrays if k.startswith(STATE_PREFIX)})
         if set(arrays) != set(shapes):
             raise bad(f"holds the arrays {sorted(arrays)}, not {sorted(shapes)} of {name}")
         for k, shape in shapes.items():
@@ -131,8 +135,10 @@ class Witness:
                        n, seed)
 
 
-# the arrays of each method's witness and their shapes at (d, r, H); trained witnesses keep
-# their weights beside the witness (workbench/verifiers/sandwich.py)
+# the arrays of each method's witness and their shapes at (d, r, H); a trained witness keeps its
+# weights beside the witness (workbench/verifiers/sandwich.py) or inside it, each state-dict
+# entry as an array named STATE_PREFIX + its key (workbench/verifiers/witness_record.py)
+STATE_PREFIX = "state."
 WITNESS_PARAMS: dict[str, Any] = {
     "one_head_bayes": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
     "bayes_heads": lambda d, r, H: {"B": (H, r, d), "a": (H,)},

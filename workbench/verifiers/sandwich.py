@@ -22,6 +22,11 @@ so a witness for fewer heads is one for more):
   the best by held-out error, re-measured on a fresh sample (CLT interval at 99.9%;
   ``workbench.verifiers.trained_witness``).
 
+- ``record``: the best known witness of the shipped record (or a store's additions) at this
+  point, by inheritance (``workbench.verifiers.witness_record.lookup``), with its recorded error
+  and interval; ``best_source`` says whether it or a witness computed now won, and
+  ``record.replay`` the command that replays it (``workbench witness verify``).
+
 The lower side is the certified bound unless another one is given (``bound``: any
 ``f(d, rank, heads, N) -> float``, such as a ``workbench.plugins.Bound``; this layer never
 resolves names): ``violated`` when a witness's whole interval lies below it.
@@ -41,6 +46,7 @@ import torch
 
 from workbench.constructions import ClaimedError
 from workbench.constructions.optimized import (
+    STATE_PREFIX,
     Witness,
     bayes_heads,
     bernstein_ci,
@@ -64,6 +70,7 @@ from workbench.verifiers.trained_witness import (
     replay_trained,
     train_witnesses,
 )
+from workbench.verifiers.witness_record import RECORD_DIR, Entry, lookup
 
 BUDGETS = ("quick", "full")
 LEVEL = 0.999
@@ -107,6 +114,8 @@ class SandwichPoint:
     skipped: list[str] = field(default_factory=list)  # default witnesses left out, and why
     training: dict[str, Any] | None = None  # the trained candidate's run (trained_witness.py)
     random_features_law: str = ""  # the head law of the random-features candidate (best_law)
+    best_source: str = "computed"  # "record": the record's witness won
+    record: dict[str, Any] | None = None  # the record's witness here (None: none known)
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -211,16 +220,18 @@ def save_witness(w: Witness, path: Path, state: dict[str, torch.Tensor] | None =
 
 
 def replay_file(path: str | Path) -> tuple[Witness, float, tuple[float, float]]:
-    """Load a saved witness and recompute its error from the weights alone."""
+    """Load a saved witness and recompute its error from the weights alone (a trained one's
+    weights inside it as ``state.*`` arrays, or beside it as ``.pt``)."""
     path = Path(path)
     w = Witness.load(path)
     if w.method == TRAINED:  # the weights alone rebuild the model, its score read from them
-        state = torch.load(_trained_file(path), weights_only=True)
+        state = ({k[len(STATE_PREFIX):]: torch.from_numpy(v) for k, v in w.params.items()}
+                 if w.params else torch.load(_trained_file(path), weights_only=True))
         err, ci = replay_trained(w.d, w.r, w.heads, state, w.n_eval, w.seed, LEVEL)
         return w, err, ci
     if w.method == "one_head_bayes":
-        loss = _one_head_losses(w)
-        return w, float(loss.mean()), bernstein_ci(loss, 2.0)
+        err, ci = one_head_replay(w)
+        return w, err, ci
     if w.method == "random_features":  # the same evaluation stream: the same estimate
         err, ci = _replay_random_features(w)
         return w, err, ci
@@ -232,6 +243,13 @@ def _one_head_losses(w: Witness) -> np.ndarray:
     from workbench.constructions.optimized import _losses  # same evaluation as bayes_heads
 
     return _losses({"B": w.params["B"], "a": w.params["a"]}, w.d, w.n_eval, w.seed)
+
+
+def one_head_replay(w: Witness) -> tuple[float, tuple[float, float]]:
+    """The one-head witness's error on its stream ``w.seed`` (``w.n_eval`` samples, loss in
+    ``[0, 2]``: empirical-Bernstein interval)."""
+    loss = _one_head_losses(w)
+    return float(loss.mean()), bernstein_ci(loss, 2.0)
 
 
 def sandwich(
@@ -247,13 +265,15 @@ def sandwich(
     witnesses: Sequence[ConstructionWitness] = (),
     trained: TrainedWitness | None = None,
     train_budget: TrainBudget | None = None,
+    record: Sequence[Entry] = (),
 ) -> SandwichPoint:
     """The lower bound vs the best witness at (d, r, H); ``violated`` when a witness's whole
     interval lies below it. ``bound`` (default: the certified bound) is any ``f(d, rank, heads,
     N)``, reported as ``bound_name`` (default: its ``name``) with its ``status`` where it has
     one. ``witnesses`` are measured beside the built-in ones. ``trained``: a witness trained
     beforehand for this point (the grid trains many points in one call); else budget ``full``
-    trains one with ``train_budget`` (default :class:`TrainBudget`)."""
+    trains one with ``train_budget`` (default :class:`TrainBudget`). ``record``: the known
+    witnesses (``workbench.verifiers.witness_record``), the best of them here a candidate."""
     d, H = check_dim(d), check_heads(H)
     r = check_rank(r, d)
     budget = check_choice("budget", budget, BUDGETS)
@@ -300,10 +320,20 @@ def sandwich(
                              f"(d, r, H) = {(d, r, H)}")
         cands.append((trained.witness, trained.state))
         training = trained.record
+    known = lookup(record, d, r, H)
+    rec: dict[str, Any] | None = None
+    if known is not None:
+        rec = {**known.to_dict(), "inherited_from": None if known.point == (d, r, H) else
+               list(known.point[1:]),
+               "replay": f"workbench witness verify {','.join(map(str, known.point))}"}
+        cands.append((Witness(f"record:{known.method}", d, r, H, known.error, known.ci, {},
+                              known.n_eval, known.stream), None))
     best, state = min(cands, key=lambda c: c[0].ci[1])
-    file = ""
+    from_record = best.method.startswith("record:")
+    file = str(RECORD_DIR / known.file) if from_record and known and known.source == "record" \
+        else ""
     # a construction named as a witness is measured again by its construct command, not saved
-    saved = best.method not in measured or best.method == "random_features"
+    saved = (best.method not in measured or best.method == "random_features") and not from_record
     if witness_dir is not None and saved:
         path = Path(witness_dir) / f"d{d}_r{r}_H{H}_{best.method}.npz"
         file = str(save_witness(best, path, state))
@@ -327,7 +357,7 @@ def sandwich(
         best.error / low if low > 0 else math.inf,
         any(w.ci[1] < low for w, _ in cands),
         time.perf_counter() - t0,
-        [_candidate(w, w.method in measured, training) for w, _ in cands],
+        [_candidate(w, w.method in measured, training, rec) for w, _ in cands],
         lb.harmonic.enclosure[0],
         lb.fiber.enclosure[0],
         lb.source,
@@ -337,11 +367,17 @@ def sandwich(
         skipped,
         training,
         rf_law,
+        "record" if from_record else "computed",
+        rec,
     )
 
 
-def _candidate(w: Witness, by_runner: bool, training: dict[str, Any] | None) -> dict[str, Any]:
+def _candidate(w: Witness, by_runner: bool, training: dict[str, Any] | None,
+               rec: dict[str, Any] | None) -> dict[str, Any]:
     c: dict[str, Any] = {"method": w.method, "error": w.error, "ci": list(w.ci)}
+    if rec is not None and w.method == f"record:{rec['method']}":  # as recorded, not re-measured
+        c.update(interval=rec["interval"], level=LEVEL, samples=rec["n_eval"],
+                 replay=rec["replay"])
     if by_runner:  # measured by the public runner: a CLT interval on fresh samples
         c.update(interval="normal", level=LEVEL, samples=w.n_eval)
     if w.method == TRAINED:  # measured again on fresh samples in float64, CLT at LEVEL

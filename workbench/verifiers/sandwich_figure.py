@@ -1,5 +1,6 @@
-"""The sandwich figure: the certified lower bound and the best witness against H, one panel per
-d and one colour per r, the gap between them shaded (docs/derivations/lower_bound.md, "The
+"""The sandwich figure: the lower bound (the certified one, or the bound a point was measured
+against, named in its panel's title) and the best witness against H, one panel per d and lower
+side and one colour per r, the gap between them shaded (docs/derivations/lower_bound.md, "The
 sandwich"; the stored points of ``workbench.verifiers.sandwich_store``).
 
 Filled markers are witnesses measured at that ``(d, r, H)``; hollow markers are inherited from
@@ -16,7 +17,8 @@ from typing import Any
 from workbench.verifiers import figure_style as style
 from workbench.verifiers.sandwich_store import SandwichCell
 
-BOUND = "certified lower bound\n(larger of harmonic count and fiber bound)"
+BOUND = ("lower bound: certified (larger of harmonic\ncount and fiber bound), or the bound "
+         "named\nin the panel's title")
 MEASURED = "best witness, measured at this (d, r, H)"
 INHERITED = "best witness inherited from fewer heads\nor a lower rank: not a new measurement"
 GAP = "gap: the least reachable error lies here\n(down to the axis where the bound is 0)"
@@ -33,25 +35,26 @@ def sandwich_figure(cells: Sequence[SandwichCell]) -> Any:
     from matplotlib.patches import Patch
 
     plt = style.pyplot()
-    ds = sorted({c.d for c in cells})
+    ds = sorted({(c.bound != "certified", c.bound, c.d) for c in cells})  # one panel per bound, d
     cols = min(4, len(ds) + 1)
     rows = math.ceil((len(ds) + 1) / cols)  # one spare panel holds the legend
-    values = [v for c in cells for v in (c.certified, c.best_error) if v > 0]
+    values = [v for c in cells for v in (c.lower, c.best_error) if v > 0]
     with plt.rc_context(style.STYLE):
         fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 4.3 * rows + 0.9),
                                  sharey=True, squeeze=False)
-        for ax, d in zip(axes.flat, ds):
-            ranks = sorted({c.r for c in cells if c.d == d})
+        for ax, (_, name, d) in zip(axes.flat, ds):
+            here = [c for c in cells if c.d == d and c.bound == name]
+            ranks = sorted({c.r for c in here})
             for i, r in enumerate(ranks):
-                sel = sorted((c for c in cells if c.d == d and c.r == r), key=lambda c: c.heads)
+                sel = sorted((c for c in here if c.r == r), key=lambda c: c.heads)
                 H = [c.heads for c in sel]
                 colour = f"C{i}"
-                bound = [c.certified if c.certified > 0 else math.nan for c in sel]
+                bound = [c.lower if c.lower > 0 else math.nan for c in sel]
                 ax.plot(H, bound, "-", color=colour, linewidth=2)
                 ax.plot(H, [c.best_error for c in sel], "--", color=colour, linewidth=1.5,
                         label=f"r = {r}")
                 floor = min(values) / 2 if style.use_log(values) else 0.0
-                ax.fill_between(H, [max(c.certified, floor) for c in sel],
+                ax.fill_between(H, [max(c.lower, floor) for c in sel],
                                 [c.best_error for c in sel], color=colour, alpha=0.15,
                                 linewidth=0)
                 for c in sel:
@@ -59,8 +62,8 @@ def sandwich_figure(cells: Sequence[SandwichCell]) -> Any:
                     ax.plot([c.heads], [c.best_error], "o", color=colour, markersize=6,
                             markerfacecolor=colour if own else "white", markeredgewidth=1.5)
             log = style.set_y_axis(ax, values)
-            style.set_x_axis(ax, [c.heads for c in cells if c.d == d], True)
-            ax.set_title(f"d = {d}")
+            style.set_x_axis(ax, [c.heads for c in here], True)
+            ax.set_title(f"d = {d}" if name == "certified" else f"d = {d}, lower side: {name}")
             ax.set_xlabel("heads H")
             ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=len(ranks),
                       fontsize=10, handlelength=1.4, columnspacing=0.8, frameon=False)

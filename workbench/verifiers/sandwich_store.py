@@ -64,29 +64,31 @@ def write_points(store: Store, points: Iterable[Mapping[str, Any]], source: str)
 
 
 def read_points(path: str | os.PathLike[str]) -> list[dict[str, Any]]:
-    """Every stored point of the certified bound, oldest first (the JSON record, with
-    ``source`` and ``created``); none for a store of schema version 1. Writes nothing."""
+    """Every stored point, whatever its lower side (``bound``: ``certified`` or the bound
+    given), oldest first (the JSON record, with ``bound``, ``source`` and ``created``); none
+    for a store of schema version 1. Writes nothing."""
     with Store(path, readonly=True) as st:
         tables = {r[0] for r in st.con.execute("SELECT name FROM sqlite_master")}
         if "sandwich_points" not in tables:
             return []
-        rows = st.con.execute("SELECT payload, source, created FROM sandwich_points "
-                              "WHERE bound = 'certified' ORDER BY created, key").fetchall()
+        rows = st.con.execute("SELECT payload, bound, source, created FROM sandwich_points "
+                              "ORDER BY created, key").fetchall()
     out = []
-    for payload, source, created in rows:
+    for payload, bound, source, created in rows:
         try:
             rec = json.loads(payload)
         except (TypeError, ValueError):
             raise ValueError("--db must be an undamaged workbench results store (a "
                              "sandwich_points.payload cell is not JSON)") from None
-        out.append({**rec, "source": source, "created": created})
+        out.append({**rec, "bound": bound or "certified", "source": source, "created": created})
     return out
 
 
 @dataclass(frozen=True)
 class SandwichCell:
-    """The sandwich at one ``(d, r, H)``: the certified bound and the best witness, measured
-    here or inherited from ``inherited_from = (r', H')``."""
+    """The sandwich at one ``(d, r, H)`` for one lower side: ``bound`` (``certified``, or the
+    name of the bound given) of value ``bound_value``, the certified bound, and the best
+    witness, measured here or inherited from ``inherited_from = (r', H')``."""
 
     d: int
     r: int
@@ -96,26 +98,38 @@ class SandwichCell:
     best_ci: tuple[float, float]
     method: str
     inherited_from: tuple[int, int] | None
+    bound: str = "certified"
+    bound_value: float = math.nan  # the lower side's value (the certified bound's by default)
+
+    @property
+    def lower(self) -> float:
+        """The lower side drawn: the certified bound, or the value of the bound given."""
+        return self.certified if self.bound == "certified" else self.bound_value
 
 
 def best_witnesses(points: Sequence[Mapping[str, Any]]) -> list[SandwichCell]:
-    """One cell per measured ``(d, r, H)``, sorted: the newest record's certified bound, and
-    the witness with the smallest interval upper end among every point of the same ``d`` with
-    ``r' <= r`` and ``H' <= H`` (ties: the point itself, then the smaller ``(r', H')``)."""
+    """One cell per measured ``(bound, d, r, H)``, sorted (the certified bound first): the
+    newest record's lower side, and the witness with the smallest interval upper end among
+    every point of the same ``d`` with ``r' <= r`` and ``H' <= H``, whatever its lower side
+    (ties: the point itself, then the smaller ``(r', H')``)."""
     own: dict[tuple[int, int, int], Mapping[str, Any]] = {}
-    certified: dict[tuple[int, int, int], float] = {}
-    for p in points:  # oldest first: a later record's certified bound replaces an earlier one
+    lower: dict[tuple[str, int, int, int], tuple[float, float]] = {}
+    for p in points:  # oldest first: a later record's bound replaces an earlier one
         k = (int(p["d"]), int(p["r"]), int(p["heads"]))
-        certified[k] = float(p["certified"])
+        bound = str(p.get("bound", "certified"))
+        lower[(bound, k[0], k[1], k[2])] = (float(p["certified"]),
+                                            float(p.get("bound_value", p["certified"])))
         if k not in own or float(p["best_ci"][1]) < float(own[k]["best_ci"][1]):
             own[k] = p
     cells = []
-    for d, r, H in sorted(own):
+    for bound, d, r, H in sorted(lower, key=lambda b: (b[0] != "certified", b)):
         pool = [(float(q["best_ci"][1]), (r2, H2) != (r, H), r2, H2)
                 for (d2, r2, H2), q in own.items() if d2 == d and r2 <= r and H2 <= H]
         _, _, r2, H2 = min(pool)
         src = own[(d, r2, H2)]
-        cells.append(SandwichCell(d, r, H, certified[(d, r, H)], float(src["best_error"]),
+        cert, value = lower[(bound, d, r, H)]
+        cells.append(SandwichCell(d, r, H, cert, float(src["best_error"]),
                                   (float(src["best_ci"][0]), float(src["best_ci"][1])),
-                                  str(src["method"]), None if (r2, H2) == (r, H) else (r2, H2)))
+                                  str(src["method"]), None if (r2, H2) == (r, H) else (r2, H2),
+                                  bound, value))
     return cells

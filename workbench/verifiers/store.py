@@ -40,10 +40,11 @@ COLUMNS: tuple[str, ...] = (
     "heldout_hi", "heldout_n", "extra", "seconds", "backend", "code_version", "created",
 )
 APPLICATION_ID = 0x41525742  # "ARWB" in the file's header: a workbench results store
-SCHEMA_VERSION = 2  # PRAGMA user_version of the layout below
+SCHEMA_VERSION = 3  # PRAGMA user_version of the layout below
 # every table of a store, with the statement that creates it: the sweep's runs, the runs and
 # claim results of ``workbench check --db`` (schema version 1), and the points of the sandwich
-# (schema version 2; ``workbench.verifiers.sandwich_store``)
+# (schema version 2; ``workbench.verifiers.sandwich_store``) and the witnesses users added
+# (schema version 3; ``workbench.verifiers.witness_record``)
 TABLES: dict[str, str] = {
     "runs": "CREATE TABLE IF NOT EXISTS runs (key TEXT PRIMARY KEY, preset TEXT NOT NULL, "
     "scale TEXT, kind TEXT, model_class TEXT NOT NULL, group_key TEXT, seed INTEGER, "
@@ -58,11 +59,15 @@ TABLES: dict[str, str] = {
     "d INTEGER NOT NULL, r INTEGER NOT NULL, heads INTEGER NOT NULL, bound TEXT, "
     "certified REAL NOT NULL, best_error REAL NOT NULL, best_lo REAL NOT NULL, "
     "best_hi REAL NOT NULL, method TEXT, source TEXT, payload TEXT, created REAL)",
+    "witnesses": "CREATE TABLE IF NOT EXISTS witnesses (key TEXT PRIMARY KEY, "
+    "d INTEGER NOT NULL, r INTEGER NOT NULL, heads INTEGER NOT NULL, method TEXT NOT NULL, "
+    "error REAL NOT NULL, lo REAL NOT NULL, hi REAL NOT NULL, payload TEXT NOT NULL, "
+    "weights BLOB NOT NULL, created REAL)",
 }
 # the tables each schema version added: a store of an older version gets the later ones, and its
 # new version, when it is first opened for writing (``Store._open_write``)
 ADDED_IN: dict[int, tuple[str, ...]] = {
-    1: ("runs", "check_runs", "claim_results"), 2: ("sandwich_points",),
+    1: ("runs", "check_runs", "claim_results"), 2: ("sandwich_points",), 3: ("witnesses",),
 }
 # the sources whose change changes a run's numbers (relative to the package ``workbench``)
 _CODE = ("verifiers/train.py", "verifiers/models.py", "verifiers/tasks.py",

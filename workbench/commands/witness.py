@@ -1,0 +1,263 @@
+"""``workbench witness``: the record of best-known witnesses for the sandwich on ``D_2``, N = 2
+(docs/derivations/sandwich.md, "The record of witnesses").
+
+- ``list``: every point of the record's grid with its best known witness (inheritance from fewer
+  heads and lower ranks), and the witnesses a store holds (``--db``);
+- ``verify FILE|POINT``: replay a witness file, or the record's best at ``d,r,H``, on fresh
+  samples; exit 1 unless its claim is reproduced and it lies above the certified bound;
+- ``add FILE``: replay a user's witness (a witness ``.npz``, or a state dict of generalized
+  attention with ``--d --rank --heads --claim``) and record it in the store ``--db`` when it
+  beats the best known there. A file that would run code, does not match its architecture, or
+  claims an error its replay does not reproduce is refused: exit 2, one line.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from pathlib import Path
+from typing import Any
+
+import click
+
+from workbench.commands._common import CheckFailed, emit, json_option, path_option
+from workbench.commands.sandwich import MAX_D, MAX_HEADS
+from workbench.core.validation import check_float, check_int
+
+POINT = re.compile(r"^(\d+),(\d+),(\d+)$")
+MAX_EVAL = 10**7
+
+
+def _entries(db: str | None) -> list[Any]:
+    from workbench.verifiers.witness_record import read_record, read_store
+
+    return read_record() + (read_store(db) if db is not None else [])
+
+
+def _cell(entries: list[Any], d: int, r: int, H: int) -> dict[str, Any] | None:
+    from workbench.verifiers.witness_record import lookup
+
+    e = lookup(entries, d, r, H)
+    if e is None:
+        return None
+    return {"d": d, "r": r, "heads": H, "method": e.method, "error": e.error,
+            "ci": list(e.ci), "interval": e.interval, "source": e.source, "file": e.file,
+            "inherited_from": None if e.point == (d, r, H) else list(e.point[1:]),
+            "seed": e.seed, "budget": e.budget, "code": e.code}
+
+
+@click.group(name="witness")
+def cli() -> None:
+    """The record of best-known witnesses: list, replay (verify) and add."""
+
+
+def _list_human(p: dict[str, Any]) -> str:
+    lines = [f"{p['witnesses']} witnesses ({p['added']} added to the store) for "
+             f"{len(p['points'])} points"]
+    for c in p["points"]:
+        src = "" if c["inherited_from"] is None else \
+            f" (from r={c['inherited_from'][0]}, H={c['inherited_from'][1]})"
+        lines.append(f"  d={c['d']:<3} r={c['r']:<3} H={c['heads']:<4} {c['error']:.4f} "
+                     f"[{c['ci'][0]:.4f}, {c['ci'][1]:.4f}] {c['method']}{src}"
+                     + (" [store]" if c["source"] == "store" else ""))
+    return "\n".join(lines)
+
+
+@cli.command(name="list")
+@path_option("--db", "Also list the witnesses added to this results store.", access="read")
+@json_option
+def list_cmd(db: str | None, as_json: bool) -> None:
+    """Every point of the record with its best known witness."""
+    from workbench.verifiers.witness_record import record_grid
+
+    if db is not None:
+        from workbench.verifiers.store import check_database
+
+        check_database(db)
+    entries = _entries(db)
+    points = sorted(set(record_grid()) | {e.point for e in entries})
+    cells = [c for p in points if (c := _cell(entries, *p)) is not None]
+    emit({"witnesses": len(entries), "added": sum(e.source == "store" for e in entries),
+          "points": cells}, as_json, _list_human)
+
+
+def _replay_human(p: dict[str, Any]) -> str:
+    lo, hi = p["replayed_ci"]
+    ok = "reproduced" if p["reproduced"] else "NOT reproduced"
+    return "\n".join([
+        f"d={p['d']} r={p['r']} H={p['heads']} {p['method']}",
+        f"  claimed {p['claimed']:.6g}; replayed {p['replayed']:.6g} CI [{lo:.6g}, {hi:.6g}] "
+        f"on {p['samples']} fresh samples (stream {p['stream']}): {ok} "
+        f"(|difference| <= {p['tolerance']:.3g})",
+        f"  certified bound at {tuple(p['certified_at'])}: {p['certified']:.6g}: "
+        + ("above it" if p["above_certified"] else "VIOLATED (the whole interval lies below)"),
+        *([f"  {p['recorded']}"] if p.get("recorded") else []),
+    ])
+
+
+def _point(target: str) -> tuple[int, int, int] | None:
+    m = POINT.match(target)
+    if m is None:
+        return None
+    d, r, H = (int(x) for x in m.groups())
+    check_int("POINT d", d, lo=2, hi=MAX_D)
+    check_int("POINT r", r, lo=1, hi=d)
+    check_int("POINT H", H, lo=1, hi=MAX_HEADS)
+    return d, r, H
+
+
+def _target(target: str) -> tuple[int, int, int] | Path:
+    """``verify``'s argument: a point ``d,r,H`` or a readable file."""
+    pt = _point(target)
+    if pt is not None:
+        return pt
+    from workbench.commands._paths import readable_file
+
+    return Path(readable_file("FILE|POINT", target))
+
+
+@cli.command(name="verify")
+@click.argument("target", metavar="FILE|POINT")
+@click.option("--eval-samples", "n_eval", type=int, default=None,
+              help="Fresh samples of the replay [default: max(the witness's, 100000)].")
+@path_option("--db", "Also look the point up among the witnesses added to this store.",
+             access="read")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="The replay's stream is 7000000 + seed (never a witness's own).")
+@json_option
+def verify_cmd(target: str, n_eval: int | None, db: str | None, seed: int,
+               as_json: bool) -> None:
+    """Replay a witness file, or the record's best at POINT = d,r,H, on fresh samples."""
+    check_int("--seed", seed, lo=0, hi=10**9)
+    if n_eval is not None:
+        check_int("--eval-samples", n_eval, lo=1000, hi=MAX_EVAL)
+    where = _target(target)
+    if db is not None:
+        from workbench.verifiers.store import check_database
+
+        check_database(db)
+    from workbench.verifiers.witness_replay import entry_witness, replay
+
+    if isinstance(where, Path):
+        from workbench.constructions.optimized import Witness
+
+        try:
+            w = Witness.load(where)
+            if w.method == "trained_generalized" and not w.params:  # weights beside it (.pt)
+                w.params = _weights_beside(where)
+        except ValueError as e:
+            raise ValueError(f"FILE|POINT {e}") from None
+        rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=w.ci)
+        payload = rep.to_dict()
+        payload["file"] = str(where)
+    else:
+        entries = _entries(db)
+        from workbench.verifiers.witness_record import lookup
+
+        best = lookup(entries, *where)
+        if best is None:
+            raise ValueError(f"POINT {target} has no witness in the record (workbench witness "
+                             "list shows the points)")
+        w = entry_witness(best, db)
+        rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=best.ci, point=where)
+        payload = {**rep.to_dict(), "entry": best.to_dict()}
+    emit(payload, as_json, _replay_human)
+    if not rep.reproduced:
+        raise CheckFailed("the witness's claimed error is not reproduced by its replay")
+    if not rep.above_certified:
+        raise CheckFailed("the witness lies below the certified lower bound beyond its CI")
+
+
+def _weights_beside(path: Path) -> dict[str, Any]:
+    """The ``.pt`` state dict beside a trained witness of ``bounds sandwich --witness-dir``,
+    as ``state.*`` arrays (read with ``torch.load(weights_only=True)``)."""
+    from workbench.constructions.optimized import STATE_PREFIX
+    from workbench.verifiers.witness_replay import torch_state
+
+    pt = path.with_suffix(".pt")
+    if not pt.is_file():
+        raise ValueError(f"witness {str(path)!r} is trained, and its weights {str(pt)!r} are "
+                         "missing")
+    return {STATE_PREFIX + k: v for k, v in torch_state(pt, repr(str(pt))).items()}
+
+
+@cli.command(name="add")
+@click.argument("file", metavar="FILE", type=click.Path())
+@click.option("--d", "d", type=int, default=None, help=f"A state dict's d in 2..{MAX_D}.")
+@click.option("--rank", "r", type=int, default=None, help="A state dict's key rank r in 1..d.")
+@click.option("--heads", type=int, default=None, help=f"A state dict's heads H in 1..{MAX_HEADS}.")
+@click.option("--claim", type=float, default=None,
+              help="A state dict's claimed error on D_2 (N = 2).")
+@click.option("--arch", default="generalized", show_default=True,
+              help="A state dict's architecture (generalized: Eq. 2 with learned scores).")
+@click.option("--eval-samples", "n_eval", type=int, default=100_000, show_default=True,
+              help="Fresh samples of the replay.")
+@path_option("--db", "The results store the witness is recorded in (default: runs.sqlite "
+             "under the user's data directory).", access="write")
+@click.option("--seed", type=int, default=0, show_default=True,
+              help="The replay's stream is 7000000 + seed.")
+@json_option
+def add_cmd(file: str, d: int | None, r: int | None, heads: int | None, claim: float | None,
+            arch: str, n_eval: int, db: str | None, seed: int, as_json: bool) -> None:
+    """Replay a user's witness and record it in the store if it beats the best known."""
+    from workbench.commands._paths import readable_file
+    from workbench.verifiers.store import check_writable, default_path
+
+    path = readable_file("FILE", file)
+    if d is not None:
+        check_int("--d", d, lo=2, hi=MAX_D)
+        if r is not None:
+            check_int("--rank", r, lo=1, hi=d)
+    elif r is not None:
+        check_int("--rank", r, lo=1)
+    if heads is not None:
+        check_int("--heads", heads, lo=1, hi=MAX_HEADS)
+    if claim is not None:
+        check_float("--claim", claim, lo=0.0)
+    if arch != "generalized":
+        raise ValueError(f"--arch must be generalized, the registered architecture a witness "
+                         f"may have (got {arch!r})")
+    check_int("--eval-samples", n_eval, lo=1000, hi=MAX_EVAL)
+    check_int("--seed", seed, lo=0, hi=10**9)
+    store = check_writable(db if db is not None else default_path())
+    from workbench.verifiers.witness_record import Entry, lookup, write_store
+    from workbench.verifiers.witness_replay import (
+        interval_of,
+        read_user_file,
+        replay,
+        witness_bytes,
+    )
+
+    w = read_user_file(path, d=d, r=r, H=heads, claim=claim, arch=arch)
+    own_ci = w.ci if w.ci != (w.error, w.error) else None
+    rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=own_ci)
+    if not rep.reproduced:
+        raise ValueError(f"FILE claims the error {w.error:.6g}, which its replay does not "
+                         f"reproduce ({rep.error:.6g}, CI [{rep.ci[0]:.6g}, {rep.ci[1]:.6g}] on "
+                         f"{rep.n_eval} fresh samples)")
+    payload = rep.to_dict()
+    if not rep.above_certified:
+        emit(payload, as_json, _replay_human)
+        raise CheckFailed("the witness lies below the certified lower bound beyond its CI")
+    from workbench.verifiers.witness_record import read_record, read_store
+
+    known = lookup(read_record() + (read_store(store) if store.exists() else []),
+                   w.d, w.r, w.heads)
+    beats = known is None or rep.ci[1] < known.ci[1]
+    payload["best_known"] = None if known is None else known.to_dict()
+    if beats:
+        measured = Entry(w.d, w.r, w.heads, w.method, rep.error, rep.ci, interval_of(w.method),
+                         rep.n_eval, rep.stream, "", None, {}, f"workbench witness add {file}")
+        fresh = type(w)(w.method, w.d, w.r, w.heads, rep.error, rep.ci, w.params, rep.n_eval,
+                        rep.stream)
+        stored = write_store(store, measured, witness_bytes(fresh))
+        payload["recorded"] = f"recorded in {store} as {stored.file[:12]}"
+    else:
+        payload["recorded"] = (f"not recorded: the best known at {w.d, w.r, w.heads} has CI "
+                               f"upper end {known.ci[1]:.6g} <= {rep.ci[1]:.6g}"
+                               if known is not None else "")
+    payload["beats_best_known"] = beats
+    payload["store"] = str(store)
+    if not math.isfinite(rep.error):
+        raise ValueError("FILE replays to a non-finite error")
+    emit(payload, as_json, _replay_human)
