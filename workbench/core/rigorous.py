@@ -25,6 +25,7 @@ __all__ = [
     "acb",
     "integrate",
     "lower_float",
+    "pi",
     "precision",
     "relative_width",
     "to_interval",
@@ -49,6 +50,11 @@ def arb(x: object) -> Any:
 def acb(x: object, y: object = 0) -> Any:
     """A complex ball ``x + i y``."""
     return _flint().acb(x, y)
+
+
+def pi() -> Any:
+    """The ball around pi at the working precision."""
+    return _flint().arb.pi()
 
 
 @contextmanager
@@ -100,17 +106,21 @@ def relative_width(lo: float, hi: float) -> float:
 
 def integrate(
     f: Callable[[Any, bool], Any], a: object, b: object, *, rel_tol: float | None = None,
+    eval_limit: int | None = None,
 ) -> Any:
     """A real ball that contains ``int_a^b f``, truncation error included (``acb.integral``).
 
     ``f(x, analytic)`` gets a complex ball; where ``analytic`` is true it must return a
     non-finite ball unless ``f`` is analytic on all of ``x`` (branch cuts of ``sqrt``, ``log``,
     ``asin``: pass the flag on to flint's functions that take it). Raises ``ArithmeticError`` if
-    the enclosure is not finite (the integrand could not be bounded)."""
+    the enclosure is not finite (the integrand could not be bounded). ``eval_limit`` caps the
+    integrand calls: past it the ball is still an enclosure, only wider."""
     acb_t = _flint().acb
     kwargs: dict[str, Any] = {}
     if rel_tol is not None:
         kwargs["rel_tol"] = rel_tol
+    if eval_limit is not None:
+        kwargs["eval_limit"] = eval_limit
     val = acb_t.integral(f, acb_t(a), acb_t(b), **kwargs).real
     if not val.is_finite():
         raise ArithmeticError(f"the integral over [{a}, {b}] has no finite enclosure")

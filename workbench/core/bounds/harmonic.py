@@ -66,6 +66,7 @@ class HarmonicBound:
     tail: float  # upper bound on what degrees > degrees_summed could add to the bound
     method: str
     value_class: str = "eq2"  # the model class the bound covers (VALUE_CLASSES)
+    rigorous: bool = True  # the enclosure is proved (exact integers, outward rounding)
 
 
 def _check_class(value_class: str) -> str:
