@@ -106,6 +106,10 @@ class SandwichPoint:
     skipped: list[str] = field(default_factory=list)  # default witnesses left out, and why
     training: dict[str, Any] | None = None  # the trained candidate's run (trained_witness.py)
     random_features_law: str = ""  # the head law of the random-features candidate (best_law)
+    rigorous: bool = False  # is ``certified`` a rigorous enclosure's lower end (harmonic count)?
+    harmonic_rigorous: bool = True  # the D'_l count: exact integers, outward rounding
+    fiber_rigorous: bool = False  # the fiber bound: a padded quadrature estimate
+    certified_rigorous: float = 0.0  # the larger lower end of the rigorous parts only
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -335,6 +339,10 @@ def sandwich(
         skipped,
         training,
         rf_law,
+        rigorous=lb.rigorous,
+        harmonic_rigorous=lb.harmonic.rigorous,
+        fiber_rigorous=lb.fiber.rigorous,
+        certified_rigorous=lb.certified,
     )
 
 
