@@ -122,6 +122,15 @@ def _sign_coefficients_scaled(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
+def _sign_coefficients_next_odd(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, max_degree: int) -> Any:
+        e = f(d, max_degree + 2).copy()
+        e[1:-2:2] = e[3::2]  # eta_l reported for degree l + 2 (odd l)
+        return e[: max_degree + 1]
+
+    return g
+
+
 def _agreement_flip(f: Callable[..., Any]) -> Callable[..., Any]:
     def g(d: int, cos_qk: Any) -> Any:
         return f(d, cos_qk) * 0.98 + 0.01  # b pulled 2% towards 1/2
@@ -344,6 +353,9 @@ FAULTS: tuple[Fault, ...] = (
           _dim_harmonics_binomial),
     Fault("core.sign_coefficients_2pct", "workbench.core.harmonics:sign_coefficients", "core",
           "normalisation", "eta_l 2% too large (normalisation slip)", _sign_coefficients_scaled),
+    Fault("core.sign_coefficients_next_odd", "workbench.core.harmonics:sign_coefficients",
+          "core", "degree", "eta_l reported for the next odd degree l + 2",
+          _sign_coefficients_next_odd),
     Fault("core.legendre_dim_off", "workbench.core.harmonics:legendre_d", "core", "degree",
           "Gegenbauer recurrence of dimension d + 1", _legendre_dim_off),
     Fault("core.density_at_zero_10pct", "workbench.core.harmonics:density_at_zero", "core",
