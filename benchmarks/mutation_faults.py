@@ -122,6 +122,15 @@ def _sign_coefficients_scaled(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
+def _sign_coefficients_next_odd(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, max_degree: int) -> Any:
+        e = f(d, max_degree + 2).copy()
+        e[1:-2:2] = e[3::2]  # eta_l reported for degree l + 2 (odd l)
+        return e[: max_degree + 1]
+
+    return g
+
+
 def _agreement_flip(f: Callable[..., Any]) -> Callable[..., Any]:
     def g(d: int, cos_qk: Any) -> Any:
         return f(d, cos_qk) * 0.98 + 0.01  # b pulled 2% towards 1/2
@@ -265,6 +274,24 @@ def _fiber_bound_2pct(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
+def _fiber_bound_10pct_two_heads(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, r: int, H: int, value_class: str = "eq2") -> Any:
+        b = f(d, r, H, value_class)
+        if H < 2:  # H = 1 stays exact: only the value at H >= 2 is off
+            return b
+        lo, hi = b.enclosure
+        return replace(b, value=1.1 * b.value, enclosure=(1.1 * lo, 1.1 * hi))
+
+    return g
+
+
+def _fiber_query_class_eq2(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, r: int, H: int, value_class: str = "eq2") -> Any:
+        return f(d, r, H, "eq2")  # the query-dependent class given the Eq. 2 (Ky Fan) number
+
+    return g
+
+
 def _fiber_span_one_head(f: Callable[..., Any]) -> Callable[..., Any]:
     def g(d: int, r_star: int, count: int) -> Any:
         return f(d, max(1, r_star // count), count)  # span r instead of H r (Eq. 2: count = H)
@@ -326,6 +353,9 @@ FAULTS: tuple[Fault, ...] = (
           _dim_harmonics_binomial),
     Fault("core.sign_coefficients_2pct", "workbench.core.harmonics:sign_coefficients", "core",
           "normalisation", "eta_l 2% too large (normalisation slip)", _sign_coefficients_scaled),
+    Fault("core.sign_coefficients_next_odd", "workbench.core.harmonics:sign_coefficients",
+          "core", "degree", "eta_l reported for the next odd degree l + 2",
+          _sign_coefficients_next_odd),
     Fault("core.legendre_dim_off", "workbench.core.harmonics:legendre_d", "core", "degree",
           "Gegenbauer recurrence of dimension d + 1", _legendre_dim_off),
     Fault("core.density_at_zero_10pct", "workbench.core.harmonics:density_at_zero", "core",
@@ -356,6 +386,12 @@ FAULTS: tuple[Fault, ...] = (
           "degree", "traceless multiplicity m(m+1)/2 - 2", _fiber_multiplicity_short),
     Fault("core.fiber_bound_2pct", "workbench.core.bounds.fiber:trusted_fiber_bound", "core",
           "bound", "fiber bound 2 % high", _fiber_bound_2pct),
+    Fault("core.fiber_bound_10pct_two_heads", "workbench.core.bounds.fiber:fiber_bound", "core",
+          "bound", "fiber bound 10 % too strong at H >= 2 only (H = 1 exact)",
+          _fiber_bound_10pct_two_heads),
+    Fault("core.fiber_query_class_eq2", "workbench.core.bounds.fiber:fiber_bound", "core",
+          "bound", "query-dependent-values fiber bound given the Eq. 2 number",
+          _fiber_query_class_eq2),
     Fault("core.fiber_span_one_head", "workbench.core.bounds.fiber:_captured", "core",
           "argument", "fiber span r instead of H r for H heads", _fiber_span_one_head),
     Fault("core.head_agreement_shrunk", "workbench.core.head_kernels:head_target_agreement",

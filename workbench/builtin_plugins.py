@@ -36,7 +36,8 @@ def _certified(value_class: str) -> Bound:
     return Bound(f"certified{suffix}", value, value_class=value_class, enclosure=enclosure,
                  encoding=f"n2.harmonic_bound{suffix.replace('-', '_')}",
                  ref="paper.md#4-the-certified-lower-bound-for-n--2-ours",
-                 description=f"the larger of the harmonic count and the fiber bound; {_N2_D2}")
+                 description=f"the larger of the harmonic count and the fiber bound (a rigorous "
+                 f"enclosure only where the harmonic count is the larger); {_N2_D2}")
 
 
 def _harmonic(value_class: str) -> Bound:
@@ -47,7 +48,7 @@ def _harmonic(value_class: str) -> Bound:
 
     suffix = "" if value_class == "eq2" else "-query-values"
     return Bound(f"harmonic{suffix}", lambda d, r, H, N: enclosure(d, r, H, N)[0],
-                 value_class=value_class, enclosure=enclosure,
+                 value_class=value_class, enclosure=enclosure, rigorous=True,
                  encoding=f"n2.harmonic_bound{suffix.replace('-', '_')}",
                  ref="derivations/lower_bound.md#lemma-6-result-truncation-evaluation",
                  description=f"the harmonic count (Theorem 2's D'_l count); {_N2_D2}")

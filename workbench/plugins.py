@@ -56,12 +56,14 @@ class Bound:
     ``(d, rank, heads, N)``.
 
     ``side`` says which side it bounds, ``status`` whether it is proved (``certified``) or
-    ``conjectured``; ``target``, ``law`` (of the keys), ``value_class`` (the models it covers) and
-    ``N`` (the sequence lengths it covers; ``None``: every N) say where it applies, and
-    ``domain(d, rank, heads, N)`` may name any further point it does not cover. ``enclosure``
-    returns a rigorous interval around the value where one exists; ``encoding`` is the id of its
-    sympy encoding (``workbench.core.symbolic``). ``spec`` is how a command names it again (the
-    registered name, or ``module:attr``), so that a replay re-imports the same bound.
+    ``conjectured``, ``rigorous`` whether its ``enclosure`` is a proved one (a plug-in's
+    conjecture or a quadrature is not); ``target``, ``law`` (of the keys), ``value_class``
+    (the models it covers) and ``N`` (the sequence lengths it covers; ``None``: every N) say
+    where it applies, and ``domain(d, rank, heads, N)`` may name any further point it does not
+    cover. ``enclosure`` returns an interval around the value where one exists (proved only
+    where ``rigorous``); ``encoding`` is the id of its sympy encoding
+    (``workbench.core.symbolic``). ``spec`` is how a command names it again (the registered
+    name, or ``module:attr``), so that a replay re-imports the same bound.
     """
 
     name: str
@@ -74,6 +76,7 @@ class Bound:
     N: tuple[int, ...] | None = (2,)
     domain: DomainFn | None = None
     enclosure: Callable[[int, int, int, int], tuple[float, float]] | None = None
+    rigorous: bool = False
     encoding: str | None = None
     description: str = ""
     ref: str = ""
@@ -132,7 +135,8 @@ class Bound:
         every N (``N_text`` says which)."""
         n = "every N" if self.N is None else ", ".join(str(k) for k in self.N)
         return {"name": self.name, "side": self.side, "status": self.status,
-                "target": self.target, "law": self.law, "value_class": self.value_class,
+                "rigorous": self.rigorous, "target": self.target, "law": self.law,
+                "value_class": self.value_class,
                 "N": None if self.N is None else list(self.N), "N_text": n,
                 "encoding": self.encoding, "source": self.source,
                 "description": self.description, "spec": self.spec or self.name}

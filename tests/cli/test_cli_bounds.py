@@ -238,11 +238,30 @@ def test_bounds_list_reports_a_broken_package_by_name_and_lists_the_rest(
 # --- bounds lower --bound -----------------------------------------------------------------------
 
 
+@pytest.mark.parametrize("d, r, H", [(12, 2, 4), (16, 1, 16), (6, 1, 2)])
+def test_bounds_lower_says_what_is_rigorous(capsys: pytest.CaptureFixture[str], d: int, r: int,
+                                            H: int) -> None:
+    """``certified`` is the larger lower end of the rigorous parts only; the fiber bound (a
+    quadrature estimate) never is, and the text never calls it certified
+    (docs/derivations/intervals.md, "Rigorous enclosures")."""
+    args = ["bounds", "lower", "--d", str(d), "--rank", str(r), "--heads", str(H)]
+    p = json.loads(_run(capsys, [*args, "--json"])[1])
+    hc, fb = p["harmonic_count"], p["fiber"]
+    assert hc["rigorous"] is True and fb["rigorous"] is False
+    assert p["certified"] == hc["lower_bound"]
+    assert p["rigorous"] is (p["source"] == "harmonic count")
+    assert p["lower_bound"] == max(hc["lower_bound"], fb["lower_bound"])
+    text = _run(capsys, args)[1]
+    assert "not certified" not in text
+    assert ("quadrature estimate; certified (rigorous)" in text) is (not p["rigorous"])
+
+
 def test_bounds_lower_default_keeps_its_output_and_names_the_bound(
         capsys: pytest.CaptureFixture[str]) -> None:
     args = ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4"]
     p = json.loads(_run(capsys, [*args, "--json"])[1])
-    assert set(p) == LOWER_FIELDS | {"bound", "law", "law_text"} and p["bound"] == "certified"
+    assert set(p) == LOWER_FIELDS | {"bound", "law", "law_text", "rigorous", "certified"}
+    assert p["bound"] == "certified"
     assert json.loads(_run(capsys, [*args, "--bound", "certified", "--N", "2", "--json"])[1]) == p
     text = _run(capsys, args)[1]
     assert _run(capsys, [*args, "--bound", "certified"])[1] == text

@@ -89,9 +89,9 @@ def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
     assert cb["lower_bound"] >= harmonic_bound(6, 1, 3).enclosure[0]
     assert "full value maps" in cb["covers"]
     code, out, _ = run(capsys, *ARGS, "--points", "orthonormal")
-    assert "certified lower bound" in out and "≥ bound" in out and "×" in out
+    assert "lower bound (d=" in out and "≥ bound" in out and "×" in out
     code, out, _ = run(capsys, *ARGS, "--N", "3")  # N = 3: the bound does not apply, we say so
-    assert "certified lower bound (" not in out and "--N 2 prints it" in out
+    assert "lower bound (d=" not in out and "--N 2 prints it" in out
 
 
 def test_iid_n2_prints_the_certified_bound_by_the_transfer(capsys) -> None:
@@ -104,7 +104,10 @@ def test_iid_n2_prints_the_certified_bound_by_the_transfer(capsys) -> None:
     assert cb["lower_bound"] == certified_lower_bound(6, 1, 3).value and cb["points"] == "iid"
     assert "i.i.d. uniform keys by the i.i.d. transfer" in cb["covers"]
     code, out, _ = run(capsys, *ARGS)
-    assert code == 0 and "certified lower bound (d=6, rank=1, heads=3)" in out
+    assert cb["certified"] == certified_lower_bound(6, 1, 3).harmonic.enclosure[0]
+    assert cb["rigorous"] is (cb["source"] == "harmonic count")
+    assert cb["parts"]["fiber"]["rigorous"] is False
+    assert code == 0 and "lower bound (d=6, rank=1, heads=3; " in out
     assert "i.i.d. transfer" in out
 
 

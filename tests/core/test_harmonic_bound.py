@@ -16,6 +16,7 @@ from workbench.core.harmonics import dim_harmonics, legendre_d, sign_coefficient
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
 from workbench.core.invariant_harmonics import invariant_harmonic_rank
 from workbench.core.sphere import sample_instances, uniform_sphere
+from workbench.testing import plant, scaled
 
 Z = 5.0
 
@@ -348,3 +349,28 @@ def test_heads_needed_search_class_and_cap() -> None:
         assert L % 2 == 1
         cost = [Lx * max(1.0, math.log10(dim_harmonics(d, Lx))) for Lx in (L, L + 2)]
         assert cost[0] <= SEARCH_COST < cost[1]
+
+
+def _next_odd(f):  # type: ignore[no-untyped-def]
+    def g(d, max_degree):  # type: ignore[no-untyped-def]
+        e = f(d, max_degree + 2).copy()
+        e[1:-2:2] = e[3::2]
+        return e[: max_degree + 1]
+
+    return g
+
+
+@pytest.mark.parametrize("wrap", [_next_odd, scaled(1.02)])
+def test_a_slip_in_the_sign_energies_fails_before_the_truncation_search(wrap) -> None:
+    """eta_l for the next odd degree, or 2 % off: the check against the exact eta_1^2 and
+    eta_3^2 / eta_1^2 raises at once instead of sending the degree search to its cap."""
+    from workbench.core.bounds import harmonic as hb
+
+    hb._choose_degree.cache_clear()
+    try:
+        with plant("workbench.core.harmonics:sign_coefficients", wrap):
+            with pytest.raises(ArithmeticError, match="sign energies"):
+                hb._choose_degree(12, 1e-3)
+    finally:
+        hb._choose_degree.cache_clear()
+    assert hb._choose_degree(12, 1e-3) >= 1

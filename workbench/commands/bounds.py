@@ -141,13 +141,17 @@ def _human_list(p: dict[str, Any]) -> str:
 def _human_lower(p: dict[str, Any]) -> str:
     lo, hi = p["enclosure"]
     hc, fb = p["harmonic_count"], p["fiber"]
+    how = ("a rigorous enclosure's lower end" if p["rigorous"] else
+           f"a quadrature estimate; certified (rigorous): >= {p['certified']:.6g}")
     lines = [
         f"d={p['d']} rank={p['r']} heads={p['heads']}: every model of the class below "
-        f"has error >= {p['lower_bound']:.6g}  (the larger of the two bounds: {p['source']})",
+        f"has error >= {p['lower_bound']:.6g}  (the larger of the two bounds: {p['source']}, "
+        f"{how})",
         f"  harmonic count: >= {hc['lower_bound']:.6g}, rigorous enclosure of the truncated sum "
         f"[{hc['enclosure'][0]:.17g}, {hc['enclosure'][1]:.17g}], odd degrees "
         f"<= {p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
-        f"  fiber bound:    >= {fb['lower_bound']:.6g}, quadrature estimate (not certified) "
+        f"  fiber bound:    >= {fb['lower_bound']:.6g}, quadrature estimate (not a rigorous "
+        f"enclosure) "
         f"[{fb['enclosure'][0]:.12g}, {fb['enclosure'][1]:.12g}], keys span r* = "
         f"{fb['span_rank']} of d = {p['d']}" + ("" if fb["span_rank"] < p["d"] else " (no fiber)"),
         f"  covers: {p['covers']}",
@@ -239,17 +243,21 @@ def lower(
         "d": lb.d,
         "r": lb.r,
         "heads": lb.heads,
-        "lower_bound": cb.value,  # the certified lower end, not the midpoint
+        "lower_bound": cb.value,  # the larger lower end, not the midpoint
         "enclosure": list(cb.enclosure),
         "source": cb.source,
+        "rigorous": cb.rigorous,  # is lower_bound the lower end of a proved enclosure?
+        "certified": cb.certified,  # the larger lower end of the rigorous parts only
         "harmonic_count": {
             "lower_bound": lb.enclosure[0],
             "enclosure": list(lb.enclosure),
+            "rigorous": lb.rigorous,
             "method": lb.method,
         },
         "fiber": {
             "lower_bound": fb.enclosure[0],
             "enclosure": list(fb.enclosure),
+            "rigorous": fb.rigorous,
             "span_rank": fb.span_rank,
             "method": fb.method,
         },
@@ -375,7 +383,8 @@ def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
     payload: dict[str, Any] = {
         "bound": spec, "d": d, "r": rank, "heads": heads, "N": N, "value": value,
         "lower_bound": value if b.side == "lower" else None, "enclosure": enclosure,
-        "side": b.side, "status": b.status, "target": b.target, "law": b.law,
+        "side": b.side, "status": b.status, "rigorous": b.rigorous and enclosure is not None,
+        "target": b.target, "law": b.law,
         "class": b.value_class, "covers_N": info["N"], "source": b.source,
         "description": b.description, "ref": b.ref, "bound_info": info,
         "error_meaning": ERROR_MEANING,

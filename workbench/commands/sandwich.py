@@ -49,10 +49,11 @@ def _human(p: dict[str, Any]) -> str:
         f"d={p['d']} r={p['r']} H={p['heads']}",
         *([f"  bound {p['bound']} ({p['bound_status']}):  error >= {p['bound_value']:.6g}"]
           if other else []),
-        f"  certified (Eq. 2):                   error >= {p['certified']:.6g}  "
-        f"({p['certified_source']}; harmonic count {p['certified_harmonic']:.6g}, "
-        f"fiber {p['certified_fiber']:.6g})",
-        f"  certified (query-dependent values):  error >= {p['certified_query_values']:.6g}",
+        f"  lower bound (Eq. 2):                 error >= {p['certified']:.6g}  "
+        f"({p['certified_source']}; harmonic count {p['certified_harmonic']:.6g}, rigorous "
+        f"enclosure; fiber {p['certified_fiber']:.6g}, quadrature estimate)",
+        f"  rigorous (Eq. 2):                    error >= {p['certified_rigorous']:.6g}",
+        f"  lower bound (query-dependent values): error >= {p['certified_query_values']:.6g}",
         f"  best achievable: {p['best_error']:.6g}  CI [{lo:.6g}, {hi:.6g}]  "
         f"({p['method']}; witness {p['witness_file'] or 'not saved'})",
         *([f"  won by the record's witness (replay: {p['record']['replay']})"]
@@ -60,7 +61,7 @@ def _human(p: dict[str, Any]) -> str:
           [f"  computed now beats the record ({p['record']['error']:.6g}, replay: "
            f"{p['record']['replay']})"] if p.get("record") else []),
         f"  enclosure of the optimum: [{p['certified']:.6g}, {hi:.6g}]  "
-        f"ratio best / {'bound' if other else 'certified'} = {p['ratio']:.4g}",
+        f"ratio best / {'bound' if other else 'lower bound'} = {p['ratio']:.4g}",
     ]
     for c in p["candidates"]:
         lines.append(f"    candidate {c['method']:<22} {c['error']:.6g}"
@@ -68,7 +69,7 @@ def _human(p: dict[str, Any]) -> str:
     for why in p["skipped"]:
         lines.append(f"    left out: {why}")
     if p["violated"]:
-        what = f"bound {p['bound']}" if other else "certified bound"
+        what = f"bound {p['bound']}" if other else "lower bound"
         lines.append(f"  VIOLATED: a witness lies below the {what} beyond its CI")
     return "\n".join(lines)
 

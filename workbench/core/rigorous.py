@@ -114,8 +114,9 @@ def integrate(
     non-finite ball unless ``f`` is analytic on all of ``x`` (branch cuts of ``sqrt``, ``log``,
     ``asin``: pass the flag on to flint's functions that take it). Raises ``ArithmeticError`` if
     the enclosure is not finite (the integrand could not be bounded). ``eval_limit`` and
-    ``deg_limit`` raise flint's budgets (evaluations, Gauss-Legendre degree) for integrands
-    that grow fast off the real line, such as polynomials of high degree."""
+    ``deg_limit`` raise or cap flint's budgets (integrand calls, Gauss-Legendre degree): for
+    integrands that grow fast off the real line, such as polynomials of high degree; past a
+    cap the ball is still an enclosure, only wider."""
     acb_t = _flint().acb
     kwargs: dict[str, Any] = {}
     if rel_tol is not None:

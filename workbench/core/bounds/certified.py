@@ -1,7 +1,9 @@
-"""The certified lower bound for N = 2 on D_2: the larger of the harmonic count
-(:mod:`.harmonic`) and the fiber bound (:mod:`.fiber`) for a value class
-(docs/derivations/fiber_bound.md, Lemma F4 and its remark on query-dependent value maps;
-docs/derivations/lower_bound.md, Lemma 6). Models are confronted with this one.
+"""The lower bound for N = 2 on D_2: the larger of the harmonic count (:mod:`.harmonic`) and the
+fiber bound (:mod:`.fiber`) for a value class (docs/derivations/fiber_bound.md, Lemma F4 and its
+remark on query-dependent value maps; docs/derivations/lower_bound.md, Lemma 6). Models are
+confronted with ``value``; both inequalities are proved, but only a part with ``rigorous`` true
+has a proved enclosure of its number, and ``certified`` is the larger of those lower ends only
+(docs/derivations/intervals.md, "Rigorous enclosures").
 """
 
 from __future__ import annotations
@@ -18,7 +20,8 @@ __all__ = ["CertifiedBound", "certified_lower_bound"]
 
 @dataclass(frozen=True)
 class CertifiedBound:
-    """The larger of the two certified bounds for a model class (``value`` is the number)."""
+    """The larger of the two bounds for a model class (``value`` is the number; ``certified``
+    the larger rigorous one)."""
 
     harmonic: HarmonicBound
     fiber: FiberBound
@@ -41,6 +44,17 @@ class CertifiedBound:
     @property
     def source(self) -> str:
         return "fiber" if self.chosen is self.fiber else "harmonic count"
+
+    @property
+    def rigorous(self) -> bool:
+        """Whether ``value`` is the lower end of a proved enclosure."""
+        return self.chosen.rigorous
+
+    @property
+    def certified(self) -> float:
+        """The larger lower end among the rigorous parts only (never a quadrature estimate)."""
+        return max((b.enclosure[0] for b in (self.harmonic, self.fiber) if b.rigorous),
+                   default=0.0)
 
 
 def certified_lower_bound(

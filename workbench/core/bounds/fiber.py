@@ -2,7 +2,7 @@
 capture, not a dimension count (docs/derivations/fiber_bound.md, Lemmas F1-F4), evaluated by
 quadrature (an estimate, not certified). The bound models are confronted with is the larger of
 this and the harmonic count
-(:mod:`workbench.core.bounds.certified`).
+(:mod:`workbench.core.bounds.certified`); being an estimate, it is never the certified number.
 
 Let ``S`` be the span of the heads' key row spaces, ``r* = dim S <= H r``, ``m = d - r*``, and
 ``c = |P_S w|^2 ~ Beta(r*/2, m/2)``. On the fiber ``{w : P_S w = z}`` (a sphere of radius
@@ -18,14 +18,15 @@ For value maps that may depend on the query, the sum of *all* values holds inste
 after Lemma F4). At H = 1 the bound is within 0.1 % of the exact error of the Bayes head with
 M = I for d >= 12 and r <= d - 2.
 
-Evaluation (a quadrature estimate: neither interval arithmetic nor a remainder bound, so not
-certified): Gauss-Legendre in the fiber's half-angle, where the kernel is smooth, and in phi with
-c = sin^2 phi, split at the kinks of the Ky Fan sum, every one bracketed exactly
-(:mod:`workbench.core.bounds.fiber_kinks`, Lemmas K1-K3); the "enclosure" is the gap
-between two orders padded x10 (docs/derivations/fiber_bound.md, "Evaluation"). The rules and the
-Beta function come from :mod:`workbench.core.quadrature` (numpy, no scipy).
-tests/core/test_fiber_bound.py checks it against mpmath, sympy, brute-force eigenvalues, Monte
-Carlo and the closed-form series of ``E_c lambda_0``.
+Evaluation (a quadrature estimate, not a rigorous enclosure: neither interval arithmetic nor a
+remainder bound; its eigenvalues are checked against the rigorous ones of
+:mod:`workbench.core.bounds.fiber_rigorous`): Gauss-Legendre in the fiber's half-angle, where
+the kernel is smooth, and in phi with c = sin^2 phi, split at the kinks of the Ky Fan sum, every
+one bracketed exactly (:mod:`workbench.core.bounds.fiber_kinks`, Lemmas K1-K3); the
+"enclosure" is the gap between two orders padded x10 (docs/derivations/fiber_bound.md,
+"Evaluation"). The rules and the Beta function come from :mod:`workbench.core.quadrature`
+(numpy, no scipy). tests/core/test_fiber_bound.py checks it against mpmath, sympy,
+brute-force eigenvalues, Monte Carlo and the closed-form series of ``E_c lambda_0``.
 """
 
 from __future__ import annotations
@@ -72,6 +73,7 @@ class FiberBound:
     value: float
     enclosure: tuple[float, float]
     method: str
+    rigorous: bool = False  # a padded quadrature estimate, not a proved enclosure
 
 
 def _eigen(m: int, c: np.ndarray) -> np.ndarray:
@@ -224,7 +226,7 @@ def trusted_fiber_bound(d: int, r: int, H: int, value_class: str) -> FiberBound:
     lo = float(max(0.0, 0.5 * (1 - cap - err)))
     hi = float(min(0.5, 0.5 * (1 - cap + err)))
     method = (
-        f"fiber quadrature estimate, not certified (Gauss-Legendre, two-order gap "
+        f"fiber quadrature estimate, not a rigorous enclosure (Gauss-Legendre, two-order gap "
         f"x{_PAD:g}), r* = {r_star}, "
         f"m = {d - r_star}"
     )

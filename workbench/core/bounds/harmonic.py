@@ -30,7 +30,13 @@ from functools import lru_cache
 import numpy as np
 
 from workbench.core.bounds import VALUE_CLASSES
-from workbench.core.bounds.exact_energy import ceil_div, eta2_enclosures, to_float
+from workbench.core.bounds.exact_energy import (
+    ceil_div,
+    eta1_sq_exact,
+    eta2_enclosures,
+    eta2_ratio,
+    to_float,
+)
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
 
@@ -66,6 +72,7 @@ class HarmonicBound:
     tail: float  # upper bound on what degrees > degrees_summed could add to the bound
     method: str
     value_class: str = "eq2"  # the model class the bound covers (VALUE_CLASSES)
+    rigorous: bool = True  # the enclosure is proved (exact integers, outward rounding)
 
 
 def _check_class(value_class: str) -> str:
@@ -100,6 +107,7 @@ def _choose_degree(d: int, tol: float, value_class: str = "eq2") -> int:
     L = 401
     while True:
         e = sign_coefficients(d, L)
+        _check_energies(d, e)
         partial = np.cumsum(e[1::2] ** 2)
         ok = np.nonzero((1 - partial) / 2 <= tol)[0]
         if len(ok):
@@ -114,6 +122,22 @@ def _choose_degree(d: int, tol: float, value_class: str = "eq2") -> int:
         # a few degrees past the first one, so that r = d-2 collects a visible amount
         L = max(L, first + 2 * (first // 20))
     return L
+
+
+def _check_energies(d: int, e: np.ndarray) -> None:
+    """Before a search relies on ``sum eta_l^2 -> 1``: the float ``eta_1^2`` and
+    ``eta_3^2 / eta_1^2`` must equal their exact values (``exact_energy``; relative 1e-9), so a
+    slip in the sign coefficients (a degree, a normalisation) fails here at once instead of
+    sending the truncation search to its cap."""
+    e1, has_pi = eta1_sq_exact(d)
+    want1 = float(e1) / (math.pi**2 if has_pi else 1.0)
+    num, den = eta2_ratio(d, 1)
+    got1 = float(e[1]) ** 2
+    got3 = float(e[3]) ** 2 / got1 if got1 > 0 else math.inf
+    if not (abs(got1 - want1) <= 1e-9 * want1 and abs(got3 - num / den) <= 1e-9 * num / den):
+        raise ArithmeticError(
+            f"sign energies at d={d} disagree with their exact values: eta_1^2 = {got1!r} "
+            f"(exact {want1!r}), eta_3^2/eta_1^2 = {got3!r} (exact {num / den!r})")
 
 
 def _lgamma_table(n: int) -> np.ndarray:

@@ -128,7 +128,12 @@ def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
             lo, hi = partial_sum_interval(d, L)
             out.append(_enclosure(lo, hi, 1.0, {"d": d, "L": L}, "sum_{l odd <= L} eta_l^2"))
         for eps in ctx.pick((1e-2,), (1e-2, 3e-3, 1e-3)):
-            L = _witness_degree(d, eps)
+            L, rest = _witness_degree(d, eps)
+            if rest > eps:  # the float series never reached 1 - eps: no witness to certify
+                out.append(Evidence(rest, eps, "<=", "exact", {"d": d, "L": L, "eps": eps},
+                                    note="float 1 - S_L reaches eps before the search cap "
+                                    "(Parseval: S_L -> 1)"))
+                continue
             lo, hi = partial_sum_interval(d, L, rest=True)
             out.append(_enclosure(lo, hi, eps, {"d": d, "L": L, "eps": eps},
                                   "1 - S_L at the least L the float recurrence proposes"))
@@ -149,13 +154,21 @@ def _quad_eta(d: int, l: int) -> mpmath.mpf:
         return +(mpmath.sqrt(2 if l else 1) * val / mpmath.pi)
 
 
-def _witness_degree(d: int, eps: float) -> int:
+_WITNESS_CAP = 25941  # 101 -> 405 -> 1621 -> 6485 -> 25941: the search stops there
+
+
+def _witness_degree(d: int, eps: float) -> tuple[int, float]:
     """Least odd L with ``1 - S_L <= eps`` according to the float64 recurrence (a proposal that
-    the interval evaluation then certifies or refutes)."""
+    the interval evaluation then certifies or refutes), with that float ``1 - S_L``. The search
+    stops at ``_WITNESS_CAP``: float energies that never reach ``1 - eps`` (a slip in eta_l;
+    Parseval gives ``S_L -> 1``) come back with ``1 - S_L > eps`` instead of growing the search
+    until memory runs out."""
     L = 101
     while True:
         rest = 1 - np.cumsum(gegenbauer.sign_coefficients(d, L)[1::2] ** 2)
         idx = np.nonzero(rest <= eps * (1 - 1e-9))[0]
         if len(idx):
-            return 2 * int(idx[0]) + 1
+            return 2 * int(idx[0]) + 1, float(rest[idx[0]])
+        if L >= _WITNESS_CAP:
+            return L, float(rest[-1])
         L = 4 * L + 1

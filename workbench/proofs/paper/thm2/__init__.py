@@ -15,6 +15,7 @@ Chain (``depends_on`` mirrors the derivation)::
     thm2.conditional_law -> thm2.fiber_spectrum (F2, F3) -> thm2.fiber_bound (F4)
     thm2.projection_reduction, thm2.one_head_exact          -> thm2.fiber_bound
     thm2.fiber_spectrum, thm2.one_head_exact -> thm2.one_head_optimum (evidence)
+    thm2.fiber_spectrum -> thm2.fiber_value (the value at H >= 2, both classes, vs Monte Carlo)
     thm2.harmonic_bound, thm2.fiber_bound (the certified bound: their max)
                                    -> thm2.iid_transfer (i.i.d. keys; and L1),
                                       thm2.fitted_models_respect_bound,
@@ -43,6 +44,7 @@ from workbench.proofs.paper.thm2.fiber import (
     fiber_spectrum_claim,
     one_head_optimum,
 )
+from workbench.proofs.paper.thm2.fiber_value import fiber_value_claim
 from workbench.proofs.paper.thm2.harmonic_bound import harmonic_bound_claim, independent_bound
 from workbench.proofs.paper.thm2.harmonic_lemmas import (
     degree_dimension,
@@ -61,7 +63,7 @@ from workbench.proofs.paper.thm2.sandwich import one_head_exact, sandwich_claim
 
 __all__ = [
     "conditional_law", "degree_dimension", "fiber_bound_claim",
-    "fiber_spectrum_claim", "fitted_models_respect_bound",
+    "fiber_spectrum_claim", "fiber_value_claim", "fitted_models_respect_bound",
     "fixed_form_dimension", "full_rank_reaches_zero", "harmonic_bound_claim",
     "iid_transfer_claim", "independent_bound", "invariant_dimension",
     "isotropy", "odd_reduction", "one_head_exact", "one_head_optimum", "projection_reduction",
