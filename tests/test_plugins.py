@@ -112,3 +112,14 @@ def test_a_library_user_sees_the_builtins_without_the_cli() -> None:
             "assert 'certified' in available('bound') and get('preset', 'fig2').name == 'fig2'\n"
             "assert 'full-rank' in available('construction')\n")
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+def test_a_bound_status_is_proved_or_conjectured_and_the_old_spelling_reads_proved() -> None:
+    """A proved bound is *certified* only where its number is rigorous (docs/extending.md): the
+    status says proved or conjectured, ``rigorous`` says whether the enclosure is proved."""
+    from workbench.plugins import Bound
+
+    old = Bound("old-spelling", lambda d, r, H, N: 0.1, status="certified")
+    assert old.status == "proved" and old.rigorous is False
+    with pytest.raises(ValueError, match="status must be one of"):
+        Bound("typo", lambda d, r, H, N: 0.1, status="certifed")

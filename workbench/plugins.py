@@ -42,7 +42,7 @@ from workbench.core.validation import check_layer, check_points
 # ``_type_of`` and its built-ins in ``workbench.builtin_plugins.register_builtins``.
 KINDS = ("bound", "construction", "preset", "target")
 SIDES = ("lower", "upper")
-STATUSES = ("certified", "conjectured")
+STATUSES = ("proved", "conjectured")  # "certified" is read as "proved" (its old spelling)
 LAWS = ("orthonormal", "iid", "any")
 LOAD_ERRORS: dict[str, str] = {}  # "group:entry point" -> why it could not be loaded
 T = TypeVar("T")
@@ -55,9 +55,10 @@ class Bound:
     """A bound on the error ``E||f - A||^2`` of a model class, as a function of
     ``(d, rank, heads, N)``.
 
-    ``side`` says which side it bounds, ``status`` whether it is proved (``certified``) or
-    ``conjectured``, ``rigorous`` whether its ``enclosure`` is a proved one (a plug-in's
-    conjecture or a quadrature is not); ``target``, ``law`` (of the keys), ``value_class``
+    ``side`` says which side it bounds, ``status`` whether it is ``proved`` (a theorem; the old
+    spelling ``certified`` is read as ``proved``) or ``conjectured``, ``rigorous`` whether its
+    ``enclosure`` is a proved one (a plug-in's conjecture or a quadrature is not: only a rigorous
+    number is called certified); ``target``, ``law`` (of the keys), ``value_class``
     (the models it covers) and ``N`` (the sequence lengths it covers; ``None``: every N) say
     where it applies, and ``domain(d, rank, heads, N)`` may name any further point it does not
     cover. ``enclosure`` returns an interval around the value where one exists (proved only
@@ -69,7 +70,7 @@ class Bound:
     name: str
     fn: Callable[[int, int, int, int], float]
     side: str = "lower"
-    status: str = "certified"
+    status: str = "proved"
     target: str = "nearest"
     law: str = "orthonormal"
     value_class: str = "eq2"
@@ -87,6 +88,8 @@ class Bound:
         _check_name("bound", self.name)
         if self.side not in SIDES:
             raise ValueError(f"side must be one of {SIDES} (got {self.side!r})")
+        if self.status == "certified":  # the old spelling: a proved bound is certified only
+            object.__setattr__(self, "status", "proved")  # where its number is rigorous
         if self.status not in STATUSES:
             raise ValueError(f"status must be one of {STATUSES} (got {self.status!r})")
         if self.law not in LAWS:

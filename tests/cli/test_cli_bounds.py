@@ -207,15 +207,17 @@ def test_bounds_list_shows_every_bound_and_where_it_applies(
     assert {"certified", "certified-query-values", "harmonic", "fiber"} <= set(rows)
     c = rows["certified"]
     assert (c["side"], c["status"], c["target"], c["law"], c["value_class"], c["N"],
-            c["source"]) == ("lower", "certified", "nearest", "orthonormal", "eq2", [2],
+            c["source"]) == ("lower", "proved", "nearest", "orthonormal", "eq2", [2],
                              "workbench")
+    # proved, but its number may be the fiber bound's quadrature: not rigorous, so not certified
+    assert c["rigorous"] is False and rows["harmonic"]["rigorous"] is True
     assert rows["certified-query-values"]["value_class"] == "query-dependent-values"
     assert c["has_enclosure"] is True and c["ref"].startswith("paper.md#")
     code, out, _ = _run(capsys, ["bounds", "list"])
-    assert code == 0 and out.splitlines()[0].split() == ["name", "side", "status", "target",
-                                                         "law", "class", "N", "source"]
+    assert code == 0 and out.splitlines()[0].split() == ["name", "side", "status", "rigorous",
+                                                         "target", "law", "class", "N", "source"]
     line = next(ln for ln in out.splitlines() if ln.startswith("certified "))
-    assert line.split() == ["certified", "lower", "certified", "nearest", "orthonormal", "eq2",
+    assert line.split() == ["certified", "lower", "proved", "no", "nearest", "orthonormal", "eq2",
                             "2", "workbench"]
 
 
@@ -279,11 +281,11 @@ def test_bounds_lower_of_another_registered_bound(capsys: pytest.CaptureFixture[
     lo, hi = harmonic_bound(12, 2, 4).enclosure
     assert code == 0 and p["bound"] == "harmonic" and p["value"] == p["lower_bound"] == lo
     assert p["enclosure"] == [lo, hi] and (p["status"], p["law"], p["class"]) == (
-        "certified", "orthonormal", "eq2")
+        "proved", "orthonormal", "eq2")
     assert p["N"] == 2 and p["covers_N"] == [2] and p["source"] == "workbench"
     code, out, _ = _run(capsys, ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4",
                                  "--bound", "fiber"])
-    assert code == 0 and "bound fiber = 0.169813" in out and "status certified" in out
+    assert code == 0 and "bound fiber = 0.169813" in out and "status proved" in out
     assert "value class eq2" in out and "law of the keys orthonormal" in out
 
 

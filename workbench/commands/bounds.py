@@ -47,8 +47,9 @@ MAX_D = 2048  # answers within seconds; beyond, the exact binomial tables take m
 # the registered bounds ``lower`` computes with every part shown, and the class of each
 CERTIFIED = {"certified": EQ2, "certified-query-values": QUERY_VALUES}
 LIST_GROUP = "workbench.bounds:"  # the keys of workbench.plugins.LOAD_ERRORS for bounds
-LIST_COLUMNS = (("name", "name"), ("side", "side"), ("status", "status"), ("target", "target"),
-                ("law", "law"), ("class", "value_class"), ("N", "N_text"), ("source", "source"))
+LIST_COLUMNS = (("name", "name"), ("side", "side"), ("status", "status"),
+                ("rigorous", "rigorous"), ("target", "target"), ("law", "law"),
+                ("class", "value_class"), ("N", "N_text"), ("source", "source"))
 # the law of the keys the certified bound covers: proved on D_2, transferred to i.i.d. keys at N = 2
 # (docs/derivations/iid_transfer.md)
 POINTS_TEXT = {
@@ -120,7 +121,8 @@ def _covering(t: Any, bounds: dict[str, Any]) -> str:
 
 def _human_list(p: dict[str, Any]) -> str:
     cells = [[h for h, _ in LIST_COLUMNS]]
-    cells += [[str(row[k]) for _, k in LIST_COLUMNS] for row in p["bounds"]]
+    cells += [[{True: "yes", False: "no"}.get(row[k], str(row[k])) if isinstance(row[k], bool)
+               else str(row[k]) for _, k in LIST_COLUMNS] for row in p["bounds"]]
     widths = [max(len(r[i]) for r in cells) for i in range(len(LIST_COLUMNS))]
     lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
     lines.append(f"{len(p['bounds'])} bounds; use one with `workbench bounds lower --bound NAME` "
@@ -403,8 +405,9 @@ def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
 
 def _human_other(p: dict[str, Any]) -> str:
     side = "a lower" if p["side"] == "lower" else "an upper"
-    proved = ("certified: proved" + (f" (docs/{p['ref']})" if p["ref"] else "")
-              if p["status"] == "certified" else
+    proved = ("proved" + (f" (docs/{p['ref']})" if p["ref"] else "")
+              + ("; its enclosure is rigorous" if p["rigorous"] else "; not a rigorous number")
+              if p["status"] == "proved" else
               f"conjectured: not proved (workbench falsify --bound {p['bound']} tests it)")
     lines = [
         f"d={p['d']} rank={p['r']} heads={p['heads']} N={p['N']}: bound {p['bound']} = "

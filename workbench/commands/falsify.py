@@ -125,7 +125,7 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
         return profile_bound(profile, d, r, H).enclosure[0]
 
     b = Bound(f"harmonic-{chosen.spec.replace(':', '-')}", value, target=chosen.spec,
-              status="certified" if profile.has_exact_form else "conjectured",
+              status="proved" if profile.has_exact_form else "conjectured",
               description=f"the harmonic count of {profile.label}", spec="certified")
     fn, params = chosen.map(), tuple(sorted(chosen.params.items()))
 

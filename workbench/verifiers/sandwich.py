@@ -110,7 +110,7 @@ class SandwichPoint:
     certified_source: str = ""
     bound: str = "certified"  # the lower side: the certified bound, or the one given
     bound_value: float = 0.0
-    bound_status: str = "certified"
+    bound_status: str = "proved"
     skipped: list[str] = field(default_factory=list)  # default witnesses left out, and why
     training: dict[str, Any] | None = None  # the trained candidate's run (trained_witness.py)
     random_features_law: str = ""  # the head law of the random-features candidate (best_law)
@@ -343,7 +343,7 @@ def sandwich(
         file = str(save_witness(best, path, state))
     cert = lb.value
     if bound is None:
-        low, name, status = cert, "certified", "certified"
+        low, name, status = cert, "certified", "proved"
     else:
         low = float(bound(d, r, H, 2))
         name = str(bound_name or getattr(bound, "name", "") or getattr(bound, "__name__", "?"))
