@@ -13,7 +13,9 @@ flint's ``analytic`` flag, equal to psi on ``(0, 1]``) or ``sympy`` (a function 
 symbol returning psi's expression). A numpy-only profile gets quadrature
 values, flagged non-rigorous.
 
-Torch-free and flint-free at import (the CLI validates targets before the mathematics loads).
+Torch-, flint- and numpy-free at import: importing the package registers the built-in targets,
+so every command pays for what this module imports (numpy is imported where a profile is
+checked or evaluated).
 """
 
 from __future__ import annotations
@@ -21,9 +23,10 @@ from __future__ import annotations
 import math
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import numpy as np
+if TYPE_CHECKING:
+    import numpy as np
 
 __all__ = ["Profile", "Target", "check_profile", "sign_profile", "tanh_profile", "PROFILE_TOL"]
 
@@ -127,6 +130,8 @@ def check_profile(psi: Callable[[np.ndarray], np.ndarray], name: str) -> None:
     """Refuse a function that is not a profile: at sample points of [-1, 1] it must return a
     finite float array of the input's shape, be odd and have ``|psi| <= 1`` (up to
     ``PROFILE_TOL``). Raises ``ValueError`` with one line naming the first failure."""
+    import numpy as np
+
     t = np.concatenate([np.linspace(0.0, 1.0, _SAMPLES),
                         np.random.default_rng(0).uniform(0.0, 1.0, _SAMPLES)])
     try:
@@ -159,6 +164,8 @@ def check_profile(psi: Callable[[np.ndarray], np.ndarray], name: str) -> None:
 
 def sign_profile(flip: bool = False) -> Profile:
     """``psi = sign`` (hardmax nearest neighbour), or ``-sign`` (farthest point)."""
+    import numpy as np
+
     s = -1.0 if flip else 1.0
     return Profile("-sign(t)" if flip else "sign(t)", lambda t: s * np.sign(t),
                    arb=lambda z, analytic: z * 0 + s, key=("sign", s))
@@ -167,6 +174,8 @@ def sign_profile(flip: bool = False) -> Profile:
 def tanh_profile(beta: float) -> Profile:
     """``psi_beta(t) = tanh(beta t / sqrt2)``: the softmax head at inverse temperature beta on
     two keys (``p1 - p2 = tanh(beta <y, x1 - x2>/2)``); ``beta = inf`` is ``sign``."""
+    import numpy as np
+
     if math.isinf(beta):
         return sign_profile()
     c = beta / math.sqrt(2)
@@ -184,6 +193,8 @@ def _psi_params(psi: Callable[..., Any]) -> dict[str, Any]:
     """The keyword parameters of a profile after t: those with a number, bool or string
     default (a numpy ufunc has none of its own)."""
     import inspect
+
+    import numpy as np
 
     if isinstance(psi, np.ufunc):
         return {}
