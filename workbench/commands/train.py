@@ -45,6 +45,7 @@ from workbench.core.validation import (
     check_orthonormal_keys,
     check_rank,
 )
+from workbench.core.verdict import percent
 from workbench.verifiers.resources import check_fits
 
 TASK_NAMES = ("nearest", "farthest", "regression")  # workbench.verifiers.tasks.TASKS
@@ -318,13 +319,13 @@ def _human(p: dict[str, Any]) -> str:
         h = s["heldout"]
         lines.append(
             f"  seed {s['seed']}: held-out error {h['mean']:.4f} [{h['lo']:.4f}, {h['hi']:.4f}] "
-            f"({h['level']:.0%} CI, n={h['n']}); training loss best {s['best_loss']:.4f}, "
+            f"({percent(h['level'])} CI, n={h['n']}); training loss best {s['best_loss']:.4f}, "
             f"final {s['final_loss']:.4f}"
         )
     b = p["best_of_seeds"]
     lines.append(f"best of seeds (lowest held-out error): seed {b['seed']}, held-out "
                  f"{b['heldout']['mean']:.4f} [{b['heldout']['lo']:.4f}, "
-                 f"{b['heldout']['hi']:.4f}] ({b['heldout']['level']:.0%} CI)")
+                 f"{b['heldout']['hi']:.4f}] ({percent(b['heldout']['level'])} CI)")
     cb = p["certified_bound"]
     if cb is not None:
         lb = cb["lower_bound"]

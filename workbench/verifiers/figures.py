@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from workbench.core.verdict import percent
 from workbench.verifiers import figure_style as style
 
 SEED_LEVEL = 0.95  # the Student-t interval over seeds
@@ -80,7 +81,7 @@ def band_label(rows: Sequence[dict[str, Any]]) -> str:
     extra = next((r.get("extra") or {} for r in rows), {})
     level, method = extra.get("ci_level"), extra.get("interval") or "Monte Carlo"
     n = next((r.get("heldout_n") for r in rows if r.get("heldout_n")), None)
-    lvl = f"{level:.0%} " if isinstance(level, float) else ""
+    lvl = f"{percent(level)} " if isinstance(level, float) else ""
     size = f", {n} held-out samples" if n else ""
     return (f"Line: best of {seeds} seeds by held-out error; band: its {lvl}Monte Carlo "
             f"interval ({method}{size})")
