@@ -6,6 +6,7 @@ exponent, an off-by-one) or the encoding's law is not the paper's stated one (is
 
 from __future__ import annotations
 
+import dataclasses
 import math
 import re
 from pathlib import Path
@@ -132,3 +133,11 @@ def test_docs_paper_quotes_the_stated_forms() -> None:
     quoted = _omegas(section)
     assert len(quoted) == 2
     assert all(sp.simplify(q - s) == 0 for q, s in zip(quoted, stated))
+
+
+def test_a_stated_form_is_validated() -> None:
+    with pytest.raises(ValueError, match="has no stated form"):
+        _ = get_bound("fact1.pointwise_error").stated_law
+    bad = dataclasses.replace(get_bound("thm2.high_dimensional"), stated_form="(d/k)**(1/eps)")
+    with pytest.raises(ValueError, match="unknown symbols"):
+        _ = bad.stated_law
