@@ -491,6 +491,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.encoding_high_dimensional_eps4", "workbench.core.symbolic.bounds:get_bound",
           "core", "encoding", "thm2.high_dimensional with (d/r)^(c/eps^4)",
           _encoding("thm2.high_dimensional", _eps_power(4))),
+    Fault("core.encoding_high_dimensional_eps2", "workbench.core.symbolic.bounds:get_bound",
+          "core", "encoding", "thm2.high_dimensional with (d/r)^(c/eps^2) (issue 29: the "
+          "harmonic count's data cannot refute it; the stated form does)",
+          _encoding("thm2.high_dimensional", _eps_power(2))),
     Fault("core.encoding_full_rank_heads_linear", "workbench.core.symbolic.bounds:get_bound",
           "core", "encoding", "thm3.full_rank_heads H <= c d (d^2 as d)",
           _encoding("thm3.full_rank_heads", _d_squared_as_d)),

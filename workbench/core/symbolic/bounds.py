@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from functools import lru_cache
 from typing import Any
 
 import sympy as sp
@@ -22,6 +23,9 @@ c_2a, c_2b, c_2c, c_2d = sp.symbols("c_2a c_2b c_2c c_2d", positive=True)
 c_3, c_3u, c_5 = sp.symbols("c_3 c_3u c_5", positive=True)
 
 _UNKNOWN = "unknown constant: not in our copy of the paper"
+# Theorem 2's stated laws H = Omega(f), as docs/paper.md quotes them (``^`` there, ``**`` here).
+_HIGH_DIMENSIONAL = "(d/r)**(1/eps)"
+_HIGH_ACCURACY = "exp(d - r*log(d/r))"
 
 
 @dataclass(frozen=True)
@@ -37,6 +41,15 @@ class Bound:
     constants: dict[sp.Symbol, str] = field(default_factory=dict)
     note: str = ""
     numeric: Callable[..., float] | None = None
+    stated_form: str = ""  # the paper's law inside Omega(...), sympy syntax; "" where none
+
+    @property
+    def stated_law(self) -> sp.Expr:
+        """The paper's stated growth law ``stated_form`` as a sympy expression over the named
+        symbols (Theorem 2's regimes: the ``f`` of ``H = Omega(f)``); ``ValueError`` if none."""
+        if not self.stated_form:
+            raise ValueError(f"{self.id} has no stated form")
+        return _parse_form(self.stated_form)
 
     @property
     def statement(self) -> sp.Rel:
@@ -87,6 +100,16 @@ class Bound:
         return sp.latex(self.statement)
 
 
+@lru_cache(maxsize=8)
+def _parse_form(text: str) -> sp.Expr:
+    names = {s.name: s for s in (H, N, V, beta, d, eps, gap, r)}
+    expr = sp.sympify(text, locals=names)
+    unknown = expr.free_symbols - set(names.values())
+    if unknown:
+        raise ValueError(f"stated form {text!r} uses unknown symbols {sorted(map(str, unknown))}")
+    return expr
+
+
 def degree_count(value_class: str = "eq2") -> sp.Expr:
     """``D_l`` of the harmonic count: ``D'_l`` (Eq. 2) or ``d(d+1)/2 D'_l`` (query-dependent
     value maps), as a sympy expression in ``d, r, l`` (docs/derivations/lower_bound.md, Lemma 5)."""
@@ -133,11 +156,13 @@ BOUNDS: tuple[Bound, ...] = (
           "Theorem 2: heads needed by rank r < d, high-dimensional regime", "stated",
           H, ">=", c_2a * (d / r) ** (c_2b / eps),
           {c_2a: _UNKNOWN, c_2b: _UNKNOWN + " (the eps range too)"},
-          "Omega((d/r)^(1/eps)), N = 2, D_2, generalized attention, d >= 5."),
+          f"Omega({_HIGH_DIMENSIONAL}), N = 2, D_2, generalized attention, d >= 5.",
+          stated_form=_HIGH_DIMENSIONAL),
     Bound("thm2.high_accuracy",
           "Theorem 2: heads needed by rank r < d, high-accuracy regime", "stated",
           H, ">=", c_2c * sp.exp(c_2d * (d - r * sp.log(d / r))),
-          {c_2c: _UNKNOWN, c_2d: _UNKNOWN}, "Omega(exp(d - r log(d/r)))."),
+          {c_2c: _UNKNOWN, c_2d: _UNKNOWN}, f"Omega({_HIGH_ACCURACY}).",
+          stated_form=_HIGH_ACCURACY),
     Bound("thm3.rank_r_norm_condition",
           "Theorem 3: rank-r heads needed to beat constant error (given norm bound V)", "stated",
           H, ">=", sp.exp(c_3 * (d - r)) / (d * V**2), {c_3: _UNKNOWN},

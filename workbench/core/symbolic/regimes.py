@@ -7,12 +7,16 @@ Taking logarithms of the sympy encodings ``thm2.high_dimensional`` and ``thm2.hi
     log H >= log c_2c + c_2d * (d - r * log(d/r))        (high-accuracy regime)
 
 ``regressor(bound_id)`` extracts that regressor from the encoding (so a change to the encoding
-changes what the claims fit), and ``regressor_values`` evaluates it on a grid.
+changes what the claims fit), and ``regressor_values`` evaluates it on a grid. ``stated_form_match``
+compares the encoding's law with the paper's stated one (``Bound.stated_law``): the data of the
+harmonic count cannot tell ``1/eps`` from ``1/eps^2`` (docs/derivations/regimes.md), the paper's
+statement can.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from dataclasses import dataclass
 from functools import lru_cache
 
 import numpy as np
@@ -72,3 +76,41 @@ def regressor_values(
     f = sp.lambdify((d, r, eps), regressor(bound_id), "numpy")
     out = [float(f(float(a), float(b), float(c))) for a, b, c in zip(ds, rs, epss)]
     return np.asarray(out, dtype=np.float64)
+
+
+@dataclass(frozen=True)
+class FormMatch:
+    """The encoding's law against the paper's: ``log rhs = const + factor * log(stated)``."""
+
+    encoded: sp.Expr  # log rhs less its constant term
+    stated: sp.Expr  # log of the stated law
+    factor: sp.Expr  # encoded / stated, simplified
+
+    @property
+    def depends_on(self) -> tuple[str, ...]:
+        """The symbols among d, r, eps the factor depends on: none when the laws agree."""
+        return tuple(sorted(s.name for s in self.factor.free_symbols & {d, r, eps}))
+
+    @property
+    def positive(self) -> bool:
+        """Whether the factor is positive for every value of the unknown (positive) constants."""
+        return bool(self.factor.is_positive)
+
+    @property
+    def matches(self) -> bool:
+        return not self.depends_on and self.positive
+
+
+def stated_form_match(bound_id: str) -> FormMatch:
+    """The encoding of a Theorem 2 regime against the law the paper states (``Bound.stated_law``):
+    they agree up to the unknown constants when ``log rhs = const + k log(stated)`` with ``k``
+    a positive expression in the constants alone."""
+    b = get_bound(_check_regime(bound_id))
+    return _form_match(b.rhs, b.stated_law)
+
+
+@lru_cache(maxsize=16)
+def _form_match(rhs: sp.Expr, stated: sp.Expr) -> FormMatch:
+    _, encoded = _log_law(rhs)
+    _, law = _log_law(stated)
+    return FormMatch(encoded, law, sp.simplify(encoded / law))

@@ -7,6 +7,10 @@ The laws come from the sympy encodings ``thm2.high_dimensional`` and ``thm2.high
 ``x = (1/eps) log(d/r)`` or ``x = d - r log(d/r)``. The constants are not in our copy of the
 paper, so the claims are about the form of the law on a stated grid, with fitted constants:
 
+- first, the encoding's law is the paper's (``Bound.stated_law``, the ``f`` of ``Omega(f)``): its
+  ``log rhs`` is ``const + k log f`` with ``k > 0`` free of d, r, eps (sympy; an encoding slip
+  ``1/eps -> 1/eps^2`` is violated here, since the harmonic count's data cannot refute it, see
+  docs/derivations/regimes.md); the fits below run only on an encoding that passes;
 - the fitted slope is positive (pairs-bootstrap interval over the grid points);
 - the law's regressor explains the variation of ``log H*`` (R^2 at least ``R2_MIN``);
 - high-dimensional regime: at fixed (d, r), ``log H*`` grows at least like the encoding's power
@@ -30,7 +34,7 @@ import numpy as np
 
 import workbench.core.bounds.harmonic as harmonic
 from workbench.core.symbolic.laws import power_exponent
-from workbench.core.symbolic.regimes import regressor, regressor_values
+from workbench.core.symbolic.regimes import regressor, regressor_values, stated_form_match
 from workbench.core.symbolic.symbols import eps as eps_sym
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
@@ -113,21 +117,46 @@ def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
     return out
 
 
+def stated_form(bound_id: str) -> list[Evidence]:
+    """The encoding's law against the paper's stated law (exact, by sympy): the ratio of their
+    varying parts depends on none of d, r, eps, and is positive."""
+    m = stated_form_match(bound_id)
+    params = {"bound": bound_id, "encoded": str(m.encoded), "stated": str(m.stated),
+              "factor": str(m.factor)}
+    return [
+        Evidence(float(len(m.depends_on)), 0.0, "==", "exact",
+                 {**params, "depends_on": list(m.depends_on)},
+                 note="the encoding's log-law is the paper's up to its unknown constants: "
+                 "symbols among d, r, eps its ratio to log(stated) depends on (0)"),
+        Evidence(float(m.positive), 1.0, "==", "exact", params,
+                 note="the ratio of the encoding's log-law to log(stated) is positive for every "
+                 "value of the unknown constants (1 = sympy proves it)"),
+    ]
+
+
+def _mismatch(ev: list[Evidence]) -> bool:
+    return any(e.value != e.bound for e in ev)
+
+
 @claim(
     "thm2.regime_high_dimensional",
     "Theorem 2, high-dimensional regime: log H* grows like (1/eps) log(d/r)",
     "theorem",
     depends_on=("thm2.harmonic_bound",),
-    statement="harmonic-count H*(d, r, eps) = heads_needed: log H* = a + c (1/eps) log(d/r) "
+    statement="the encoding's law is the stated (d/r)^(1/eps) up to constants; harmonic-count "
+    "H*(d, r, eps) = heads_needed: log H* = a + c (1/eps) log(d/r) "
     f"fits (R^2 >= {R2_MIN}) with c > 0, and log H* grows at least linearly in 1/eps",
     ref=REGIMES,
     mark="paper",  # the paper states the regime; its constants are not in our copy
 )
 def regime_high_dimensional(ctx: CheckContext) -> list[Evidence]:
+    bid = "thm2.high_dimensional"
+    form = stated_form(bid)
+    if _mismatch(form):  # the fits below would test another law than the paper's
+        return form
     ds, rs = ctx.pick(((64,), (1, 2, 4, 8)), ((32, 48, 64), (1, 2, 3, 4, 6, 8)))
     epss = ctx.pick((0.05, 0.065, 0.08), (0.04, 0.05, 0.06, 0.07, 0.08))
     pts = _grid(ds, rs, epss, h_min=10)  # H* < 10: the floor H >= 1 dominates
-    bid = "thm2.high_dimensional"
     d, r, e, h = (np.array(v, dtype=np.float64) for v in zip(*pts))
     x = regressor_values(bid, d.tolist(), r.tolist(), e.tolist())
     y, lg = np.log(h), np.log(d / r)
@@ -142,6 +171,7 @@ def regime_high_dimensional(ctx: CheckContext) -> list[Evidence]:
               "data": [list(p) for p in pts]}
     how = f"pairs bootstrap over the {n} grid points, {RESAMPLES} resamples"
     return [
+        *form,
         Evidence(c, _TINY, ">=", "interval", params, ci=ci_c, ci_level=LEVEL, interval="bootstrap",
                  note=f"fitted slope c of log H* on (1/eps) log(d/r) is > 0 ({how}; "
                  f"{HARMONIC_ONLY})"),
@@ -159,18 +189,21 @@ def regime_high_dimensional(ctx: CheckContext) -> list[Evidence]:
     "Theorem 2, high-accuracy regime: log H* grows like d - r log(d/r)",
     "theorem",
     depends_on=("thm2.harmonic_bound",),
-    statement="harmonic-count H*(d, r, eps) at fixed small eps: log H* = a_r + c_r "
+    statement="the encoding's law is the stated exp(d - r log(d/r)) up to constants; "
+    "harmonic-count H*(d, r, eps) at fixed small eps: log H* = a_r + c_r "
     "(d - r log(d/r)) "
     f"with c_r > 0, R^2 >= {R2_MIN}, and c_r equal across r within {RESOLUTION:.0%}",
     ref=REGIMES,
     mark="paper",  # the paper states the regime; its constants are not in our copy
 )
 def regime_high_accuracy(ctx: CheckContext) -> list[Evidence]:
+    bid = "thm2.high_accuracy"
+    out = stated_form(bid)
+    if _mismatch(out):
+        return out
     ds = ctx.pick((6, 7, 8, 9, 10, 11, 12, 14), (6, 7, 8, 9, 10, 11, 12, 14, 16, 20))
     rs = ctx.pick((1, 2), (1, 2, 3))
     eps = 0.01
-    bid = "thm2.high_accuracy"
-    out: list[Evidence] = []
     fits: dict[int, tuple[float, tuple[float, float]]] = {}
     for r in rs:
         pts = _grid(ds, (r,), (eps,), h_min=2)
