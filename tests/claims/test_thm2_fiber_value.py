@@ -48,3 +48,27 @@ def test_float_eigenvalues_off_their_enclosures_are_violated() -> None:
         verdict, ev = run_claim("thm2.fiber_value")
     assert verdict == "violated"
     assert any(e.method == "identity" and e.verdict == "violated" for e in ev)
+
+
+def _traceless_short(f):  # type: ignore[no-untyped-def]
+    def init(self, d, r_star):  # type: ignore[no-untyped-def]
+        f(self, d, r_star)
+        self.mult[2] -= 1  # m(m+1)/2 - 2 traceless values in the rigorous enclosure only
+
+    return init
+
+
+def test_a_fault_in_the_rigorous_enclosure_is_violated() -> None:
+    """The enclosure's own code (Lemmas R2-R4) with one traceless value short: the float
+    estimate, which shares no code with it, falls outside."""
+    from workbench.core.bounds import fiber_enclosure as fe
+
+    fe.captured_enclosure.cache_clear()
+    try:
+        with plant("workbench.core.bounds.fiber_enclosure:_Fiber.__init__", _traceless_short):
+            verdict, ev = run_claim("thm2.fiber_value")
+    finally:
+        fe.captured_enclosure.cache_clear()
+    assert verdict == "violated"
+    assert any(e.note.startswith("float quadrature estimate") and e.verdict == "violated"
+               for e in ev)

@@ -152,9 +152,10 @@ def _human_lower(p: dict[str, Any]) -> str:
         f"  harmonic count: >= {hc['lower_bound']:.6g}, rigorous enclosure of the truncated sum "
         f"[{hc['enclosure'][0]:.17g}, {hc['enclosure'][1]:.17g}], odd degrees "
         f"<= {p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
-        f"  fiber bound:    >= {fb['lower_bound']:.6g}, quadrature estimate (not a rigorous "
-        f"enclosure) "
-        f"[{fb['enclosure'][0]:.12g}, {fb['enclosure'][1]:.12g}], keys span r* = "
+        f"  fiber bound:    >= {fb['lower_bound']:.6g}, "
+        + ("rigorous enclosure " if fb["rigorous"] else "quadrature estimate (not a rigorous "
+           "enclosure) ")
+        + f"[{fb['enclosure'][0]:.17g}, {fb['enclosure'][1]:.17g}], keys span r* = "
         f"{fb['span_rank']} of d = {p['d']}" + ("" if fb["span_rank"] < p["d"] else " (no fiber)"),
         f"  covers: {p['covers']}",
         f"  law of the keys: {p['law_text']}",

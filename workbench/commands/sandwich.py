@@ -51,7 +51,8 @@ def _human(p: dict[str, Any]) -> str:
           if other else []),
         f"  lower bound (Eq. 2):                 error >= {p['certified']:.6g}  "
         f"({p['certified_source']}; harmonic count {p['certified_harmonic']:.6g}, rigorous "
-        f"enclosure; fiber {p['certified_fiber']:.6g}, quadrature estimate)",
+        f"enclosure; fiber {p['certified_fiber']:.6g}, "
+        + ("rigorous enclosure)" if p["fiber_rigorous"] else "quadrature estimate)"),
         f"  rigorous (Eq. 2):                    error >= {p['certified_rigorous']:.6g}",
         f"  lower bound (query-dependent values): error >= {p['certified_query_values']:.6g}",
         f"  best achievable: {p['best_error']:.6g}  CI [{lo:.6g}, {hi:.6g}]  "

@@ -23,6 +23,8 @@ __all__ = [
     "PREC_BITS",
     "arb",
     "acb",
+    "arb_poly",
+    "ball",
     "integrate",
     "lower_float",
     "pi",
@@ -45,6 +47,17 @@ def arb(x: object) -> Any:
     """A real ball: an exact int, a string (``"0.1"`` is the ball around 1/10), a float (taken
     exactly) or an arb."""
     return _flint().arb(x)
+
+
+def ball(mid: object, rad: object) -> Any:
+    """The real ball ``[mid - rad, mid + rad]`` (``rad >= 0``; both taken exactly)."""
+    return _flint().arb(mid, rad)
+
+
+def arb_poly(coeffs: list[Any]) -> Any:
+    """A polynomial with ball coefficients (``coeffs[n]`` multiplies ``x^n``); calling it on a
+    ball evaluates it by Horner's rule in ball arithmetic."""
+    return _flint().arb_poly(coeffs)
 
 
 def pi() -> Any:

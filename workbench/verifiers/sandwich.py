@@ -116,9 +116,9 @@ class SandwichPoint:
     random_features_law: str = ""  # the head law of the random-features candidate (best_law)
     best_source: str = "computed"  # "record": the record's witness won
     record: dict[str, Any] | None = None  # the record's witness here (None: none known)
-    rigorous: bool = False  # is ``certified`` a rigorous enclosure's lower end (harmonic count)?
+    rigorous: bool = False  # is ``certified`` a rigorous enclosure's lower end?
     harmonic_rigorous: bool = True  # the D'_l count: exact integers, outward rounding
-    fiber_rigorous: bool = False  # the fiber bound: a padded quadrature estimate
+    fiber_rigorous: bool = False  # the fiber bound: a rigorous enclosure (arb balls)
     certified_rigorous: float = 0.0  # the larger lower end of the rigorous parts only
 
     def to_dict(self) -> dict[str, Any]:

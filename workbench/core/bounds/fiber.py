@@ -1,8 +1,7 @@
 """The fiber bound: a proved lower bound for N = 2 on D_2 from the exact energy a head can
-capture, not a dimension count (docs/derivations/fiber_bound.md, Lemmas F1-F4), evaluated by
-quadrature (an estimate, not certified). The bound models are confronted with is the larger of
-this and the harmonic count
-(:mod:`workbench.core.bounds.certified`); being an estimate, it is never the certified number.
+capture, not a dimension count (docs/derivations/fiber_bound.md, Lemmas F1-F4), evaluated as a
+rigorous enclosure. The certified bound is the larger of this and the harmonic count
+(:mod:`workbench.core.bounds.certified`).
 
 Let ``S`` be the span of the heads' key row spaces, ``r* = dim S <= H r``, ``m = d - r*``, and
 ``c = |P_S w|^2 ~ Beta(r*/2, m/2)``. On the fiber ``{w : P_S w = z}`` (a sphere of radius
@@ -18,15 +17,15 @@ For value maps that may depend on the query, the sum of *all* values holds inste
 after Lemma F4). At H = 1 the bound is within 0.1 % of the exact error of the Bayes head with
 M = I for d >= 12 and r <= d - 2.
 
-Evaluation (a quadrature estimate, not a rigorous enclosure: neither interval arithmetic nor a
-remainder bound; its eigenvalues are checked against the rigorous ones of
-:mod:`workbench.core.bounds.fiber_rigorous`): Gauss-Legendre in the fiber's half-angle, where
-the kernel is smooth, and in phi with c = sin^2 phi, split at the kinks of the Ky Fan sum, every
-one bracketed exactly (:mod:`workbench.core.bounds.fiber_kinks`, Lemmas K1-K3); the
-"enclosure" is the gap between two orders padded x10 (docs/derivations/fiber_bound.md,
-"Evaluation"). The rules and the Beta function come from :mod:`workbench.core.quadrature`
-(numpy, no scipy). tests/core/test_fiber_bound.py checks it against mpmath, sympy,
-brute-force eigenvalues, Monte Carlo and the closed-form series of ``E_c lambda_0``.
+Evaluation: a rigorous enclosure in arb balls (:mod:`workbench.core.bounds.fiber_enclosure`,
+docs/derivations/fiber_bound.md, "Rigorous evaluation", Lemmas R2-R4): the eigenvalues as power
+series with exact tails, the Beta average piece by piece between the proved kinks of the Ky Fan
+sum. The float path kept here (:func:`fiber_estimate`: Gauss-Legendre in the fiber's half-angle,
+where the kernel is smooth, and in phi with c = sin^2 phi, split at the kinks of
+:mod:`workbench.core.bounds.fiber_kinks`; its "enclosure" is the gap between two orders padded
+x10) is a pre-check only: tests/core/test_fiber_enclosure.py holds it inside the rigorous
+enclosure, and tests/core/test_fiber_bound.py checks it against mpmath, sympy, brute-force
+eigenvalues, Monte Carlo and the closed-form series of ``E_c lambda_0``.
 """
 
 from __future__ import annotations
@@ -37,7 +36,9 @@ from functools import lru_cache
 
 import numpy as np
 
+from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
+from workbench.core.bounds.fiber_enclosure import captured_enclosure, scalar_enclosure
 from workbench.core.bounds.fiber_kinks import crossing_brackets
 from workbench.core.quadrature import beta_function, fiber_angle_rule, gauss_legendre
 from workbench.core.validation import (
@@ -53,9 +54,11 @@ __all__ = [
     "FiberBound",
     "fiber_bound",
     "fiber_eigenvalues",
+    "fiber_estimate",
     "fiber_spectrum",
     "one_head_captured",
     "one_head_error",
+    "one_head_error_estimate",
 ]
 
 _PHI_NODES = 96  # Gauss-Legendre nodes per smooth piece of the outer integral (checked at 2x)
@@ -73,7 +76,7 @@ class FiberBound:
     value: float
     enclosure: tuple[float, float]
     method: str
-    rigorous: bool = False  # a padded quadrature estimate, not a proved enclosure
+    rigorous: bool = True  # a proved enclosure (False: the float estimate of fiber_estimate)
 
 
 def _eigen(m: int, c: np.ndarray) -> np.ndarray:
@@ -169,9 +172,15 @@ def _average(g, m: int, a: float, b: float) -> tuple[float, float]:  # type: ign
     return total[1], abs(total[1] - total[0])
 
 
-@lru_cache(maxsize=4096)
 def _captured(d: int, r_star: int, count: int) -> tuple[float, float]:
-    """``E_c`` of the sum of the ``count`` largest fiber values, with its error estimate."""
+    """A proved enclosure ``(lo, hi)`` of ``E_c`` of the sum of the ``count`` largest fiber
+    values (:func:`workbench.core.bounds.fiber_enclosure.captured_enclosure`)."""
+    return captured_enclosure(d, r_star, count)
+
+
+@lru_cache(maxsize=4096)
+def _captured_estimate(d: int, r_star: int, count: int) -> tuple[float, float]:
+    """The float pre-check of :func:`_captured`: the value and its error estimate."""
     m = d - r_star
 
     def g(c: np.ndarray) -> np.ndarray:
@@ -190,7 +199,21 @@ def one_head_captured(d: int, r: int) -> float:
 
 def one_head_error(d: int, r: int) -> tuple[float, tuple[float, float]]:
     """Exact error ``1/2 (1 - E_c lambda_0)`` of one Bayes head with M = I and key-rank r, with
-    its quadrature enclosure (the two-order gap padded x10)."""
+    its rigorous enclosure (:func:`workbench.core.bounds.fiber_enclosure.scalar_enclosure`)."""
+    d = check_dim(d)
+    r = check_key_rank(r, d)
+    if r >= d:
+        return 0.0, (0.0, 0.0)
+    cap_lo, cap_hi = scalar_enclosure(d, r)
+    with rig.precision():
+        half = rig.arb(1) / 2
+        lo = rig.lower_float(half * (1 - rig.arb(cap_hi)))
+        hi = rig.upper_float(half * (1 - rig.arb(cap_lo)))
+    return lo + (hi - lo) / 2, (lo, hi)
+
+
+def one_head_error_estimate(d: int, r: int) -> tuple[float, tuple[float, float]]:
+    """The float pre-check of :func:`one_head_error`: Gauss-Legendre, two-order gap x10."""
     d = check_dim(d)
     r = check_key_rank(r, d)
     if r >= d:
@@ -216,18 +239,40 @@ def fiber_bound(d: int, r: int, H: int, value_class: str = EQ2) -> FiberBound:
 def trusted_fiber_bound(d: int, r: int, H: int, value_class: str) -> FiberBound:
     """:func:`fiber_bound` on arguments already checked (``certified_lower_bound`` checks them
     once for both of its parts)."""
-    r_star = min(H * r, d)
+    r_star, count = _span_and_count(d, r, H, value_class)
     if r_star >= d:
         return FiberBound(d, r, H, r_star, 0.0, (0.0, 0.0), "arithmetic: H r >= d gives 0")
-    m = d - r_star
-    count = H if value_class == EQ2 else 1 + m + m * (m + 1) // 2  # the trace: every value
-    cap, err = _captured(d, r_star, count)
+    cap_lo, cap_hi = _captured(d, r_star, count)
+    with rig.precision():
+        half = rig.arb(1) / 2
+        lo = max(0.0, rig.lower_float(half * (1 - rig.arb(cap_hi))))
+        hi = min(0.5, rig.upper_float(half * (1 - rig.arb(cap_lo))))
+    method = (f"rigorous enclosure (arb balls: eigenvalue series with exact tails, the Beta "
+              f"average between proved kinks), r* = {r_star}, m = {d - r_star}")
+    return FiberBound(d, r, H, r_star, lo + (hi - lo) / 2, (lo, hi), method)
+
+
+def fiber_estimate(d: int, r: int, H: int, value_class: str = EQ2) -> FiberBound:
+    """The float quadrature estimate of :func:`fiber_bound` (``rigorous=False``): a pre-check
+    of the rigorous enclosure, never the number a bound reports."""
+    d, r, H = check_layer(d, r, H)
+    r_star, count = _span_and_count(d, r, H, check_choice("value_class", value_class,
+                                                          VALUE_CLASSES))
+    if r_star >= d:
+        return FiberBound(d, r, H, r_star, 0.0, (0.0, 0.0), "arithmetic: H r >= d gives 0",
+                          rigorous=False)
+    cap, err = _captured_estimate(d, r_star, count)
     value = float(max(0.0, 0.5 * (1 - cap)))
     lo = float(max(0.0, 0.5 * (1 - cap - err)))
     hi = float(min(0.5, 0.5 * (1 - cap + err)))
-    method = (
-        f"fiber quadrature estimate, not a rigorous enclosure (Gauss-Legendre, two-order gap "
-        f"x{_PAD:g}), r* = {r_star}, "
-        f"m = {d - r_star}"
-    )
-    return FiberBound(d, r, H, r_star, value, (lo, hi), method)
+    method = (f"fiber quadrature estimate, not a rigorous enclosure (Gauss-Legendre, two-order "
+              f"gap x{_PAD:g}), r* = {r_star}, m = {d - r_star}")
+    return FiberBound(d, r, H, r_star, value, (lo, hi), method, rigorous=False)
+
+
+def _span_and_count(d: int, r: int, H: int, value_class: str) -> tuple[int, int]:
+    """``r* = min(H r, d)`` and how many fiber values the class may take: H (Eq. 2) or all of
+    them (query-dependent values: the trace)."""
+    r_star = min(H * r, d)
+    m = d - r_star
+    return r_star, (H if value_class == EQ2 else 1 + m + m * (m + 1) // 2)

@@ -9,7 +9,10 @@ query-dependent value maps, and Lemma R1).
   ``[0, 1/2]``. Compared with ``fiber_bound(d, r, H, class).value`` at H >= 2, so a fault in
   the bound's value at H >= 2 alone, or the query-dependent class given the Eq. 2 number, is
   refuted.
-- The float path's eigenvalues against their rigorous enclosures (Lemma R1, arb balls).
+- The float path's eigenvalues against their rigorous enclosures (Lemma R1, arb balls), and the
+  float path's whole bound (``fiber_estimate``: Gauss-Legendre in theta and phi) against the
+  rigorous enclosure the library reports (Lemmas R2-R4: arb series and recurrences; the two
+  share no code), at every point of the Monte Carlo comparison and a few more.
 
 Its test: ``tests/claims/test_thm2_fiber_value.py``.
 """
@@ -30,6 +33,7 @@ from workbench.proofs.registry import claim
 
 VALUE_RESOLUTION = 0.006  # a 2-3 % departure of a bound of 0.2-0.35
 FLOAT_TOL = 3e-14  # the float eigenvalues' own error (Gauss-Legendre against mpmath: 2.1e-14)
+ESTIMATE_TOL = 1e-12  # the float bound's own error (inside the enclosure to 1e-15 where tested)
 FIBER = "derivations/fiber_bound.md"
 
 
@@ -92,10 +96,21 @@ def rigorous_evidence(m: int, c: float) -> list[Evidence]:
     return out
 
 
+def estimate_evidence(d: int, r: int, H: int, value_class: str) -> Evidence:
+    """The float estimate of the bound against its rigorous enclosure (two independent codes)."""
+    lo, hi = fb.fiber_bound(d, r, H, value_class).enclosure
+    est = fb.fiber_estimate(d, r, H, value_class).value
+    return Evidence(est, (lo + hi) / 2, "==", "identity",
+                    {"d": d, "r": r, "H": H, "class": value_class, "enclosure": [lo, hi]},
+                    tolerance=ESTIMATE_TOL + (hi - lo) / 2,
+                    note="float quadrature estimate vs the rigorous enclosure (arb)")
+
+
 @claim(
     "thm2.fiber_value",
     "The fiber bound's value at H >= 2 and for both value classes equals an independent "
-    "Monte Carlo over c ~ Beta; its eigenvalues lie in their rigorous enclosures",
+    "Monte Carlo over c ~ Beta; its eigenvalues and the float estimate lie in their rigorous "
+    "enclosures",
     "lemma",
     depends_on=("thm2.fiber_spectrum",),
     statement="fiber_bound(d, r, H, class) = 1/2 (1 - E_{c ~ Beta(Hr/2, (d-Hr)/2)} KyFan(c)), "
@@ -111,4 +126,6 @@ def fiber_value_claim(ctx: CheckContext) -> list[Evidence]:
            for i, (d, r, H, vc) in enumerate(ctx.pick(quick, full))]
     for m, c in ctx.pick(((3, 0.5), (20, 0.6)), ((3, 0.5), (20, 0.6), (2, 0.4), (40, 0.9))):
         out += rigorous_evidence(m, c)
+    more = ((5, 1, 1, EQ2), (8, 1, 7, EQ2), (24, 3, 5, EQ2), (10, 2, 3, QUERY_VALUES))
+    out += [estimate_evidence(d, r, H, vc) for d, r, H, vc in (*ctx.pick(quick, full), *more)]
     return out
