@@ -45,6 +45,14 @@ CASES: dict[str, list[str]] = {
                              "1000000000", "--steps", "1"],
     "bounds_lower": ["bounds", "lower", "--d", "16", "--rank", "1", "--heads", "16"],
     "bounds_lower_fiber": ["bounds", "lower", "--d", "12", "--r", "2", "--heads", "4"],
+    # the rigorous fiber enclosure's slowest kinds of case: a piece reaching phi = 0 at small d
+    # (d = 6: not in the shipped table), the table (d = 3), many heads at d = 64, the trace
+    "bounds_lower_fiber_d6": ["bounds", "lower", "--d", "6", "--r", "1", "--heads", "2"],
+    "bounds_lower_fiber_d5": ["bounds", "lower", "--d", "5", "--r", "1", "--heads", "1"],
+    "bounds_lower_fiber_d3": ["bounds", "lower", "--d", "3", "--r", "1", "--heads", "1"],
+    "bounds_lower_fiber_d64": ["bounds", "lower", "--d", "64", "--r", "4", "--heads", "15"],
+    "bounds_lower_fiber_query": ["bounds", "lower", "--d", "8", "--r", "1", "--heads", "2",
+                                 "--class", "query-dependent-values"],
     "heads_needed": ["bounds", "heads-needed", "--d", "16", "--rank", "1", "--eps", "0.12"],
     "heads_needed_d200": ["bounds", "heads-needed", "--d", "200", "--r", "1", "--eps", "0.01"],
     "harmonics_sign": ["harmonics", "sign", "--d", "5", "--max-degree", "9"],

@@ -299,6 +299,43 @@ def _fiber_span_one_head(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
+def _enclosure_traceless_short(f: Callable[..., Any]) -> Callable[..., Any]:
+    def init(self: Any, d: int, r_star: int) -> None:
+        f(self, d, r_star)
+        self.mult[2] -= 1  # the rigorous enclosure takes m(m+1)/2 - 2 traceless values
+
+    return init
+
+
+def _enclosure_vector_factor_dropped(f: Callable[..., Any]) -> Callable[..., Any]:
+    def init(self: Any, d: int, r_star: int) -> None:
+        f(self, d, r_star)
+        one = self.factors_at0[0]  # an exact ball 1
+        self.factors_at0 = (one, one, self.factors_at0[2])  # lambda_1 without c + (1-c)/m
+        self.factors_slope = (self.factors_slope[0], 0 * one, self.factors_slope[2])
+
+    return init
+
+
+def _enclosure_beta_shifted(f: Callable[..., Any]) -> Callable[..., Any]:
+    def init(self: Any, d: int, r_star: int) -> None:
+        f(self, d, r_star)
+        from workbench.core import rigorous as rig
+
+        self.r = r_star + 1  # c ~ Beta((r*+1)/2, m/2): the span's dimension one too large
+        a, b = rig.arb(self.r) / 2, rig.arb(self.m) / 2
+        self.W = 2 * (a + b).gamma() / (a.gamma() * b.gamma())
+
+    return init
+
+
+def _series_ratio_off(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(self: Any, T: Any, k: int, n: int) -> Any:
+        return f(self, T, k, n) * 1.001  # T_{k,n+1}/T_{k,n} 0.1 % high
+
+    return g
+
+
 # ------------------------------------------------ optimality, encodings, verdicts, registry
 def _values_shrunk(f: Callable[..., Any]) -> Callable[..., Any]:
     def g(*a: Any, **k: Any) -> Any:  # values 2 % short of C a = b, their exact error reported
@@ -394,6 +431,20 @@ FAULTS: tuple[Fault, ...] = (
           _fiber_query_class_eq2),
     Fault("core.fiber_span_one_head", "workbench.core.bounds.fiber:_captured", "core",
           "argument", "fiber span r instead of H r for H heads", _fiber_span_one_head),
+    Fault("core.fiber_enclosure_traceless_short",
+          "workbench.core.bounds.fiber_enclosure:_Fiber.__init__", "core", "degree",
+          "rigorous enclosure: traceless multiplicity m(m+1)/2 - 2", _enclosure_traceless_short),
+    Fault("core.fiber_enclosure_vector_factor",
+          "workbench.core.bounds.fiber_enclosure:_Fiber.__init__", "core", "dropped term",
+          "rigorous enclosure: lambda_1 without (c + (1-c)/m)", _enclosure_vector_factor_dropped),
+    Fault("core.fiber_enclosure_beta_shifted",
+          "workbench.core.bounds.fiber_enclosure:_Fiber.__init__", "core", "off-by-one",
+          "rigorous enclosure: c ~ Beta((r*+1)/2, m/2)", _enclosure_beta_shifted),
+    Fault("core.fiber_series_ratio", "workbench.core.bounds.fiber_series:FiberSeries.next_term",
+          "core", "constant", "eigenvalue series: term ratio 0.1 % high", _series_ratio_off),
+    Fault("core.fiber_series_tail_dropped",
+          "workbench.core.bounds.fiber_series:FiberSeries.tail_bound", "core", "dropped term",
+          "eigenvalue series: the proved tail taken as 0", lambda f: lambda self, j, p: 0 * p[0]),
     Fault("core.head_agreement_shrunk", "workbench.core.head_kernels:head_target_agreement",
           "core", "constant", "b(c) pulled 2% towards 1/2", _agreement_flip),
     Fault("core.kernel_error_dropped_term", "workbench.core.head_kernels:kernel_error", "core",

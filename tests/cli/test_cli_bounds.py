@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import sys
@@ -16,6 +17,7 @@ from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.bounds.harmonic import harmonic_bound
 from workbench.core.harmonics import dim_harmonics
 from workbench.plugins import Bound
+from workbench.testing import plant
 
 
 def _run(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str, str]:
@@ -243,19 +245,27 @@ def test_bounds_list_reports_a_broken_package_by_name_and_lists_the_rest(
 @pytest.mark.parametrize("d, r, H", [(12, 2, 4), (16, 1, 16), (6, 1, 2)])
 def test_bounds_lower_says_what_is_rigorous(capsys: pytest.CaptureFixture[str], d: int, r: int,
                                             H: int) -> None:
-    """``certified`` is the larger lower end of the rigorous parts only; the fiber bound (a
-    quadrature estimate) never is, and the text never calls it certified
-    (docs/derivations/intervals.md, "Rigorous enclosures")."""
+    """Both parts are rigorous enclosures, so ``certified`` is the larger lower end and the text
+    calls both so (docs/derivations/intervals.md, "Rigorous enclosures"). With the fiber part
+    planted as a non-rigorous estimate, ``certified`` falls back to the harmonic count and the
+    text says which number is an estimate: a part that is not rigorous is never certified."""
     args = ["bounds", "lower", "--d", str(d), "--rank", str(r), "--heads", str(H)]
     p = json.loads(_run(capsys, [*args, "--json"])[1])
     hc, fb = p["harmonic_count"], p["fiber"]
-    assert hc["rigorous"] is True and fb["rigorous"] is False
-    assert p["certified"] == hc["lower_bound"]
-    assert p["rigorous"] is (p["source"] == "harmonic count")
-    assert p["lower_bound"] == max(hc["lower_bound"], fb["lower_bound"])
+    assert hc["rigorous"] is True and fb["rigorous"] is True and p["rigorous"] is True
+    assert p["certified"] == p["lower_bound"] == max(hc["lower_bound"], fb["lower_bound"])
     text = _run(capsys, args)[1]
-    assert "not certified" not in text
-    assert ("quadrature estimate; certified (rigorous)" in text) is (not p["rigorous"])
+    assert "not certified" not in text and "quadrature estimate" not in text
+    assert "a rigorous enclosure's lower end" in text
+    if fb["span_rank"] < d:
+        assert "fiber bound:    >= " in text and "rigorous enclosure [" in text
+    with plant("workbench.core.bounds.fiber:trusted_fiber_bound",
+               lambda f: lambda *a: dataclasses.replace(f(*a), rigorous=False)):
+        q = json.loads(_run(capsys, [*args, "--json"])[1])
+        text = _run(capsys, args)[1]
+    assert q["fiber"]["rigorous"] is False and q["certified"] == q["harmonic_count"]["lower_bound"]
+    assert q["rigorous"] is (q["source"] == "harmonic count")
+    assert ("quadrature estimate; certified (rigorous)" in text) is (not q["rigorous"])
 
 
 def test_bounds_lower_default_keeps_its_output_and_names_the_bound(

@@ -204,3 +204,24 @@ def test_dropped_tail_is_seen() -> None:
         fe.captured_enclosure.cache_clear()
     est = fb._captured_estimate(5, 1, 1)[0]
     assert not lo <= est <= hi
+
+
+@pytest.mark.parametrize("m", [2, 3, 7, 30])
+def test_lemma_r5(m: int) -> None:
+    """lambda_2 <= lambda_0 (so v_2 <= v_0) at every c, by the float path and the series; and
+    step 2's moment identity E[t^{2i} P_2] = mu_i 2i/(m+2i) against mpmath."""
+    for c in (1e-6, 1e-3, 0.05, 0.3, 0.7, 0.99):
+        lam = fb.fiber_eigenvalues(m, c)
+        ser = _series_eigenvalues(m, c, 3000)
+        assert lam[2] <= lam[0]
+        if ser[0][1] - ser[0][0] < 1e-9:  # near c = 0 the series' balls are wide (m = 2, 3)
+            assert ser[2][1] <= ser[0][0]
+    norm = mpmath.beta(0.5, (m - 1) / 2)
+    for i in (0, 1, 3, 8):
+        def p2t(th, i=i):  # type: ignore[no-untyped-def]  # t = cos theta
+            t = mpmath.cos(th)
+            return t ** (2 * i) * (m * t * t - 1) / (m - 1) * mpmath.sin(th) ** (m - 2)
+
+        got = mpmath.quad(p2t, [0, mpmath.pi / 2, mpmath.pi]) / norm
+        mu = mpmath.rf(0.5, i) / mpmath.rf(m / 2, i)
+        assert float(got) == pytest.approx(float(mu * 2 * i / (m + 2 * i)), abs=1e-12)

@@ -127,12 +127,12 @@ class SandwichPoint:
 
 def one_head_witness(d: int, r: int, n_eval: int = 50_000, seed: int = 0) -> Witness:
     """The exact one-head witness: Bayes head on the first r coordinates, M = I. Its error is
-    the fiber quadrature ``1/2 (1 - E_c lambda_0)``, intersected with the series enclosure."""
+    ``1/2 (1 - E_c lambda_0)`` (a rigorous enclosure), intersected with the series enclosure."""
     s_lo, s_hi = one_head_exact_error(d, r)
     err, (q_lo, q_hi) = one_head_error(d, r)
     lo, hi = max(s_lo, q_lo), min(s_hi, q_hi)
     if lo > hi:  # the two computations of one number disagree: report, never hide
-        raise RuntimeError(f"one-head error: series [{s_lo}, {s_hi}] vs quadrature {err}")
+        raise RuntimeError(f"one-head error: series [{s_lo}, {s_hi}] vs fiber [{q_lo}, {q_hi}]")
     params = {"B": np.eye(d)[:r][None], "a": np.ones(1)}
     return Witness("one_head_bayes", d, r, 1, err, (lo, hi), params, n_eval, seed)
 

@@ -8,9 +8,9 @@ generalized-attention model with H heads of key-rank r in dimension d (docs/pape
   interval-arithmetic enclosure; ``heads_needed`` (the least H it does not exclude) and
   ``degree_dimension_bound`` (``D_l``) live there too. Zero for ``r >= d-1``.
 - :mod:`.fiber`: ``fiber_bound(d, r, H) -> FiberBound``, **the fiber bound** (the energy the
-  heads' key span can capture, Lemmas F1-F4 of docs/derivations/fiber_bound.md), a quadrature;
-  valid for ``H r < d`` and 0 above. ``one_head_error`` (the exact one-head error) and the fiber
-  spectrum live there too.
+  heads' key span can capture, Lemmas F1-F4 of docs/derivations/fiber_bound.md), a rigorous
+  enclosure (:mod:`.fiber_enclosure`); valid for ``H r < d`` and 0 above. ``one_head_error``
+  (the exact one-head error) and the fiber spectrum live there too.
 - :mod:`.certified`: ``certified_lower_bound(d, r, H) -> CertifiedBound``, **the certified
   bound**: the larger of the two per value class. This is what "the bound" means everywhere a
   model is confronted with Theorem 2 (``bounds lower``, ``falsify --bound certified``, ``train``,

@@ -40,8 +40,12 @@ TABLE_TOL = 4e-11
 
 
 def _greedy(vals: list[Any], mult: list[int], count: int) -> list[int]:
-    """The Ky Fan selection ``n_j`` for the order of the values' midpoints."""
+    """The Ky Fan selection ``n_j`` for the order of the values' midpoints, with ``v_0`` before
+    ``v_2`` (Lemma R5: ``v_2 <= v_0`` everywhere)."""
     order = sorted(range(len(vals)), key=lambda j: -float(vals[j].mid()))
+    if len(vals) == 3 and order.index(2) < order.index(0):
+        order.remove(2)
+        order.insert(order.index(0) + 1, 2)
     n, left = [0] * len(vals), count
     for j in order:
         n[j] = min(mult[j], left)
@@ -50,10 +54,11 @@ def _greedy(vals: list[Any], mult: list[int], count: int) -> list[int]:
 
 
 def _proved(vals: list[Any], mult: list[int], n: list[int]) -> bool:
-    """Lemma R4's test: ``n`` is the Ky Fan selection at every point of the cell."""
+    """Lemma R4's test: ``n`` is the Ky Fan selection at every point of the cell (the pair
+    ``v_0 >= v_2`` needs no test: Lemma R5)."""
     return all(vals[i].lower() >= vals[j].upper()
                for i in range(len(vals)) if n[i] > 0
-               for j in range(len(vals)) if j != i and n[j] < mult[j])
+               for j in range(len(vals)) if j != i and n[j] < mult[j] and (i, j) != (0, 2))
 
 
 def _ky_fan(vals: list[Any], mult: list[int], count: int) -> Any:

@@ -6,8 +6,9 @@ With ``c = sin^2 phi`` the slopes ``G_j = d lambda_j / d phi`` are closed forms 
 (Lemma R1), and ``lambda_j(pi/2) = (1, 0, 0)``, so
 ``lambda_j(phi) = lambda_j(pi/2) - int_phi^{pi/2} G_j`` is one ``acb.integral`` per value: a
 proved enclosure, sharing no code with the float path of :mod:`workbench.core.bounds.fiber`
-(its check: tests/core/test_fiber_rigorous.py). The Beta average of the Ky Fan sum is not
-enclosed here (see the derivation's "What is proved and what is estimated").
+(its check: tests/core/test_fiber_rigorous.py). The bound itself is enclosed by another closed
+form, the series of :mod:`workbench.core.bounds.fiber_series` (Lemma R2), which this module
+checks (tests/core/test_fiber_enclosure.py).
 """
 
 from __future__ import annotations

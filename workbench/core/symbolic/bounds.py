@@ -192,8 +192,8 @@ BOUNDS: tuple[Bound, ...] = (
     Bound("n2.fiber_bound",
           "Fiber bound for N = 2 on D_2, Eq. 2 (fixed value maps; needs H r < d)", "derived",
           err, ">=", fiber_bound_expr(),
-          note="Evaluated by workbench.core.bounds.fiber (Gauss-Legendre in the half-angle and "
-          "in phi with c = sin^2 phi); 0 when H r >= d. docs/derivations/fiber_bound.md. The "
+          note="Evaluated by workbench.core.bounds.fiber as a rigorous enclosure (arb series "
+          "and recurrences); 0 when H r >= d. docs/derivations/fiber_bound.md. The "
           "fiber bound alone: the certified bound is the larger of this and n2.harmonic_bound.",
           numeric=_numeric(fiber_bound)),
 )

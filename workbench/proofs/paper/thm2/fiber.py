@@ -158,7 +158,7 @@ def fiber_bound_claim(ctx: CheckContext) -> list[Evidence]:
     for d, r in cases:  # the exact one-head witness is never below the bound
         exact, ci = fb.one_head_error(d, r)
         out.append(Evidence(exact, bound.evaluate(d=d, r=r, H=1), ">=", "exact",
-                            {"d": d, "r": r, "H": 1}, ci=ci, ci_level=1.0, interval="quadrature",
+                            {"d": d, "r": r, "H": 1}, ci=ci, ci_level=1.0, interval="enclosure",
                             note=f"{FIBER_ONLY}: exact error of the Bayes head (M = I) >= fiber "
                             "bound"))
     n = ctx.pick(20_000, 100_000)

@@ -27,11 +27,6 @@ REPLAY_RESOLUTION = 0.01  # a Monte Carlo replay must pin the exact error to +-0
 LOWER_BOUND = "derivations/lower_bound.md"
 
 
-def _exact_interval(method: str) -> str:
-    """The one-head witness's error is a quadrature; the hardmax kernel error is exact."""
-    return "quadrature" if method == "one_head_bayes" else "enclosure"
-
-
 def _interval_of(method: str) -> str:
     """Trained witnesses carry a CLT interval; constructions an empirical-Bernstein one."""
     return "normal" if method.startswith("trained") else "bernstein"
@@ -41,15 +36,15 @@ def one_head_evidence(d: int, r: int, n: int, seed: int, resolution: float) -> l
     """Monte Carlo error of one Bayes head (M = I) against the exact error, twice: the model's
     own squared error, and the conditional form ``(1 - psi^2)/2`` (same mean, smaller variance).
     An interval wider than ``2 * resolution`` gives an inconclusive (NaN) evidence. The exact
-    error is computed two ways, the harmonic series and the fiber quadrature ``E_c lambda_0``
+    error is computed two ways, the harmonic series and the rigorous fiber average ``E_c lambda_0``
     (docs/derivations/fiber_bound.md), which must agree within the series' truncation."""
     s_lo, s_hi = optimized.one_head_exact_error(d, r)
     exact, (lo, hi) = fb.one_head_error(d, r)
     series = Evidence(exact, (s_lo + s_hi) / 2, "==", "identity",
                       {"d": d, "r": r, "series_enclosure": [s_lo, s_hi]},
                       tolerance=(s_hi - s_lo) / 2 + (hi - lo) / 2,
-                      note="fiber quadrature E_c lambda_0 vs the harmonic series (uncounted tail "
-                      "as tolerance)")
+                      note="rigorous fiber average E_c lambda_0 vs the harmonic series (uncounted "
+                      "tail as tolerance)")
     X, y = optimized._sample(n, d, seed)
     B = np.eye(d)[:r][None]
     psi, _ = optimized._scores(B, X, y)
@@ -104,7 +99,7 @@ def point_evidence(p: sw.SandwichPoint) -> list[Evidence]:
             c["error"], p.certified, ">=", "exact" if exact else "monte_carlo",
             {"d": p.d, "r": p.r, "H": p.heads, "witness": c["method"]}, ci=tuple(c["ci"]),
             ci_level=1.0 if exact else c.get("level", 0.999),
-            interval=_exact_interval(c["method"]) if exact else
+            interval="enclosure" if exact else
             c.get("interval", _interval_of(c["method"])),
             note="witness error >= certified Eq. 2 bound"))
     return out
@@ -131,7 +126,7 @@ def replay_evidence(path: str | Path, certified: float | None = None) -> list[Ev
         # its error is exact (the row above checks it against the replay), and the fiber bound
         # lies within 0.3 % of it: compare the exact value, not the Monte Carlo
         ref = sw.one_head_witness(w.d, w.r)
-        value, vci, method, level, interval = ref.error, ref.ci, "exact", 1.0, "quadrature"
+        value, vci, method, level, interval = ref.error, ref.ci, "exact", 1.0, "enclosure"
     elif exact:
         value, vci, method, level, interval = err, ci, "exact", 1.0, "enclosure"
     else:
