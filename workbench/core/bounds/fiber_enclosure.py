@@ -21,6 +21,7 @@ from typing import Any
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds.fiber_series import FiberSeries, fiber_series
+from workbench.core.validation import check_int
 
 __all__ = ["TABLE_FILE", "TABLE_TERMS", "TABLE_TOL", "captured_enclosure",
            "compute_table_entry", "scalar_enclosure", "table_entries"]
@@ -180,7 +181,8 @@ def _sin_cos(p: int, q: int, lo: Any, hi: Any) -> Any:
 def captured_enclosure(d: int, r_star: int, count: int) -> tuple[float, float]:
     """``(lo, hi)`` floats enclosing ``E_{c ~ Beta(r*/2, m/2)}`` of the sum of the ``count``
     largest fiber values (Lemma F4), ``m = d - r* >= 1``: a proved enclosure."""
-    count = min(count, _total(d - r_star))
+    _check(d, r_star)
+    count = min(check_int("count", count, lo=1), _total(d - r_star))
     shipped = _table().get(f"captured {d} {r_star} {count}")
     return shipped if shipped is not None else _compute_captured(d, r_star, count, _TOL,
                                                                  _PIECE_TERMS)
@@ -192,6 +194,11 @@ def _compute_captured(d: int, r_star: int, count: int, tol: float,
         if d - r_star == 1:
             return rig.to_interval(_line_fiber(r_star, count))
         return rig.to_interval(_captured(_Fiber(d, r_star), count, tol, cap))
+
+
+def _check(d: int, r_star: int) -> None:
+    check_int("d", d, lo=2)
+    check_int("r_star", r_star, lo=1, hi=d - 1)
 
 
 def _total(m: int) -> int:
@@ -234,6 +241,7 @@ def _table() -> dict[str, tuple[float, float]]:
 def scalar_enclosure(d: int, r_star: int) -> tuple[float, float]:
     """``(lo, hi)`` floats enclosing ``E_c lambda_0(c)``, ``c ~ Beta(r*/2, m/2)``: the energy the
     Bayes head with M = I captures (the one-head identity of docs/derivations/fiber_bound.md)."""
+    _check(d, r_star)
     shipped = _table().get(f"scalar {d} {r_star} 0")
     return shipped if shipped is not None else _compute_scalar(d, r_star, _TOL_SCALAR,
                                                                _PIECE_TERMS)
