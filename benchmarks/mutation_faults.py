@@ -323,8 +323,7 @@ def _enclosure_beta_shifted(f: Callable[..., Any]) -> Callable[..., Any]:
         from workbench.core import rigorous as rig
 
         self.r = r_star + 1  # c ~ Beta((r*+1)/2, m/2): the span's dimension one too large
-        a, b = rig.arb(self.r) / 2, rig.arb(self.m) / 2
-        self.W = 2 * (a + b).gamma() / (a.gamma() * b.gamma())
+        self.W = 2 / rig.beta(rig.arb(self.r) / 2, rig.arb(self.m) / 2)
 
     return init
 

@@ -25,6 +25,7 @@ __all__ = [
     "acb",
     "arb_poly",
     "ball",
+    "beta",
     "integrate",
     "lower_float",
     "pi",
@@ -58,6 +59,12 @@ def arb_poly(coeffs: list[Any]) -> Any:
     """A polynomial with ball coefficients (``coeffs[n]`` multiplies ``x^n``); calling it on a
     ball evaluates it by Horner's rule in ball arithmetic."""
     return _flint().arb_poly(coeffs)
+
+
+def beta(a: Any, b: Any) -> Any:
+    """The ball ``B(a, b) = Gamma(a) Gamma(b) / Gamma(a + b)`` for real balls ``a, b > 0``."""
+    a, b = arb(a), arb(b)
+    return a.gamma() * b.gamma() / (a + b).gamma()
 
 
 def pi() -> Any:

@@ -204,12 +204,17 @@ def one_head_error(d: int, r: int) -> tuple[float, tuple[float, float]]:
     r = check_key_rank(r, d)
     if r >= d:
         return 0.0, (0.0, 0.0)
-    cap_lo, cap_hi = scalar_enclosure(d, r)
+    lo, hi = _uncaptured(*scalar_enclosure(d, r))
+    return lo + (hi - lo) / 2, (lo, hi)
+
+
+def _uncaptured(cap_lo: float, cap_hi: float) -> tuple[float, float]:
+    """The error ``1/2 (1 - captured)`` for captured energy in ``[cap_lo, cap_hi]``, rounded
+    outward and clipped to ``[0, 1/2]`` (an error is never outside it)."""
     with rig.precision():
         half = rig.arb(1) / 2
-        lo = rig.lower_float(half * (1 - rig.arb(cap_hi)))
-        hi = rig.upper_float(half * (1 - rig.arb(cap_lo)))
-    return lo + (hi - lo) / 2, (lo, hi)
+        return (max(0.0, rig.lower_float(half * (1 - rig.arb(cap_hi)))),
+                min(0.5, rig.upper_float(half * (1 - rig.arb(cap_lo)))))
 
 
 def one_head_error_estimate(d: int, r: int) -> tuple[float, tuple[float, float]]:
@@ -242,11 +247,7 @@ def trusted_fiber_bound(d: int, r: int, H: int, value_class: str) -> FiberBound:
     r_star, count = _span_and_count(d, r, H, value_class)
     if r_star >= d:
         return FiberBound(d, r, H, r_star, 0.0, (0.0, 0.0), "arithmetic: H r >= d gives 0")
-    cap_lo, cap_hi = _captured(d, r_star, count)
-    with rig.precision():
-        half = rig.arb(1) / 2
-        lo = max(0.0, rig.lower_float(half * (1 - rig.arb(cap_hi))))
-        hi = min(0.5, rig.upper_float(half * (1 - rig.arb(cap_lo))))
+    lo, hi = _uncaptured(*_captured(d, r_star, count))
     method = (f"rigorous enclosure (arb balls: eigenvalue series with exact tails, the Beta "
               f"average between proved kinks), r* = {r_star}, m = {d - r_star}")
     return FiberBound(d, r, H, r_star, lo + (hi - lo) / 2, (lo, hi), method)

@@ -81,9 +81,7 @@ class _Fiber:
         self.r = r_star
         self.series: FiberSeries = fiber_series(m, _BITS)
         self.mult = [1, m, m * (m + 1) // 2 - 1]
-        half = rig.arb(1) / 2
-        a, b = rig.arb(r_star) * half, rig.arb(m) * half
-        self.W = 2 * (a + b).gamma() / (a.gamma() * b.gamma())  # 2 / B(r*/2, m/2)
+        self.W = 2 / rig.beta(rig.arb(r_star) / 2, rig.arb(m) / 2)
         self.factors_slope = (rig.arb(0), 1 - rig.arb(1) / m, -2 / rig.arb(m + 2))
         self.factors_at0 = (rig.arb(1), rig.arb(1) / m, 2 / rig.arb(m + 2))
 
@@ -119,8 +117,8 @@ class _Fiber:
                 tails = [s.tail_bound(j, partial) * X[j] for j in range(3)]
                 if n >= cap or all(float((scale * t).upper()) <= tol for t in tails):
                     break
-            for j, w in enumerate(s.weights):
-                acc[j] += sum((wk * T[k] for k, wk in enumerate(w)), rig.arb(0)) * X[j]
+            for j in range(3):
+                acc[j] += s.coeff_from(j, T) * X[j]
             for k in range(3):
                 partial[k] += T[k]
                 T[k] = s.next_term(T[k], k, n)
@@ -256,45 +254,36 @@ def _compute_scalar(d: int, r_star: int, tol: float, cap: int) -> tuple[float, f
 
 
 def _line_average(r_star: int, up: bool) -> Any:
-    """m = 1: ``E v_0 = E 2 phi/pi`` (``up``) or ``E v_1``, by ``acb.integral`` between float
-    ends, the sliver to the true pi/2 added as a radius (the integrand is at most 1 there)."""
-    half = rig.arb(1) / 2
-    a = rig.arb(r_star) * half
-    W = 2 * (a + half).gamma() / (a.gamma() * half.gamma())
+    """m = 1: ``E v_0 = E 2 phi/pi`` (``up``) or ``E v_1``."""
+    return _line_integral(r_star, up, 0.0, math.pi / 2)
+
+
+def _line_fiber(r_star: int, count: int) -> Any:
+    """m = 1: two or more values sum to 1; one takes ``max(v_0, v_1)``, which switches from
+    ``v_1`` to ``v_0`` at pi/4, here the float pi/4: on the sliver between it and the true pi/4
+    the wrong one of the two is taken, off by at most ``4 gap / pi`` (added as a radius)."""
+    if count >= 2:
+        return rig.arb(1)
+    quarter = math.pi / 4
+    sliver = abs(rig.pi() / 4 - quarter)
+    rad = 2 / rig.beta(rig.arb(r_star) / 2, rig.arb(1) / 2) * sliver * 4 * sliver / rig.pi()
+    return (_line_integral(r_star, False, 0.0, quarter)
+            + _line_integral(r_star, True, quarter, math.pi / 2) + rig.ball(0, rad.upper()))
+
+
+def _line_integral(r_star: int, up: bool, lo: float, hi: float) -> Any:
+    """m = 1: ``int_lo^hi v dBeta`` for ``v = 2 phi/pi`` (``up``) or ``1 - 2 phi/pi`` (Lemma R1)
+    under the weight ``W sin^{r*-1} phi``, by ``acb.integral`` between float ends; an end at the
+    float pi/2 adds the sliver to the true pi/2 as a radius (the integrand is at most W there)."""
+    W = 2 / rig.beta(rig.arb(r_star) / 2, rig.arb(1) / 2)
     two_pi = 2 / rig.pi()
 
     def f(x: Any, analytic: bool) -> Any:
         lin = two_pi * x
         return (lin if up else 1 - lin) * x.sin() ** (r_star - 1)
 
-    top = math.pi / 2
-    rad = W * abs(rig.pi() / 2 - top)
-    return W * rig.integrate(f, 0.0, top) + rig.ball(0, rad.upper())
-
-
-def _line_fiber(r_star: int, count: int) -> Any:
-    """m = 1: ``v_0 = 2 phi/pi``, ``v_1 = 1 - 2 phi/pi`` exactly (Lemma R1) under the weight
-    ``W sin^{r*-1} phi``; two or more values sum to 1. The Ky Fan sum ``max(v_0, v_1)`` switches
-    at pi/4: the integrals run between float ends, and the two slivers to the true pi/4 and
-    pi/2 are added as radii (their mass times the largest error there)."""
-    if count >= 2:
-        return rig.arb(1)
-    half = rig.arb(1) / 2
-    a = rig.arb(r_star) * half
-    W = 2 * (a + half).gamma() / (a.gamma() * half.gamma())
-    two_pi = 2 / rig.pi()
-
-    def f(x: Any, analytic: bool, up: bool) -> Any:
-        lin = two_pi * x
-        return (lin if up else 1 - lin) * x.sin() ** (r_star - 1)
-
-    quarter, top = math.pi / 4, math.pi / 2  # floats, so exact ends
-    low = rig.integrate(lambda x, an: f(x, an, False), 0.0, quarter)
-    high = rig.integrate(lambda x, an: f(x, an, True), quarter, top)
-    sliver_q = abs(rig.pi() / 4 - quarter)  # there the wrong one of the two, off by <= 4 gap/pi
-    sliver_top = abs(rig.pi() / 2 - top)  # the integrand there is at most 1
-    rad = W * (sliver_q * 4 * sliver_q / rig.pi() + sliver_top)
-    return W * (low + high) + rig.ball(0, rad.upper())
+    rad = W * abs(rig.pi() / 2 - hi) if hi == math.pi / 2 else rig.arb(0)
+    return W * rig.integrate(f, lo, hi) + rig.ball(0, rad.upper())
 
 
 def _captured(fib: _Fiber, count: int, tol: float, cap: int) -> Any:

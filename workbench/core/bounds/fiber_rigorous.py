@@ -37,13 +37,9 @@ class _Fiber:
         self.m = m
         half = arb(1) / 2
         if m >= 2:
-            beta_half = half.gamma() * (arb(m - 1) / 2).gamma() / (arb(m) / 2).gamma()
+            beta_half = rig.beta(half, arb(m - 1) / 2)
             k_m = arb(2) ** (m - 1) / (rig.pi() * beta_half)
-            betas = [
-                (arb(m) / 2).gamma() * (arb(m - 1) / 2 + k).gamma()
-                / (arb(m) - half + k).gamma()
-                for k in range(3)
-            ]
+            betas = [rig.beta(arb(m) / 2, arb(m - 1) / 2 + k) for k in range(3)]
             p = [
                 [arb(1)],
                 [arb(-1), arb(2)],

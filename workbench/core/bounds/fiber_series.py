@@ -24,10 +24,6 @@ from workbench.core import rigorous as rig
 __all__ = ["FiberSeries", "fiber_series"]
 
 
-def _beta(a: Any, b: Any) -> Any:
-    return a.gamma() * b.gamma() / (a + b).gamma()
-
-
 class FiberSeries:
     """Lemma R2's series for one fiber dimension ``m >= 2``, grown on demand; balls at the
     working precision of the caller (:func:`workbench.core.rigorous.precision`)."""
@@ -38,17 +34,18 @@ class FiberSeries:
         arb = rig.arb
         self.m = m
         half = arb(1) / 2
-        self.K = arb(2) ** (m - 1) / (rig.pi() * _beta(half, arb(m - 1) / 2))
-        B = [_beta(arb(m) / 2, arb(m - 1) / 2 + k) for k in range(3)]
+        self.K = arb(2) ** (m - 1) / (rig.pi() * rig.beta(half, arb(m - 1) / 2))
+        B = [rig.beta(arb(m) / 2, arb(m - 1) / 2 + k) for k in range(3)]
         p = [[arb(1)], [arb(-1), arb(2)], [arb(1), arb(-4 * m) / (m - 1), arb(4 * m) / (m - 1)]]
         self.weights = [[pk * B[k] for k, pk in enumerate(pj)] for pj in p]  # p_{j,k} B_k
         # sum_n T_{k,n} from Lambda_k(c) = int k(c + (1-c) t) ((1+t)/2)^k dmu_m (Lemma R2, step 4)
-        lam1_at0 = 2 * _beta(half, arb(m) / 2) / (rig.pi() * (m - 1) * _beta(half, arb(m - 1) / 2))
+        lam1_at0 = 2 * rig.beta(half, arb(m) / 2) / (
+            rig.pi() * (m - 1) * rig.beta(half, arb(m - 1) / 2))
         ends = [(arb(1), arb(0)), (half, lam1_at0 / 2), ((1 + arb(1) / m) / 4, lam1_at0 / 2)]
         self.totals = [(top - bottom) / (2 * self.K * B[k]) for k, (top, bottom) in enumerate(ends)]
         self._T: list[list[Any]] = [[arb(1)] for _ in range(3)]
         self._partial: list[list[Any]] = [[arb(0)] for _ in range(3)]  # sum_{n < N} T_{k,n}
-        self._coeffs: list[list[Any]] = [[sum(w, arb(0))] for w in self.weights]  # t_{j,0}
+        self._coeffs: list[list[Any]] = [[self.coeff_from(j, [arb(1)] * 3)] for j in range(3)]
         self._polys: dict[tuple[int, int], Any] = {}
 
     def grow(self, n_terms: int) -> None:
@@ -59,11 +56,9 @@ class FiberSeries:
                 T.append(self.next_term(T[-1], k, len(T) - 1))
             while len(S) <= n_terms:
                 S.append(S[-1] + T[len(S) - 1])
-        for j, w in enumerate(self.weights):
-            c = self._coeffs[j]
+        for j, c in enumerate(self._coeffs):
             while len(c) < n_terms:
-                n = len(c)
-                c.append(sum((wk * self._T[k][n] for k, wk in enumerate(w)), rig.arb(0)))
+                c.append(self.coeff_from(j, [T[len(c)] for T in self._T]))
 
     def next_term(self, T: Any, k: int, n: int) -> Any:
         """``T_{k,n+1}`` from ``T = T_{k,n}``: the ratio
@@ -72,10 +67,9 @@ class FiberSeries:
         return T * ((2 * n + 1) ** 2 * (2 * n + m)) / (
             2 * (2 * n + 2 * m - 1 + 2 * k) * (n + 1) * (2 * n + 3))
 
-    def coeff(self, j: int, n: int) -> Any:
-        """``t_{j,n} = sum_k p_{j,k} B_k T_{k,n}``."""
-        self.grow(n + 1)
-        return self._coeffs[j][n]
+    def coeff_from(self, j: int, T: list[Any]) -> Any:
+        """``t_{j,n} = sum_k p_{j,k} B_k T_{k,n}`` from ``T = (T_{0,n}, T_{1,n}, T_{2,n})``."""
+        return sum((wk * T[k] for k, wk in enumerate(self.weights[j])), rig.arb(0))
 
     def tail(self, j: int, n_terms: int) -> Any:
         """An upper bound of ``sum_{n >= n_terms} |t_{j,n}|`` (exact tails of positive series)."""
