@@ -1,0 +1,123 @@
+"""What a lower bound's number is: the one home of its labels (docs/derivations/intervals.md,
+"Rigorous enclosures").
+
+Every built-in lower bound evaluates to a :class:`BoundValue`: one or more :class:`Part` s, each
+a proved inequality ``err >= part`` with an enclosure of its number, whether that enclosure is
+rigorous, and how its series was truncated. Everything a command says about the number (which
+part won, whether it is rigorous, what is certified, whether the truncation matters) is a
+property computed here from the parts; no command, help text or docstring restates it.
+
+- ``value``: the largest lower end over the parts (each part is a proved inequality);
+- ``chosen``: the part that gives it (the first one on ties), ``source`` its name;
+- ``rigorous``: whether ``value`` is the lower end of a proved enclosure (``chosen.rigorous``);
+- ``certified``: the largest lower end over the rigorous parts only (0 when none is);
+- ``truncation``: the chosen part's truncation, ``truncation_matters`` whether any part's
+  unsummed tail could still change the answer.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, replace
+
+__all__ = ["BoundValue", "Part", "Truncation"]
+
+
+@dataclass(frozen=True)
+class Truncation:
+    """How a part's series was cut: degrees ``<= degrees_summed`` were summed and the rest could
+    add at most ``tail``; ``settled`` says the tail cannot change the answer (the printed digits,
+    or the question asked, such as ``bound > eps``); ``flag`` is the option that lifts it."""
+
+    degrees_summed: int
+    tail: float
+    settled: bool
+    flag: str = "--max-degree"
+
+
+@dataclass(frozen=True)
+class Part:
+    """One proved inequality ``err >= number``: its ``name`` (``harmonic count``, ``fiber``,
+    ...), an enclosure ``(lo, hi)`` of its number, whether that enclosure is ``rigorous`` (proved
+    with outward rounding and counted tails, never a quadrature or Monte Carlo estimate), its
+    ``method`` in words, and its ``truncation`` where it sums a series."""
+
+    name: str
+    enclosure: tuple[float, float]
+    rigorous: bool
+    method: str
+    truncation: Truncation | None = None
+
+    def __post_init__(self) -> None:
+        lo, hi = (float(x) for x in self.enclosure)
+        if not lo <= hi:
+            raise ValueError(f"part {self.name!r}: enclosure must have lo <= hi (got "
+                             f"{self.enclosure})")
+        object.__setattr__(self, "enclosure", (lo, hi))
+
+    @property
+    def lower(self) -> float:
+        return self.enclosure[0]
+
+
+@dataclass(frozen=True)
+class BoundValue:
+    """A lower bound at one point: the largest of its parts. Every label is computed here."""
+
+    parts: tuple[Part, ...]
+
+    def __post_init__(self) -> None:
+        if not self.parts:
+            raise ValueError("a bound value needs at least one part")
+        object.__setattr__(self, "parts", tuple(self.parts))
+
+    @property
+    def chosen(self) -> Part:
+        """The part with the largest lower end (the first one on ties)."""
+        best = self.parts[0]
+        for p in self.parts[1:]:
+            if p.lower > best.lower:
+                best = p
+        return best
+
+    @property
+    def value(self) -> float:
+        return self.chosen.lower
+
+    @property
+    def enclosure(self) -> tuple[float, float]:
+        """An enclosure of ``max`` over the parts: the largest lower end and the largest upper
+        end."""
+        return self.value, max(p.enclosure[1] for p in self.parts)
+
+    @property
+    def source(self) -> str:
+        return self.chosen.name
+
+    @property
+    def rigorous(self) -> bool:
+        """Whether ``value`` is the lower end of a proved enclosure."""
+        return self.chosen.rigorous
+
+    @property
+    def certified(self) -> float:
+        """The largest lower end among the rigorous parts only (0 where none is rigorous)."""
+        return max((p.lower for p in self.parts if p.rigorous), default=0.0)
+
+    @property
+    def truncation(self) -> Truncation | None:
+        return self.chosen.truncation
+
+    @property
+    def truncation_matters(self) -> bool:
+        """Whether some part's unsummed tail could still change the answer."""
+        return any(p.truncation is not None and not p.truncation.settled for p in self.parts)
+
+    def part(self, name: str) -> Part:
+        for p in self.parts:
+            if p.name == name:
+                return p
+        raise KeyError(f"no part {name!r} (parts: {[p.name for p in self.parts]})")
+
+    def with_part(self, part: Part) -> BoundValue:
+        """This value with one more part (a further proved inequality at the same point)."""
+        return replace(self, parts=(*self.parts, part))
