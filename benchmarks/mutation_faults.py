@@ -542,7 +542,7 @@ FAULTS: tuple[Fault, ...] = (
           "core", "encoding", "thm2.high_dimensional with (d/r)^(c/eps^4)",
           _encoding("thm2.high_dimensional", _eps_power(4))),
     Fault("core.encoding_high_dimensional_eps2", "workbench.core.symbolic.bounds:get_bound",
-          "core", "encoding", "thm2.high_dimensional with (d/r)^(c/eps^2) (issue 29: the "
+          "core", "encoding", "thm2.high_dimensional with (d/r)^(c/eps^2) (the "
           "harmonic count's data cannot refute it; the stated form does)",
           _encoding("thm2.high_dimensional", _eps_power(2))),
     Fault("core.encoding_full_rank_heads_linear", "workbench.core.symbolic.bounds:get_bound",

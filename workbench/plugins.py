@@ -30,295 +30,33 @@ from __future__ import annotations
 
 import importlib
 import inspect
-import math
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field, replace
-from typing import Any, TypeVar
+from collections.abc import Callable
+from dataclasses import replace
+from typing import Any
 
 from workbench.core.profiles import Target, psi_target
-from workbench.core.validation import check_layer, check_points
+from workbench.plugin_bound import SIDES, STATUSES, Bound, DomainFn
+from workbench.plugin_construction import INT64_MAX, Construction, ParamRange
+from workbench.plugin_contract import (
+    LAWS,
+    SIGNATURES,
+    PluginFailed,
+    T,
+    call_user,
+    failure,
+)
+from workbench.plugin_contract import takes as _takes
+
+__all__ = ["INT64_MAX", "KINDS", "LAWS", "LOAD_ERRORS", "SIDES", "SIGNATURES", "STATUSES",
+           "Bound", "Construction", "DomainFn", "ParamRange", "PluginFailed", "add_builtins",
+           "available", "call_user", "entry_points", "failure", "get", "get_bound",
+           "get_construction", "get_preset", "register", "register_bound",
+           "register_construction"]
 
 # A kind of object: its name here, its entry-point group in ``_GROUPS``, its type in
 # ``_type_of`` and its built-ins in ``workbench.builtin_plugins.register_builtins``.
 KINDS = ("bound", "construction", "preset", "target")
-SIDES = ("lower", "upper")
-STATUSES = ("proved", "conjectured")  # "certified" is read as "proved" (its old spelling)
-LAWS = ("orthonormal", "iid", "any")
 LOAD_ERRORS: dict[str, str] = {}  # "group:entry point" -> why it could not be loaded
-T = TypeVar("T")
-
-DomainFn = Callable[[int, int, int, int], "str | None"]
-
-
-@dataclass(frozen=True)
-class Bound:
-    """A bound on the error ``E||f - A||^2`` of a model class, as a function of
-    ``(d, rank, heads, N)``.
-
-    ``side`` says which side it bounds, ``status`` whether it is ``proved`` (a theorem; the old
-    spelling ``certified`` is read as ``proved``) or ``conjectured``, ``rigorous`` whether its
-    ``enclosure`` is a proved one (a plug-in's conjecture or a quadrature is not: only a rigorous
-    number is called certified); ``target``, ``law`` (of the keys), ``value_class``
-    (the models it covers) and ``N`` (the sequence lengths it covers; ``None``: every N) say
-    where it applies, and ``domain(d, rank, heads, N)`` may name any further point it does not
-    cover. ``enclosure`` returns an interval around the value where one exists (proved only
-    where ``rigorous``); ``encoding`` is the id of its sympy encoding
-    (``workbench.core.symbolic``). ``spec`` is how a command names it again (the registered
-    name, or ``module:attr``), so that a replay re-imports the same bound.
-    """
-
-    name: str
-    fn: Callable[[int, int, int, int], float]
-    side: str = "lower"
-    status: str = "proved"
-    target: str = "nearest"
-    law: str = "orthonormal"
-    value_class: str = "eq2"
-    N: tuple[int, ...] | None = (2,)
-    domain: DomainFn | None = None
-    enclosure: Callable[[int, int, int, int], tuple[float, float]] | None = None
-    rigorous: bool = False
-    encoding: str | None = None
-    description: str = ""
-    ref: str = ""
-    source: str = "workbench"
-    spec: str = ""
-
-    def __post_init__(self) -> None:
-        _check_name("bound", self.name)
-        if self.side not in SIDES:
-            raise ValueError(f"side must be one of {SIDES} (got {self.side!r})")
-        if self.status == "certified":  # the old spelling: a proved bound is certified only
-            object.__setattr__(self, "status", "proved")  # where its number is rigorous
-        if self.status not in STATUSES:
-            raise ValueError(f"status must be one of {STATUSES} (got {self.status!r})")
-        if self.law not in LAWS:
-            raise ValueError(f"law must be one of {LAWS} (got {self.law!r})")
-
-    def outside(self, d: int, rank: int, heads: int, N: int) -> str | None:
-        """Why ``(d, rank, heads, N)`` is outside what the bound covers, or ``None``: the one
-        check of a bound's arguments (commands call it at the edge and trust them after). A
-        reason about one argument starts with its name (``rank must be ...``), so a command
-        can name its flag; ``domain``'s reasons may do the same."""
-        try:
-            check_layer(d, rank, heads, ("d", "rank", "heads"))
-            check_points(N, "N")
-        except ValueError as e:
-            return str(e)
-        if self.N is not None and N not in self.N:
-            return f"N must lie in {list(self.N)}, the N it covers (got {N})"
-        return self.domain(d, rank, heads, N) if self.domain is not None else None
-
-    def __call__(self, d: int, rank: int, heads: int, N: int = 2) -> float:
-        why = self.outside(d, rank, heads, N)
-        if why is not None:
-            raise ValueError(f"bound {self.name!r} {why}")
-        if self.source == "workbench":
-            return float(self.fn(d, rank, heads, N))
-        who = ("bound", self.spec or self.name)
-        return _number(who, call_user(who, self.fn, d, rank, heads, N), (d, rank, heads, N))
-
-    def interval(self, d: int, rank: int, heads: int, N: int = 2) -> tuple[float, float]:
-        """The enclosure where the bound has one, else the value twice."""
-        if self.enclosure is None:
-            v = self(d, rank, heads, N)
-            return v, v
-        if self.source == "workbench":
-            lo, hi = self.enclosure(d, rank, heads, N)
-            return float(lo), float(hi)
-        who, at = ("bound", self.spec or self.name), (d, rank, heads, N)
-        ends = call_user(who, self.enclosure, d, rank, heads, N)
-        if not (isinstance(ends, tuple | list) and len(ends) == 2):
-            raise PluginFailed(who, f"returned {type(ends).__name__} from its enclosure at "
-                               f"{at}, not a pair (lo, hi)")
-        return _number(who, ends[0], at), _number(who, ends[1], at)
-
-    def describe(self) -> dict[str, Any]:
-        """The bound's fields as JSON: ``N`` is the list of the N it covers, ``null`` for
-        every N (``N_text`` says which)."""
-        n = "every N" if self.N is None else ", ".join(str(k) for k in self.N)
-        return {"name": self.name, "side": self.side, "status": self.status,
-                "rigorous": self.rigorous, "target": self.target, "law": self.law,
-                "value_class": self.value_class,
-                "N": None if self.N is None else list(self.N), "N_text": n,
-                "encoding": self.encoding, "source": self.source,
-                "description": self.description, "spec": self.spec or self.name}
-
-
-INT64_MAX = 2**63 - 1  # an integer parameter's range when none is declared
-
-
-@dataclass(frozen=True)
-class ParamRange:
-    """The values a construction's numeric parameter may take: ``lo..hi`` (either end ``None``:
-    unbounded; ``lo_open``/``hi_open``: the end excluded, for a float). An integer parameter
-    without a declared range lies in ``-INT64_MAX..INT64_MAX``; a float one is always finite."""
-
-    lo: float | None = None
-    hi: float | None = None
-    lo_open: bool = False
-    hi_open: bool = False
-
-    def check(self, name: str, value: Any, default: Any) -> Any:
-        """``value`` (of the type of ``default``) in range, or ``ValueError`` naming ``name``
-        and the range."""
-        from workbench.core.validation import check_float, check_int
-
-        if isinstance(default, bool) or not isinstance(default, int | float):
-            return value
-        if isinstance(default, int):
-            return check_int(name, value, *self._int_ends())
-        return check_float(name, value, self.lo, self.hi, lo_open=self.lo_open,
-                           hi_open=self.hi_open)
-
-    def _int_ends(self) -> tuple[int, int]:
-        lo = -INT64_MAX if self.lo is None else int(self.lo) + (1 if self.lo_open else 0)
-        hi = INT64_MAX if self.hi is None else int(self.hi) - (1 if self.hi_open else 0)
-        return lo, hi
-
-    def text(self, default: Any) -> str:
-        """The range in words: ``an integer in 0..100000``, ``a finite number in (0, 1)``."""
-        from workbench.core.validation import float_range_words, int_range_words
-
-        if isinstance(default, int):
-            return int_range_words(*self._int_ends())
-        return float_range_words(self.lo, self.hi, lo_open=self.lo_open, hi_open=self.hi_open)
-
-
-@dataclass(frozen=True)
-class Construction:
-    """Explicit weights with the error they claim: ``fn(d, rank, heads, N, seed, **params)``
-    returns ``(model, claimed)`` (see the module note), or ``(model, claimed, target)`` when the
-    target is not ``target``'s named function. ``params`` holds the defaults of the extra
-    parameters (their types come from the defaults); ``target``, ``law`` and ``queries`` say what
-    it is measured on; ``ensemble`` that the claim averages over the construction's random draw
-    (so seeds are pooled, Student-t, before the verdict); ``defaults`` the ``(d, rank, heads,
-    N)`` a command uses when none is given. ``memory(d, rank, heads, N, **params)``, when given,
-    estimates the memory a build needs without building (a byte count, or a list of
-    ``workbench.verifiers.resources.Term``): ``workbench construct`` and ``run_construction``
-    refuse a size that cannot fit before any work; without it, every size is attempted."""
-
-    name: str
-    fn: Callable[..., tuple[Any, Any]]
-    params: Mapping[str, Any] = field(default_factory=dict)
-    target: str = "nearest"
-    law: str = "orthonormal"
-    queries: str = "uniform"
-    ensemble: bool = False
-    defaults: Mapping[str, int] = field(default_factory=lambda: {"d": 8, "rank": 1, "heads": 16,
-                                                                 "N": 2})
-    memory: Callable[..., Any] | None = None
-    ranges: Mapping[str, ParamRange] = field(default_factory=dict)
-    description: str = ""
-    ref: str = ""
-    source: str = "workbench"
-    spec: str = ""
-
-    def __post_init__(self) -> None:
-        _check_name("construction", self.name)
-        unknown = sorted(set(self.ranges) - set(self.params))
-        if unknown:
-            raise ValueError(f"ranges must name parameters of the construction (got "
-                             f"{', '.join(unknown)}; its parameters: {sorted(self.params)})")
-        if self.law not in LAWS[:2]:
-            raise ValueError(f"law must be one of {LAWS[:2]} (got {self.law!r})")
-        if self.memory is not None and not callable(self.memory):
-            raise TypeError(f"memory must be a function (got {type(self.memory).__name__})")
-
-    def param_range(self, name: str) -> ParamRange:
-        """The declared range of the parameter ``name`` (unbounded if none is declared)."""
-        return self.ranges.get(name, ParamRange())
-
-    def check_params(self, params: Mapping[str, Any]) -> dict[str, Any]:
-        """``params`` checked against the declared ranges (``ParamRange``), each named
-        ``param NAME`` in an error; a name the construction does not take is an error."""
-        out = {}
-        for k, v in params.items():
-            if k not in self.params:
-                raise ValueError(f"param must be one of {sorted(self.params)} (got {k!r})")
-            out[k] = self.param_range(k).check(f"param {k}", v, self.params[k])
-        return out
-
-    def build(self, d: int, rank: int, heads: int, N: int, seed: int,
-              **params: Any) -> tuple[Any, ...]:
-        """``fn(d, rank, heads, N, seed, **params)``. A user's construction that raises or
-        exits, or returns anything but ``(model, claimed)`` or ``(model, claimed, target)``, is
-        a :class:`PluginFailed`."""
-        if self.source == "workbench":
-            return self.fn(d, rank, heads, N, seed, **params)
-        who = ("construction", self.spec or self.name)
-        out = call_user(who, self.fn, d, rank, heads, N, seed, **params)
-        if not (isinstance(out, tuple) and len(out) in (2, 3)):
-            raise PluginFailed(who, f"returned {type(out).__name__} at {(d, rank, heads, N)}, "
-                               "not (model, claimed) or (model, claimed, target)")
-        return out
-
-    def describe(self) -> dict[str, Any]:
-        return {"name": self.name, "params": dict(self.params), "target": self.target,
-                "law": self.law, "queries": self.queries, "ensemble": self.ensemble,
-                "defaults": dict(self.defaults), "memory_estimate": self.memory is not None,
-                "source": self.source, "description": self.description,
-                "spec": self.spec or self.name}
-
-
-# ------------------------------------------------------------------- calling a user's object
-class PluginFailed(ValueError):
-    """A user's object (``kind``, ``name``) failed when called: it raised, called ``sys.exit``,
-    or returned what its contract does not allow (a bound's nan). ``str()`` is one line saying
-    what happened, for the command to put after the flag and the object's name."""
-
-    def __init__(self, who: tuple[str, str], why: str) -> None:
-        super().__init__(why)
-        self.kind, self.name = who
-
-
-SIGNATURES = {"bound": "(d, rank, heads, N)", "construction": "(d, rank, heads, N, seed)"}
-
-
-def failure(e: BaseException) -> str:
-    """``e`` on one line: ``ZeroDivisionError: division by zero``, ``SystemExit(0)``."""
-    if isinstance(e, SystemExit):
-        return f"SystemExit({e.code!r})"
-    text = " ".join(str(e).split())
-    return f"{type(e).__name__}: {text}" if text else type(e).__name__
-
-
-def call_user(who: tuple[str, str], fn: Callable[..., T], *args: Any, **kwargs: Any) -> T:
-    """``fn(*args, **kwargs)`` for the user's object ``who`` (kind, name): any exception,
-    ``SystemExit`` included, is a :class:`PluginFailed` naming the arguments (a
-    KeyboardInterrupt still interrupts)."""
-    try:
-        return fn(*args, **kwargs)
-    except PluginFailed:
-        raise
-    except (Exception, SystemExit) as e:
-        raise PluginFailed(who, f"failed at {tuple(args[:4])}: {failure(e)}") from None
-
-
-def _number(who: tuple[str, str], v: Any, at: tuple[int, ...]) -> float:
-    """A bound's value as a finite float; anything else is a :class:`PluginFailed`."""
-    try:
-        x = float(v)
-    except (TypeError, ValueError, OverflowError):
-        raise PluginFailed(who, f"returned {type(v).__name__} at {at}, not a number") from None
-    if not math.isfinite(x):
-        raise PluginFailed(who, f"returned {x} at {at}, not a finite number")
-    return x
-
-
-def _takes(kind: str, name: str, fn: Callable[..., Any], params: Mapping[str, Any]) -> None:
-    """A plain function named as a ``kind`` must accept its contract's arguments."""
-    try:
-        sig = inspect.signature(fn)
-    except (TypeError, ValueError):  # a builtin without a signature: its call will tell
-        return
-    n = 4 if kind == "bound" else 5
-    try:
-        sig.bind(*range(n), **params)
-    except TypeError:
-        raise ValueError(f"{kind} {name!r} must be a function of {SIGNATURES[kind]} (its "
-                         f"signature is {sig})") from None
-
 
 # ------------------------------------------------------------------------------ registries
 _REGISTRY: dict[str, dict[str, Any]] = {k: {} for k in KINDS}
@@ -355,11 +93,6 @@ def _check_kind(kind: str) -> None:
         hint = (f"; kind names are singular: {kind[:-1]!r}" if isinstance(kind, str)
                 and kind.endswith("s") and kind[:-1] in KINDS else "")
         raise ValueError(f"kind must be one of {KINDS} (got {kind!r}{hint})")
-
-
-def _check_name(kind: str, name: str) -> None:
-    if not isinstance(name, str) or not name or ":" in name or name != name.strip():
-        raise ValueError(f"a {kind} name must be a non-empty string without ':' (got {name!r})")
 
 
 def _preset_type() -> type[Any]:

@@ -1,8 +1,8 @@
 """Theorem 2's two regimes (``workbench/proofs/paper/thm2/regimes.py``): the regressors come from
 the sympy encodings, the claims hold at quick scale and on the stated law, and each is violated
 when ``heads_needed`` follows a law with a planted slip (a square root, a dropped rank, an
-exponent, an off-by-one) or the encoding's law is not the paper's stated one (issue 29's
-``1/eps -> 1/eps^2`` among them)."""
+exponent, an off-by-one) or the encoding's law is not the paper's stated one (``1/eps ->
+1/eps^2``, which the harmonic count's data alone cannot refute, among them)."""
 
 from __future__ import annotations
 
@@ -92,7 +92,7 @@ def _power_instead_of_exp(rhs):  # type: ignore[no-untyped-def]
 
 
 @pytest.mark.parametrize(("bound_id", "slip"), [
-    ("thm2.high_dimensional", lambda rhs: rhs.subs(sym.eps, sym.eps**2)),  # issue 29's fault
+    ("thm2.high_dimensional", lambda rhs: rhs.subs(sym.eps, sym.eps**2)),  # data cannot refute
     ("thm2.high_dimensional", lambda rhs: rhs.subs(sym.eps, sym.eps**4)),
     ("thm2.high_dimensional", lambda rhs: rhs.subs(sym.r, 1)),  # base d/r -> d
     ("thm2.high_dimensional", lambda rhs: rhs.subs(sym.eps, -sym.eps)),  # exponent's sign

@@ -18,15 +18,24 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from workbench.commands._bounds_common import (
+    CERTIFIED,
+    CLASS_TEXT,
+    MAX_D,
+    POINTS_TEXT,
+    check_common,
+    check_covered,
+    point_error,
+    resolve_bound,
+    vacuous_reason,
+)
 from workbench.commands._common import (
     ERROR_MEANING,
     AliasCommand,
     CheckFailed,
     aliases,
     emit,
-    exact_decimal,
     json_option,
-    readable_int,
 )
 from workbench.commands._target import (
     TARGET_ERROR,
@@ -35,50 +44,8 @@ from workbench.commands._target import (
     require_profile,
     target_options,
 )
-from workbench.core.bounds import EQ2, QUERY_VALUES, VALUE_CLASSES  # imports nothing: fast
-from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
-
-CLASS_TEXT = {
-    "eq2": "Eq. 2 models: one fixed value map M_h per head (count D'_l; fiber: H values)",
-    "query-dependent-values": "models whose value maps M_h(y) may depend on the query "
-    "(count d(d+1)/2 D'_l; fiber: the full trace; also covers Eq. 2)",
-}
-MAX_D = 2048  # answers within seconds; beyond, the exact binomial tables take minutes
-# the registered bounds ``lower`` computes with every part shown, and the class of each
-CERTIFIED = {"certified": EQ2, "certified-query-values": QUERY_VALUES}
-LIST_GROUP = "workbench.bounds:"  # the keys of workbench.plugins.LOAD_ERRORS for bounds
-LIST_COLUMNS = (("name", "name"), ("side", "side"), ("status", "status"),
-                ("rigorous", "rigorous"), ("target", "target"), ("law", "law"),
-                ("class", "value_class"), ("N", "N_text"), ("source", "source"))
-# the law of the keys the certified bound covers: proved on D_2, transferred to i.i.d. keys at N = 2
-# (docs/derivations/iid_transfer.md)
-POINTS_TEXT = {
-    "orthonormal": "N = 2 orthonormal keys (D_2), uniform query",
-    "iid": "N = 2 i.i.d. uniform keys, uniform query (the i.i.d. transfer: the same number, "
-    "since E[1 - <x1, x2>] = 1)",
-}
-EPS_RANGE = "(0, 1]"  # the error of the zero model is 1: a target above 1 needs no heads
-
-
-def _check_common(d: int, rank: int, max_degree: int | None) -> tuple[int, int]:
-    d = check_int("--d", d, lo=2, hi=MAX_D)
-    rank = check_rank(rank, d, "--rank")
-    if max_degree is not None:
-        check_int("--max-degree", max_degree, lo=1, hi=20001)
-    return check_dim(d, "--d"), rank
-
-
-def vacuous_reason(d: int, r: int, heads: int | None = None) -> str | None:
-    """Why the bound is 0, when it is: for r >= d-1 a head's space holds every harmonic degree,
-    and for H r >= d the heads' keys together see every direction (no fiber is left).
-    ``heads=None``: only the harmonic count is in use (``heads-needed``)."""
-    if r >= d - 1 and (heads is None or heads * r >= d):
-        return (
-            f"vacuous: the bound is 0 for rank r >= d-1 = {d - 1} with H r >= d, because then "
-            "one head's space reaches every harmonic degree (D_l >= N(d,l)) and the keys see "
-            "every direction (no fiber); it says nothing here"
-        )
-    return None
+from workbench.core.bounds import VALUE_CLASSES  # imports nothing: fast
+from workbench.core.validation import check_heads, check_int
 
 
 @click.group(name="bounds")
@@ -86,58 +53,6 @@ def cli() -> None:
     """Lower bounds on the error: the certified one for nearest neighbour (N = 2, D_2) against
     generalized attention, and every registered bound."""
 
-
-@cli.command(name="list")
-@json_option
-def list_cmd(as_json: bool) -> None:
-    """Every registered bound (built-ins and installed packages) and where it applies."""
-    from workbench import plugins
-
-    known = plugins.available("bound")
-    rows = [{**b.describe(), "ref": b.ref, "has_enclosure": b.enclosure is not None}
-            for b in known.values()]
-    errors = {k[len(LIST_GROUP):]: why for k, why in sorted(plugins.LOAD_ERRORS.items())
-              if k.startswith(LIST_GROUP)}
-    targets = [{**t.describe(), "bounds": _covering(t, known)}
-               for t in plugins.available("target").values()]
-    errors.update({k: why for k, why in sorted(plugins.LOAD_ERRORS.items())
-                   if k.startswith("workbench.targets:")})
-    emit({"bounds": rows, "targets": targets, "load_errors": errors}, as_json, _human_list)
-
-
-def _covering(t: Any, bounds: dict[str, Any]) -> str:
-    """What each bound says about target ``t``, in words."""
-    own = [b.name for b in bounds.values() if b.target == t.name]
-    if t.profile is None:
-        return ", ".join(own) if own else "none"
-    prof = t.profile_at()
-    if prof.key in (("sign", 1.0), ("sign", -1.0)):
-        return ("certified, certified-query-values, harmonic, fiber (hardmax energies)"
-                + (f"; also {', '.join(own)}" if own and t.name != "nearest" else ""))
-    proved = "rigorous" if prof.has_exact_form else "quadrature estimate, not rigorous"
-    return (f"--bound certified / certified-query-values with --target: the harmonic count of "
-            f"its profile ({proved}); no fiber bound")
-
-
-def _human_list(p: dict[str, Any]) -> str:
-    cells = [[h for h, _ in LIST_COLUMNS]]
-    cells += [[{True: "yes", False: "no"}.get(row[k], str(row[k])) if isinstance(row[k], bool)
-               else str(row[k]) for _, k in LIST_COLUMNS] for row in p["bounds"]]
-    widths = [max(len(r[i]) for r in cells) for i in range(len(LIST_COLUMNS))]
-    lines = ["  ".join(c.ljust(w) for c, w in zip(r, widths)).rstrip() for r in cells]
-    lines.append(f"{len(p['bounds'])} bounds; use one with `workbench bounds lower --bound NAME` "
-                 "or `workbench falsify --bound NAME` (--json: descriptions and references)")
-    lines.append("")
-    for t in p["targets"]:
-        params = ", ".join(f"{k}={v}" for k, v in t["params"].items())
-        lines.append(f"target {t['name']}" + (f" ({params})" if params else "")
-                     + f": profile {t['profile']}; N {t['N']}; {t['queries']} queries")
-        lines.append(f"  bounds: {t['bounds']}")
-    lines.append(f"{len(p['targets'])} targets; choose one with --target NAME|module:function "
-                 "and --target-param K=V")
-    for name, why in p["load_errors"].items():
-        lines.append(f"not loaded: {name}: {why}")
-    return "\n".join(lines)
 
 
 def _human_lower(p: dict[str, Any]) -> str:
@@ -223,7 +138,7 @@ def lower(
         value_class = CERTIFIED[bound]
     name = bound if bound not in CERTIFIED else next(
         k for k, vc in CERTIFIED.items() if vc == value_class)
-    b = _resolve(name)  # every bound, built-in or plug-in, through the registry
+    b = resolve_bound(name)  # every bound, built-in or plug-in, through the registry
     if bound not in CERTIFIED and class_given:
         raise ValueError(f"--class applies to --bound certified only (--bound {bound} has the "
                          f"class {b.value_class})")
@@ -232,7 +147,7 @@ def lower(
     if points == "iid" and N != 2:
         raise ValueError(f"--N must be 2 with --points iid (the i.i.d. transfer of the certified "
                          f"bound is proved for N = 2 only; got --N {N})")
-    _check_covered(b, name, d, rank, heads, N)  # the one check of (d, rank, heads, N)
+    check_covered(b, name, d, rank, heads, N)  # the one check of (d, rank, heads, N)
     if name not in CERTIFIED:
         _lower_other(b, name, d, rank, heads, N, as_json)
         return
@@ -294,7 +209,7 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
         raise ValueError(f"--points must be orthonormal with --target {chosen.spec}: the i.i.d. "
                          "transfer of a soft profile is a mixture over key gaps "
                          "(docs/derivations/soft_targets.md, step T), not this number")
-    d, rank = _check_common(d, rank, max_degree)
+    d, rank = check_common(d, rank, max_degree)
     check_heads(heads, "--heads")
     if check_int("--N", N, lo=1) != 2:
         raise ValueError(f"--N must be 2 with --target {chosen.spec} (its profile bound covers "
@@ -336,36 +251,6 @@ def _human_profile(p: dict[str, Any]) -> str:
     return "\n".join(lines + [f"  {p['error_meaning']}"])
 
 
-def _resolve(spec: str) -> Any:
-    """The ``Bound`` named ``spec`` (registered, or ``module:function``); errors name --bound."""
-    from workbench.plugins import get_bound
-
-    try:
-        return get_bound(spec)
-    except ValueError as e:
-        raise ValueError(f"--bound: {e}") from None
-
-
-FLAGS = {"d": "--d", "rank": "--rank", "heads": "--heads", "N": "--N"}  # Bound's argument names
-
-
-def _point_error(why: str, spec: str, d: int, rank: int, heads: int, N: int) -> ValueError:
-    """Bad input for a point a bound does not cover: the flag, when ``why`` starts with an
-    argument's name (``Bound.outside``), else the whole point."""
-    arg = why.split(" ", 1)[0]
-    if arg in FLAGS:
-        return ValueError(f"{FLAGS[arg]}{why[len(arg):]} for --bound {spec}")
-    return ValueError(f"--bound {spec} does not cover d={d}, rank={rank}, heads={heads}, N={N} "
-                      f"(--d, --rank, --heads, --N): {why}")
-
-
-def _check_covered(b: Any, spec: str, d: int, rank: int, heads: int, N: int) -> None:
-    """Bad input (naming the flag) when ``(d, rank, heads, N)`` is outside what ``b`` covers."""
-    why = b.outside(d, rank, heads, N)
-    if why is not None:
-        raise _point_error(why, spec, d, rank, heads, N)
-
-
 def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
                  as_json: bool) -> None:
     """``bounds lower --bound NAME`` for a bound other than the certified one, on a point it
@@ -378,7 +263,7 @@ def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
     except PluginFailed as e:  # the user's bound raised, exited or gave no finite number
         raise ValueError(f"--bound {spec} {e}") from None
     except ValueError as e:
-        raise _point_error(str(e), spec, d, rank, heads, N) from None
+        raise point_error(str(e), spec, d, rank, heads, N) from None
     except Exception as e:  # the bound's own code failed: not bad input
         raise CheckFailed(f"--bound {spec} failed at d={d}, rank={rank}, heads={heads}, N={N}: "
                           f"{type(e).__name__}: {e}") from None
@@ -424,122 +309,10 @@ def _human_other(p: dict[str, Any]) -> str:
     lines.append(f"  {ERROR_MEANING}")
     return "\n".join(lines)
 
-
-@aliases({"--r": "--rank"})
-@cli.command(name="heads-needed", cls=AliasCommand)
-@click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
-@click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
-@click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
-@click.option("--max-degree", type=int, default=None,
-              help="Sum odd degrees up to this (default: raised automatically up to a cost cap).")
-@click.option("--class", "value_class", type=click.Choice(VALUE_CLASSES), default=EQ2,
-              show_default=True,
-              help="Model class: eq2 (one fixed value map per head, the default) or "
-              "query-dependent-values (value maps may depend on the query; fewer heads).")
-@target_options
-@json_option
-def heads_needed_cmd(
-    d: int, rank: int, eps: float, max_degree: int | None, value_class: str, target: str,
-    target_params: tuple[str, ...], as_json: bool,
-) -> None:
-    """Least H for which the harmonic count allows error <= eps (all smaller H cannot);
-    --target gives it for another target's profile (e.g. soft-nearest at beta)."""
-    d, rank = _check_common(d, rank, max_degree)
-    eps = check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)
-    chosen = choose_target(target, target_params)
-    if not chosen.is_hardmax:
-        _heads_profile(chosen, d, rank, eps, max_degree, value_class, as_json)
-        return
-    from workbench.core.bounds.harmonic import heads_needed_search
-
-    res = heads_needed_search(d, rank, eps, max_degree=max_degree, value_class=value_class)
-    H = res.heads
-    exact = exact_decimal(H)
-    payload: dict[str, Any] = {
-        "d": d,
-        "r": rank,
-        "eps": eps,
-        "class": value_class,
-        "covers": CLASS_TEXT[value_class],
-        "heads_needed": H if len(exact) <= 4000 else None,  # JSON integer, exact
-        "heads_needed_exact": exact,  # the same number as a decimal string
-        "digits": len(exact),
-        "readable": readable_int(H),
-        "max_degree": res.max_degree,
-        "degree_cap": res.degree_cap,
-        "raised": res.raised,
-        "given": max_degree is not None,
-        "tail": res.tail,
-        "truncation_limited": res.truncation_limited,
-        "set_by": "truncation" if res.truncation_limited else "bound",
-        "bound": "harmonic_bound (the harmonic count alone; the fiber bound, which only "
-        "covers H r < d, is not used here)",
-        "vacuous": vacuous_reason(d, rank),
-    }
-    if target != "nearest":  # the default output keeps its fields
-        payload["target"] = chosen.describe()
-    if payload["heads_needed"] is None:
-        payload["null_reasons"] = {"heads_needed": "over 4000 digits: see heads_needed_exact"}
-    emit(payload, as_json, _human_heads)
-
-
-def _heads_profile(chosen: ChosenTarget, d: int, rank: int, eps: float,
-                   max_degree: int | None, value_class: str, as_json: bool) -> None:
-    profile = require_profile(chosen, "heads-needed (the harmonic count)")
-    from workbench.core.bounds.profile_harmonic import (
-        PROFILE_DEGREE_CAP,
-        profile_degree,
-        profile_heads_needed,
-    )
-
-    res = profile_heads_needed(profile, d, rank, eps, max_degree=max_degree,
-                               value_class=value_class)
-    payload: dict[str, Any] = {
-        "d": d, "r": rank, "eps": eps, "class": value_class, "covers": CLASS_TEXT[value_class],
-        "target": chosen.describe(), "heads_needed": res.heads,
-        "heads_needed_exact": str(res.heads), "digits": len(str(res.heads)),
-        "readable": readable_int(res.heads), "max_degree": res.max_degree,
-        "degree_cap": PROFILE_DEGREE_CAP, "raised": res.max_degree > profile_degree(profile, d)
-        if max_degree is None else False, "given": max_degree is not None,
-        "tail": res.tail, "truncation_limited": res.truncation_limited,
-        "set_by": "truncation" if res.truncation_limited else "bound",
-        "rigorous": res.rigorous,
-        "bound": "the harmonic count of the target's profile",
-        "vacuous": vacuous_reason(d, rank),
-    }
-    emit(payload, as_json, _human_heads)
-
-
-def _human_heads(p: dict[str, Any]) -> str:
-    heads_word = "head" if p["readable"] == "1" else "heads"
-    t = p.get("target", {"name": "nearest"})
-    lines = [
-        f"d={p['d']} rank={p['r']} eps={p['eps']:g}"
-        + ("" if t["name"] == "nearest" else f", target {t['name']} ({t['profile']})")
-        + f": at least {p['readable']} {heads_word} (every smaller H is "
-        + ("certified" if p.get("rigorous", True) else "estimated (quadrature, not rigorous)")
-        + " to have error > eps)",
-        f"  class: {p['covers']}",
-    ]
-    if p["truncation_limited"]:
-        how = (f"raised automatically to the cost cap L = {p['degree_cap']}" if p["raised"]
-               else "as given by --max-degree" if p["given"] else
-               f"the default truncation; the cost cap L = {p['degree_cap']} allows no more")
-        lines.append(
-            f"  set by the truncation, not the bound: odd degrees <= {p['max_degree']} were "
-            f"summed ({how}); the degrees above (energy <= {p['tail']:.3g}) could still exclude "
-            "this H, so the full bound may need more heads: the value is a valid 'at least'")
-    else:
-        lines.append(f"  set by the bound: the degrees above {p['max_degree']} (energy <= "
-                     f"{p['tail']:.3g}) cannot change it")
-    if p["digits"] > 15:
-        lines.append("  exact value: --json gives heads_needed (integer) and heads_needed_exact")
-    if p["vacuous"]:
-        lines.append(f"  {p['vacuous']}")
-    meaning = ERROR_MEANING if t["name"] == "nearest" else TARGET_ERROR
-    return "\n".join(lines + [f"  {meaning}"])
-
-
+from workbench.commands.bounds_list import list_cmd  # noqa: E402
+from workbench.commands.heads_needed import heads_needed_cmd  # noqa: E402
 from workbench.commands.sandwich import sandwich_cmd  # noqa: E402
 
+cli.add_command(list_cmd)
+cli.add_command(heads_needed_cmd)
 cli.add_command(sandwich_cmd)

@@ -70,8 +70,9 @@ ADDED_IN: dict[int, tuple[str, ...]] = {
     1: ("runs", "check_runs", "claim_results"), 2: ("sandwich_points",), 3: ("witnesses",),
 }
 # the sources whose change changes a run's numbers (relative to the package ``workbench``)
-_CODE = ("verifiers/train.py", "verifiers/models.py", "verifiers/tasks.py",
-         "verifiers/estimate.py", "verifiers/chunked_ffn.py", "verifiers/sweep.py",
+_CODE = ("verifiers/train.py", "verifiers/train_checkpoint.py", "verifiers/models.py",
+         "verifiers/tasks.py", "verifiers/estimate.py", "verifiers/chunked_ffn.py",
+         "verifiers/sweep.py",
          "constructions/random_features.py", "constructions/_kernel_solve.py",
          "core/montecarlo.py", "core/intervals.py")
 

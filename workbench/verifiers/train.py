@@ -11,16 +11,16 @@ gradient search against Theorem 2's lower bound.
   initialisation comes from ``derive_seed(seed, "init")`` and held-out samples from
   ``derive_seed(eval_seed, "heldout")``, so training K models batched gives the same numbers as
   training them one at a time, and evaluation never sees training data.
-- ``checkpoint``: the whole state (parameters, optimiser moments, sampler states, loss history)
-  is written atomically every ``checkpoint_every`` steps; rerunning with the same path resumes
-  and ends with the same result as an uninterrupted run. A checkpoint of the same run planned
-  for other ``steps`` is continued to this run's ``steps`` (extending a finished run): the steps
-  after the checkpoint follow this run's schedule, so an extended run is not bit-identical to an
-  uninterrupted run of the new length (its first steps had the old schedule); ``steps`` below
-  the checkpoint's step is refused. ``TrainRun.resumed`` says what was resumed. A checkpoint is
-  read as tensors and plain data only (``read_checkpoint``), never as arbitrary pickled objects,
-  and its layout and run fingerprint are checked before anything of it is used (docs/sweeps.md,
-  "Files the workbench reads").
+- ``checkpoint``: the whole state (parameters, optimiser moments, sampler states, loss history;
+  the file: :mod:`workbench.verifiers.train_checkpoint`) is written atomically every
+  ``checkpoint_every`` steps; rerunning with the same path resumes and ends with the same result
+  as an uninterrupted run. A checkpoint of the same run planned for other ``steps`` is continued
+  to this run's ``steps`` (extending a finished run): the steps after the checkpoint follow this
+  run's schedule, so an extended run is not bit-identical to an uninterrupted run of the new
+  length (its first steps had the old schedule); ``steps`` below the checkpoint's step is refused.
+  ``TrainRun.resumed`` says what was resumed. A checkpoint is read as tensors and plain data only
+  (``read_checkpoint``), never as arbitrary pickled objects, and its layout and run fingerprint
+  are checked before anything of it is used (docs/sweeps.md, "Files the workbench reads").
 """
 
 from __future__ import annotations
@@ -30,7 +30,6 @@ import json
 import math
 import os
 import time
-import warnings
 from collections.abc import Callable
 from dataclasses import asdict, dataclass, field
 from typing import Any, cast
@@ -39,7 +38,6 @@ import torch
 from torch import nn
 
 from workbench.core.intervals import Estimate
-from workbench.core.safe_files import write_file
 from workbench.core.sphere import make_generator
 from workbench.core.validation import check_choice, check_float, check_int
 from workbench.models.attention import GeneralizedAttention, StackedAttention
@@ -48,6 +46,19 @@ from workbench.verifiers.allocator import keep_freed_memory
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.models import EncoderStack, RegressionStack, stack_modules, unstack_state
 from workbench.verifiers.tasks import Task, sample_stacked
+from workbench.verifiers.train_checkpoint import (  # the first two re-exported, for old imports
+    CHECKPOINT_KEYS as CHECKPOINT_KEYS,
+)
+from workbench.verifiers.train_checkpoint import (
+    fingerprint_diff as fingerprint_diff,
+)
+from workbench.verifiers.train_checkpoint import (
+    fingerprint_mismatch,
+    planned_steps,
+    read_checkpoint,
+    resized_losses,
+    save_checkpoint,
+)
 
 ARCHS: tuple[str, ...] = ("attention", "generalized", "encoder", "regression")
 MIXED_ARCHS: tuple[str, ...] = ("attention", "encoder", "regression")  # group by width H r
@@ -312,36 +323,6 @@ def _adamw(group: _Group, t: int, cfg: TrainConfig) -> None:
     torch._foreach_sub_(group.params, group._split((lr / bc1) * m / (v.sqrt() / bc2 + cfg.eps)))
 
 
-def fingerprint_diff(saved: str, current: str, limit: int = 6) -> str:
-    """The fields in which two run fingerprints differ: ``specs[0].seed: 0 (saved) != 3``."""
-    names = ("task", "specs", "config")
-    out: list[str] = []
-
-    def walk(a: Any, b: Any, path: str) -> None:
-        if isinstance(a, dict) and isinstance(b, dict):
-            for k in sorted(set(a) | set(b)):
-                walk(a.get(k), b.get(k), f"{path}.{k}" if path else str(k))
-        elif isinstance(a, list) and isinstance(b, list) and len(a) == len(b):
-            for i, (x, y) in enumerate(zip(a, b)):
-                walk(x, y, f"{names[i]}" if not path else f"{path}[{i}]")
-        elif isinstance(a, list) and isinstance(b, list):
-            out.append(f"{path}: {len(a)} entries (saved) != {len(b)}")
-        elif a != b:
-            out.append(f"{path}: {repr(a)[:40]} (saved) != {repr(b)[:40]}")
-
-    walk(json.loads(saved), json.loads(current), "")
-    more = f", and {len(out) - limit} more" if len(out) > limit else ""
-    return "; ".join(out[:limit]) + more if out else "fingerprints differ"
-
-
-def _diff(saved: str, current: str) -> str:
-    """``fingerprint_diff``, or a plain statement when the saved one is not a fingerprint."""
-    try:
-        return fingerprint_diff(saved, current)
-    except (ValueError, TypeError):
-        return "its fingerprint is not one of a run"
-
-
 def _window(steps: int) -> int:
     return max(1, min(100, steps // 20))
 
@@ -372,11 +353,11 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
     if checkpoint is not None and os.path.exists(checkpoint):
         saved = read_checkpoint(checkpoint, cfg.device)
         where = repr(os.fspath(checkpoint))
-        planned = _planned_steps(saved["fingerprint"], fingerprint)
+        planned = planned_steps(saved["fingerprint"], fingerprint)
         if planned is None:
+            why = fingerprint_mismatch(saved["fingerprint"], fingerprint)
             raise ValueError(f"checkpoint must belong to this run's configuration ({where} was "
-                             f"written by another: {_diff(saved['fingerprint'], fingerprint)}; "
-                             "delete it to start afresh)")
+                             f"written by another: {why}; delete it to start afresh)")
         if len(saved["groups"]) != len(groups) or not 0 <= saved["step"] <= planned:
             raise ValueError(f"checkpoint must be a checkpoint of this run ({where}: "
                              f"{len(saved['groups'])} groups at step {saved['step']}, not "
@@ -386,7 +367,7 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
                              f"{cfg.steps}); a run cannot be shortened after the fact")
         for grp, st in zip(groups, saved["groups"]):
             if isinstance(st, dict) and "losses" in st:  # the history, to this run's length
-                st["losses"] = _resized(st["losses"], planned, cfg.steps)
+                st["losses"] = resized_losses(st["losses"], planned, cfg.steps)
             grp.check_state(st, where)
         for grp, st in zip(groups, saved["groups"]):
             grp.load(st)
@@ -398,7 +379,8 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
         for grp in groups:
             grp.step(t, task, cfg)
         if checkpoint is not None and ((t + 1) % every == 0 or t + 1 == cfg.steps):
-            _save(checkpoint, fingerprint, t + 1, elapsed + time.perf_counter() - t0, groups)
+            save_checkpoint(checkpoint, fingerprint, t + 1, elapsed + time.perf_counter() - t0,
+                            [g.state() for g in groups])
         if progress is not None:
             progress(t + 1, cfg.steps)
     seconds = elapsed + time.perf_counter() - t0
@@ -407,30 +389,6 @@ def train(specs: list[ModelSpec], task: Task, config: TrainConfig | None = None,
         _collect(grp, task, cfg, results)
     return TrainRun([r for r in results if r is not None], cfg.steps, seconds, len(groups),
                     [g.module for g in groups], resumed)
-
-
-def _planned_steps(saved: str, current: str) -> int | None:
-    """The steps the checkpoint's run was planned for, when its fingerprint is this run's in
-    everything but the steps; ``None`` otherwise (another run, or not a fingerprint)."""
-    try:
-        a, b = json.loads(saved), json.loads(current)
-        steps = a[2].pop("steps")
-        b[2].pop("steps")
-    except (ValueError, TypeError, KeyError, IndexError, AttributeError):
-        return None
-    return steps if a == b and isinstance(steps, int) and steps >= 1 else None
-
-
-def _resized(losses: object, planned: int, steps: int) -> object:
-    """A saved loss history of ``planned`` rows cut or zero-padded to ``steps`` rows (the rows
-    past the checkpoint's step are zeros, overwritten as training proceeds); anything else is
-    returned as it is, for ``check_state`` to refuse."""
-    if not isinstance(losses, torch.Tensor) or losses.ndim != 2 or losses.shape[0] != planned:
-        return losses
-    out = losses.new_zeros(steps, losses.shape[1])
-    n = min(steps, losses.shape[0])
-    out[:n] = losses[:n]
-    return out
 
 
 def _collect(grp: _Group, task: Task, cfg: TrainConfig, out: list[ModelResult | None]) -> None:
@@ -453,65 +411,3 @@ def _collect(grp: _Group, task: Task, cfg: TrainConfig, out: list[ModelResult | 
                  for a, seg in zip(cuts, segs)]
         out[i] = ModelResult(s, float(smooth[:, k].min()), float(smooth[-1, k]), ests[k],
                              paper, total, unstack_state(grp.module, k), curve)
-
-
-CHECKPOINT_KEYS: dict[str, type | tuple[type, ...]] = {
-    "fingerprint": str, "step": int, "seconds": (int, float), "groups": list}
-
-
-def read_checkpoint(path: str | os.PathLike[str], device: str = "cpu") -> dict[str, Any]:
-    """The checkpoint at ``path``, loaded as tensors and plain data only (never unpickling
-    objects: a checkpoint that holds any is refused unloaded), with its top-level keys and
-    types checked (``CHECKPOINT_KEYS``); the groups' layout is checked against the run later.
-
-    Every unreadable, truncated, foreign or malformed file raises a one-line ``ValueError``
-    naming ``checkpoint`` and what is wrong (docs/sweeps.md, "Files the workbench reads").
-    """
-    where = repr(os.fspath(path))
-
-    def bad(why: str) -> ValueError:
-        return ValueError(f"checkpoint must be a checkpoint file written by workbench train "
-                          f"({where} {why})")
-
-    try:
-        with open(path, "rb") as f:
-            head = f.read(4)
-    except OSError as e:
-        raise ValueError(f"checkpoint must be a readable file ({where}: "
-                         f"{e.strerror or e})") from None
-    if not head:
-        raise bad("is empty")
-    try:
-        with warnings.catch_warnings():  # torch warns about pickle protocols on stderr
-            warnings.simplefilter("ignore")
-            saved = torch.load(path, map_location=device, weights_only=True)
-    except Exception as e:  # any failure to read is a refused, damaged or foreign file
-        text = str(e)
-        if "Weights only load failed" in text:  # torch's restricted unpickler refused it
-            lines = [ln.strip() for ln in text.split("Check the documentation")[0].splitlines()
-                     if ln.strip()]
-            reason = f" ({lines[-1][:80].rstrip('.')})" if len(lines) > 1 else ""
-            raise bad(f"holds objects other than tensors and plain data, which are never "
-                      f"loaded{reason}") from None
-        damaged = head == b"PK\x03\x04"  # a zip archive, as torch.save writes
-        raise bad("is truncated or damaged" if damaged else "is not a PyTorch checkpoint") \
-            from None
-    if not isinstance(saved, dict):
-        raise bad(f"holds a {type(saved).__name__}, not a dict of {', '.join(CHECKPOINT_KEYS)}")
-    for key, kind in CHECKPOINT_KEYS.items():
-        value = saved.get(key)
-        if key not in saved or isinstance(value, bool) or not isinstance(value, kind):
-            raise bad(f"has no {key!r} entry of the expected type")
-    if set(saved) != set(CHECKPOINT_KEYS):
-        raise bad(f"has entries other than {', '.join(CHECKPOINT_KEYS)}: "
-                  f"{', '.join(sorted(map(str, set(saved) - set(CHECKPOINT_KEYS))))}")
-    if not math.isfinite(saved["seconds"]) or saved["seconds"] < 0:
-        raise bad(f"records {saved['seconds']!r} seconds")
-    return saved
-
-
-def _save(path: str | os.PathLike[str], fingerprint: str, step: int, seconds: float,
-          groups: list[_Group]) -> None:
-    state = {"fingerprint": fingerprint, "step": step, "seconds": seconds,
-             "groups": [g.state() for g in groups]}
-    write_file(path, lambda fh: torch.save(state, fh), "--checkpoint")
