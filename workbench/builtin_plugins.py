@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from workbench.core.bounds.value import FIBER, HARMONIC_COUNT, THEOREM3_LOWER, BoundValue
 from workbench.core.profiles import Profile, Target, sign_profile, tanh_profile
 from workbench.plugins import (
     Bound,
@@ -21,48 +22,49 @@ from workbench.plugins import (
 _N2_D2 = "N = 2 on D_2 (two orthonormal keys, uniform queries), generalized attention (Eq. 2)"
 
 
+def _value_only(evaluate: Any) -> Any:
+    """A bound's value function, for the ``fn`` of a built-in (its labels come from
+    ``evaluate``)."""
+    return lambda d, r, H, N: evaluate(d, r, H, N).value
+
+
 def _certified(value_class: str) -> Bound:
-    def value(d: int, r: int, H: int, N: int) -> float:
+    def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
         from workbench.core.bounds.certified import certified_lower_bound
 
-        return certified_lower_bound(d, r, H, value_class).value
-
-    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
-        from workbench.core.bounds.certified import certified_lower_bound
-
-        return certified_lower_bound(d, r, H, value_class).enclosure
+        return certified_lower_bound(d, r, H, value_class).bound_value
 
     suffix = "" if value_class == "eq2" else "-query-values"
-    return Bound(f"certified{suffix}", value, value_class=value_class, enclosure=enclosure,
+    return Bound(f"certified{suffix}", _value_only(evaluate), value_class=value_class,
+                 parts=(HARMONIC_COUNT, FIBER), evaluator=evaluate,
                  encoding=f"n2.harmonic_bound{suffix.replace('-', '_')}",
                  ref="paper.md#4-the-certified-lower-bound-for-n--2-ours",
-                 description=f"the larger of the harmonic count and the fiber bound (a rigorous "
-                 f"enclosure only where the harmonic count is the larger); {_N2_D2}")
+                 description=f"the larger of the harmonic count and the fiber bound; {_N2_D2}")
 
 
 def _harmonic(value_class: str) -> Bound:
-    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+    def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
         from workbench.core.bounds.harmonic import harmonic_bound
 
-        return harmonic_bound(d, r, H, value_class=value_class).enclosure
+        return BoundValue((harmonic_bound(d, r, H, value_class=value_class).part(),))
 
     suffix = "" if value_class == "eq2" else "-query-values"
-    return Bound(f"harmonic{suffix}", lambda d, r, H, N: enclosure(d, r, H, N)[0],
-                 value_class=value_class, enclosure=enclosure, rigorous=True,
+    return Bound(f"harmonic{suffix}", _value_only(evaluate), value_class=value_class,
+                 parts=(HARMONIC_COUNT,), evaluator=evaluate,
                  encoding=f"n2.harmonic_bound{suffix.replace('-', '_')}",
                  ref="derivations/lower_bound.md#lemma-6-result-truncation-evaluation",
                  description=f"the harmonic count (Theorem 2's D'_l count); {_N2_D2}")
 
 
 def _fiber(value_class: str) -> Bound:
-    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+    def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
         from workbench.core.bounds.fiber import fiber_bound
 
-        return fiber_bound(d, r, H, value_class).enclosure
+        return BoundValue((fiber_bound(d, r, H, value_class).part(),))
 
     suffix = "" if value_class == "eq2" else "-query-values"
-    return Bound(f"fiber{suffix}", lambda d, r, H, N: enclosure(d, r, H, N)[0],
-                 value_class=value_class, enclosure=enclosure, encoding="n2.fiber_bound",
+    return Bound(f"fiber{suffix}", _value_only(evaluate), value_class=value_class,
+                 parts=(FIBER,), evaluator=evaluate, encoding="n2.fiber_bound",
                  ref="derivations/fiber_bound.md#lemma-f4-the-result-monotonicity-in-r",
                  description=f"the fiber bound (0 when H r >= d); {_N2_D2}")
 
@@ -72,16 +74,16 @@ def _theorem3_lower() -> Bound:
     queries): ``ci[0]`` of ``biased_lower_bound``, a Hoeffding interval at 99.9 % over the
     stratified chi_d average (quick-scale energies: degrees <= 300, 1000 strata)."""
 
-    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+    def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
         from workbench.core.bounds.biased import biased_lower_bound
         from workbench.proofs.claim import CheckContext
         from workbench.proofs.support.theorem3 import target_energies
 
-        return biased_lower_bound(target_energies(d, CheckContext()), r, H).ci
+        return BoundValue((biased_lower_bound(target_energies(d, CheckContext()), r, H).part(),))
 
-    return Bound("theorem3-lower", lambda d, r, H, N: enclosure(d, r, H, N)[0],
-                 target="theorem3-biased", value_class="query-dependent-values",
-                 enclosure=enclosure,
+    return Bound("theorem3-lower", _value_only(evaluate), target="theorem3-biased",
+                 value_class="query-dependent-values", parts=(THEOREM3_LOWER,),
+                 evaluator=evaluate,
                  ref="derivations/biased_lower_bound.md#what-the-claims-assert",
                  description="Theorem 3's lower side on its biased target (reading; Gaussian "
                  "queries, D_2 keys), valid with probability 0.999 (Hoeffding over the strata)")

@@ -7,6 +7,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from workbench.core.bounds.value import BoundValue, PartKind
 from workbench.core.validation import check_layer, check_points
 from workbench.plugin_contract import LAWS, PluginFailed, call_user, check_name, number
 
@@ -16,50 +17,121 @@ STATUSES = ("proved", "conjectured")  # "certified" is read as "proved" (its old
 DomainFn = Callable[[int, int, int, int], "str | None"]
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, init=False)
 class Bound:
     """A bound on the error ``E||f - A||^2`` of a model class, as a function of
     ``(d, rank, heads, N)``.
 
-    ``side`` says which side it bounds, ``status`` whether it is ``proved`` (a theorem; the old
-    spelling ``certified`` is read as ``proved``) or ``conjectured``, ``rigorous`` whether its
-    ``enclosure`` is a proved one (a plug-in's conjecture or a quadrature is not: only a rigorous
-    number is called certified); ``target``, ``law`` (of the keys), ``value_class``
-    (the models it covers) and ``N`` (the sequence lengths it covers; ``None``: every N) say
-    where it applies, and ``domain(d, rank, heads, N)`` may name any further point it does not
-    cover. ``enclosure`` returns an interval around the value where one exists (proved only
-    where ``rigorous``); ``encoding`` is the id of its sympy encoding
-    (``workbench.core.symbolic``). ``spec`` is how a command names it again (the registered
-    name, or ``module:attr``), so that a replay re-imports the same bound.
+    ``evaluate(d, rank, heads, N)`` gives its :class:`~workbench.core.bounds.value.BoundValue`,
+    where every label of its number lives; ``rigorous`` and ``status`` are computed from the kinds
+    of its parts (``part_kinds``). A built-in bound declares its ``parts`` and an ``evaluator``
+    returning parts of those kinds. A plug-in's function is one part, whose ``status`` (``proved``
+    or ``conjectured``; the old spelling ``certified`` reads ``proved``) and ``rigorous`` (whether
+    its ``enclosure`` is a proved one: without an enclosure it is not) are what the plug-in
+    declares. ``side`` says which side it bounds; ``target``, ``law`` (of the keys),
+    ``value_class`` (the models it covers) and ``N`` (the sequence lengths it covers; ``None``:
+    every N) say where it applies, and ``domain(d, rank, heads, N)`` may name any further point
+    it does not cover. ``encoding`` is the id of its sympy encoding (``workbench.core.symbolic``).
+    ``spec`` is how a command names it again (the registered name, or ``module:attr``), so that
+    a replay re-imports the same bound.
     """
 
     name: str
     fn: Callable[[int, int, int, int], float]
-    side: str = "lower"
-    status: str = "proved"
-    target: str = "nearest"
-    law: str = "orthonormal"
-    value_class: str = "eq2"
-    N: tuple[int, ...] | None = (2,)
-    domain: DomainFn | None = None
-    enclosure: Callable[[int, int, int, int], tuple[float, float]] | None = None
-    rigorous: bool = False
-    encoding: str | None = None
-    description: str = ""
-    ref: str = ""
-    source: str = "workbench"
-    spec: str = ""
+    side: str
+    declared_status: str
+    target: str
+    law: str
+    value_class: str
+    N: tuple[int, ...] | None
+    domain: DomainFn | None
+    enclosure: Callable[[int, int, int, int], tuple[float, float]] | None
+    declared_rigorous: bool
+    encoding: str | None
+    description: str
+    ref: str
+    source: str
+    spec: str
+    parts: tuple[PartKind, ...] | None
+    evaluator: Callable[[int, int, int, int], BoundValue] | None
 
-    def __post_init__(self) -> None:
-        check_name("bound", self.name)
-        if self.side not in SIDES:
-            raise ValueError(f"side must be one of {SIDES} (got {self.side!r})")
-        if self.status == "certified":  # the old spelling: a proved bound is certified only
-            object.__setattr__(self, "status", "proved")  # where its number is rigorous
-        if self.status not in STATUSES:
-            raise ValueError(f"status must be one of {STATUSES} (got {self.status!r})")
-        if self.law not in LAWS:
-            raise ValueError(f"law must be one of {LAWS} (got {self.law!r})")
+    def __init__(self, name: str, fn: Callable[[int, int, int, int], float],
+                 side: str = "lower", status: str = "proved", target: str = "nearest",
+                 law: str = "orthonormal", value_class: str = "eq2",
+                 N: tuple[int, ...] | None = (2,), domain: DomainFn | None = None,
+                 enclosure: Callable[[int, int, int, int], tuple[float, float]] | None = None,
+                 rigorous: bool = False, encoding: str | None = None, description: str = "",
+                 ref: str = "", source: str = "workbench", spec: str = "",
+                 parts: tuple[PartKind, ...] | None = None,
+                 evaluator: Callable[[int, int, int, int], BoundValue] | None = None, *,
+                 declared_status: str | None = None,
+                 declared_rigorous: bool | None = None) -> None:
+        status = status if declared_status is None else declared_status  # from replace()
+        rigorous = rigorous if declared_rigorous is None else declared_rigorous
+        if status == "certified":  # the old spelling of proved
+            status = "proved"
+        values = dict(name=name, fn=fn, side=side, declared_status=status, target=target,
+                      law=law, value_class=value_class, N=N, domain=domain, enclosure=enclosure,
+                      declared_rigorous=bool(rigorous), encoding=encoding,
+                      description=description, ref=ref, source=source, spec=spec,
+                      parts=None if parts is None else tuple(parts), evaluator=evaluator)
+        for k, v in values.items():
+            object.__setattr__(self, k, v)
+        check_name("bound", name)
+        if side not in SIDES:
+            raise ValueError(f"side must be one of {SIDES} (got {side!r})")
+        if status not in STATUSES:
+            raise ValueError(f"status must be one of {STATUSES} (got {status!r})")
+        if law not in LAWS:
+            raise ValueError(f"law must be one of {LAWS} (got {law!r})")
+        if (parts is None) != (evaluator is None):
+            raise ValueError("parts and evaluator must be given together (a built-in bound)")
+
+    @property
+    def part_kinds(self) -> tuple[PartKind, ...]:
+        """The kinds of the parts every evaluation returns: the declared ``parts``, or the one
+        part of a plug-in's function (rigorous only with an enclosure it declares rigorous)."""
+        if self.parts is not None:
+            return self.parts
+        return (PartKind(self.name, self.declared_rigorous and self.enclosure is not None,
+                         self.declared_status == "proved"),)
+
+    @property
+    def has_enclosure(self) -> bool:
+        """Whether it gives an interval (a built-in's parts, or a plug-in's ``enclosure``)."""
+        return self.evaluator is not None or self.enclosure is not None
+
+    @property
+    def rigorous(self) -> bool:
+        """Whether every number it gives is a proved enclosure's lower end (all parts
+        rigorous)."""
+        return all(k.rigorous for k in self.part_kinds)
+
+    @property
+    def status(self) -> str:
+        """``proved`` when every part is a theorem, else ``conjectured``."""
+        return "proved" if all(k.proved for k in self.part_kinds) else "conjectured"
+
+    def evaluate(self, d: int, rank: int, heads: int, N: int = 2) -> BoundValue:
+        """The bound at one point, with every label computed from its parts. A built-in's parts
+        must be of its declared kinds (else ``ArithmeticError``: the labels would disagree)."""
+        why = self.outside(d, rank, heads, N)
+        if why is not None:
+            raise ValueError(f"bound {self.name!r} {why}")
+        if self.evaluator is not None:
+            bv = self.evaluator(d, rank, heads, N)
+            stray = [p.kind for p in bv.parts if p.kind not in self.part_kinds]
+            if stray:
+                raise ArithmeticError(f"bound {self.name!r} gave parts {stray} at "
+                                      f"{(d, rank, heads, N)}, not of its kinds {self.parts}")
+            return bv
+        who, at = ("bound", self.spec or self.name), (d, rank, heads, N)
+        ends = self.interval(d, rank, heads, N)
+        if not ends[0] <= ends[1]:
+            raise PluginFailed(who, f"returned the enclosure {ends} at {at}, not lo <= hi")
+        method = (f"{self.spec or self.name} from {self.source}"
+                  + (", with its enclosure" if self.enclosure is not None else ", a value only"))
+        return BoundValue((self.part_kinds[0].at(ends, method),))
 
     def outside(self, d: int, rank: int, heads: int, N: int) -> str | None:
         """Why ``(d, rank, heads, N)`` is outside what the bound covers, or ``None``: the one
@@ -79,6 +151,8 @@ class Bound:
         why = self.outside(d, rank, heads, N)
         if why is not None:
             raise ValueError(f"bound {self.name!r} {why}")
+        if self.evaluator is not None:
+            return self.evaluate(d, rank, heads, N).value
         if self.source == "workbench":
             return float(self.fn(d, rank, heads, N))
         who = ("bound", self.spec or self.name)
@@ -86,6 +160,8 @@ class Bound:
 
     def interval(self, d: int, rank: int, heads: int, N: int = 2) -> tuple[float, float]:
         """The enclosure where the bound has one, else the value twice."""
+        if self.evaluator is not None:
+            return self.evaluate(d, rank, heads, N).enclosure
         if self.enclosure is None:
             v = self(d, rank, heads, N)
             return v, v
@@ -107,6 +183,8 @@ class Bound:
                 "rigorous": self.rigorous, "target": self.target, "law": self.law,
                 "value_class": self.value_class,
                 "N": None if self.N is None else list(self.N), "N_text": n,
+                "parts": [{"name": k.name, "rigorous": k.rigorous, "proved": k.proved}
+                          for k in self.part_kinds],
                 "encoding": self.encoding, "source": self.source,
                 "description": self.description, "spec": self.spec or self.name}
 

@@ -211,15 +211,18 @@ def test_bounds_list_shows_every_bound_and_where_it_applies(
     assert (c["side"], c["status"], c["target"], c["law"], c["value_class"], c["N"],
             c["source"]) == ("lower", "proved", "nearest", "orthonormal", "eq2", [2],
                              "workbench")
-    # proved, but its number may be the fiber bound's quadrature: not rigorous, so not certified
-    assert c["rigorous"] is False and rows["harmonic"]["rigorous"] is True
+    # computed from the kinds of its parts: both proved enclosures; Theorem 3's lower side is a
+    # Hoeffding interval, not one
+    assert c["rigorous"] is True and rows["harmonic"]["rigorous"] is True
+    assert rows["fiber"]["rigorous"] is True and rows["theorem3-lower"]["rigorous"] is False
+    assert [q["name"] for q in c["parts"]] == ["harmonic count", "fiber"]
     assert rows["certified-query-values"]["value_class"] == "query-dependent-values"
     assert c["has_enclosure"] is True and c["ref"].startswith("paper.md#")
     code, out, _ = _run(capsys, ["bounds", "list"])
     assert code == 0 and out.splitlines()[0].split() == ["name", "side", "status", "rigorous",
                                                          "target", "law", "class", "N", "source"]
     line = next(ln for ln in out.splitlines() if ln.startswith("certified "))
-    assert line.split() == ["certified", "lower", "proved", "no", "nearest", "orthonormal", "eq2",
+    assert line.split() == ["certified", "lower", "proved", "yes", "nearest", "orthonormal", "eq2",
                             "2", "workbench"]
 
 
@@ -255,24 +258,26 @@ def test_bounds_lower_says_what_is_rigorous(capsys: pytest.CaptureFixture[str], 
     assert hc["rigorous"] is True and fb["rigorous"] is True and p["rigorous"] is True
     assert p["certified"] == p["lower_bound"] == max(hc["lower_bound"], fb["lower_bound"])
     text = _run(capsys, args)[1]
-    assert "not certified" not in text and "quadrature estimate" not in text
-    assert "a rigorous enclosure's lower end" in text
+    assert "not rigorous" not in text
+    assert f"labels: proved, rigorous, certified >= {p['certified']:.6g}, from " in text
     if fb["span_rank"] < d:
-        assert "fiber bound:    >= " in text and "rigorous enclosure [" in text
+        assert "fiber: >= " in text and "rigorous enclosure [" in text
     with plant("workbench.core.bounds.fiber:trusted_fiber_bound",
                lambda f: lambda *a: dataclasses.replace(f(*a), rigorous=False)):
         q = json.loads(_run(capsys, [*args, "--json"])[1])
         text = _run(capsys, args)[1]
     assert q["fiber"]["rigorous"] is False and q["certified"] == q["harmonic_count"]["lower_bound"]
     assert q["rigorous"] is (q["source"] == "harmonic count")
-    assert ("quadrature estimate; certified (rigorous)" in text) is (not q["rigorous"])
+    assert ("labels: proved, not rigorous, certified >= " in text) is (not q["rigorous"])
+    assert ("fiber: >= " in text and "enclosure, not rigorous [" in text)
 
 
 def test_bounds_lower_default_keeps_its_output_and_names_the_bound(
         capsys: pytest.CaptureFixture[str]) -> None:
     args = ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4"]
     p = json.loads(_run(capsys, [*args, "--json"])[1])
-    assert set(p) == LOWER_FIELDS | {"bound", "law", "law_text", "rigorous", "certified"}
+    assert set(p) == LOWER_FIELDS | {"bound", "law", "law_text", "rigorous", "certified",
+                                     "status", "parts", "truncation_matters"}
     assert p["bound"] == "certified"
     assert json.loads(_run(capsys, [*args, "--bound", "certified", "--N", "2", "--json"])[1]) == p
     text = _run(capsys, args)[1]
@@ -292,7 +297,8 @@ def test_bounds_lower_of_another_registered_bound(capsys: pytest.CaptureFixture[
     assert code == 0 and p["bound"] == "harmonic" and p["value"] == p["lower_bound"] == lo
     assert p["enclosure"] == [lo, hi] and (p["status"], p["law"], p["class"]) == (
         "proved", "orthonormal", "eq2")
-    assert p["N"] == 2 and p["covers_N"] == [2] and p["source"] == "workbench"
+    assert p["N"] == 2 and p["covers_N"] == [2] and p["package"] == "workbench"
+    assert p["source"] == "harmonic count" and p["rigorous"] is True
     code, out, _ = _run(capsys, ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4",
                                  "--bound", "fiber"])
     assert code == 0 and "bound fiber = 0.169813" in out and "status proved" in out

@@ -105,8 +105,10 @@ def test_iid_n2_prints_the_certified_bound_by_the_transfer(capsys) -> None:
     assert "i.i.d. uniform keys by the i.i.d. transfer" in cb["covers"]
     code, out, _ = run(capsys, *ARGS)
     assert cb["certified"] == certified_lower_bound(6, 1, 3).value  # both parts are rigorous
-    assert cb["rigorous"] is True and cb["parts"]["fiber"]["rigorous"] is True
-    assert code == 0 and "lower bound (d=6, rank=1, heads=3; " in out
+    parts = {q["name"]: q["rigorous"] for q in cb["parts"]}
+    assert cb["rigorous"] is True and parts["fiber"] is True
+    assert code == 0 and "lower bound (d=6, rank=1, heads=3): " in out
+    assert "labels: proved, rigorous, certified >= " in out
     assert "i.i.d. transfer" in out
 
 

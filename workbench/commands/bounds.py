@@ -18,6 +18,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from workbench.commands._bound_labels import label_fields, labels_text, part_fields, part_text
 from workbench.commands._bounds_common import (
     CERTIFIED,
     CLASS_TEXT,
@@ -54,24 +55,16 @@ def cli() -> None:
     generalized attention, and every registered bound."""
 
 
-
 def _human_lower(p: dict[str, Any]) -> str:
-    lo, hi = p["enclosure"]
     hc, fb = p["harmonic_count"], p["fiber"]
-    how = ("a rigorous enclosure's lower end" if p["rigorous"] else
-           f"a quadrature estimate; certified (rigorous): >= {p['certified']:.6g}")
     lines = [
         f"d={p['d']} rank={p['r']} heads={p['heads']}: every model of the class below "
-        f"has error >= {p['lower_bound']:.6g}  (the larger of the two bounds: {p['source']}, "
-        f"{how})",
-        f"  harmonic count: >= {hc['lower_bound']:.6g}, rigorous enclosure of the truncated sum "
-        f"[{hc['enclosure'][0]:.17g}, {hc['enclosure'][1]:.17g}], odd degrees "
-        f"<= {p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
-        f"  fiber bound:    >= {fb['lower_bound']:.6g}, "
-        + ("rigorous enclosure " if fb["rigorous"] else "quadrature estimate (not a rigorous "
-           "enclosure) ")
-        + f"[{fb['enclosure'][0]:.17g}, {fb['enclosure'][1]:.17g}], keys span r* = "
-        f"{fb['span_rank']} of d = {p['d']}" + ("" if fb["span_rank"] < p["d"] else " (no fiber)"),
+        f"has error >= {p['lower_bound']:.6g}  (the larger of the two bounds)",
+        f"  {labels_text(p)}",
+        f"  {part_text(hc)} (the truncated sum), odd degrees <= {p['degrees_summed']}, "
+        f"uncounted tail <= {p['tail']:.3g}",
+        f"  {part_text(fb)}, keys span r* = {fb['span_rank']} of d = {p['d']}"
+        + ("" if fb["span_rank"] < p["d"] else " (no fiber)"),
         f"  covers: {p['covers']}",
         f"  law of the keys: {p['law_text']}",
     ]
@@ -156,32 +149,17 @@ def lower(
     from workbench.core.bounds.certified import certified_lower_bound
 
     cb = certified_lower_bound(d, rank, heads, value_class, max_degree=max_degree)
-    lb, fb, best = cb.harmonic, cb.fiber, cb.chosen
+    lb, fb, bv = cb.harmonic, cb.fiber, cb.bound_value
     payload = {
         "d": lb.d,
         "r": lb.r,
         "heads": lb.heads,
-        "lower_bound": cb.value,  # the larger lower end, not the midpoint
-        "enclosure": list(cb.enclosure),
-        "source": cb.source,
-        "rigorous": cb.rigorous,  # is lower_bound the lower end of a proved enclosure?
-        "certified": cb.certified,  # the larger lower end of the rigorous parts only
-        "harmonic_count": {
-            "lower_bound": lb.enclosure[0],
-            "enclosure": list(lb.enclosure),
-            "rigorous": lb.rigorous,
-            "method": lb.method,
-        },
-        "fiber": {
-            "lower_bound": fb.enclosure[0],
-            "enclosure": list(fb.enclosure),
-            "rigorous": fb.rigorous,
-            "span_rank": fb.span_rank,
-            "method": fb.method,
-        },
+        **label_fields(bv),
+        "harmonic_count": part_fields(bv.part("harmonic count")),
+        "fiber": {**part_fields(bv.part("fiber")), "span_rank": fb.span_rank},
         "degrees_summed": lb.degrees_summed,
         "tail": lb.tail,
-        "method": best.method,
+        "method": bv.chosen.method,
         "class": lb.value_class,
         "covers": CLASS_TEXT[lb.value_class],
         "law": points,
@@ -198,7 +176,7 @@ def lower(
 def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: int, N: int,
                    max_degree: int | None, value_class: str, points: str, as_json: bool) -> None:
     """``bounds lower --target T`` for a target other than hardmax: the harmonic count of its
-    profile (docs/derivations/soft_targets.md), rigorous when the profile has an exact form."""
+    profile (docs/derivations/soft_targets.md)."""
     if bound not in CERTIFIED:
         raise ValueError(f"--target {chosen.spec} applies to --bound certified or "
                          f"certified-query-values (got --bound {bound}, a bound for its own "
@@ -220,8 +198,7 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
     b = profile_bound(profile, d, rank, heads, max_degree=max_degree, value_class=value_class)
     payload: dict[str, Any] = {
         "d": d, "r": rank, "heads": heads, "target": chosen.describe(),
-        "lower_bound": b.enclosure[0], "enclosure": list(b.enclosure), "rigorous": b.rigorous,
-        "source": "harmonic count", "degrees_summed": b.degrees_summed, "tail": b.tail,
+        **label_fields(b.bound_value()), "degrees_summed": b.degrees_summed, "tail": b.tail,
         "method": b.method, "class": value_class, "covers": CLASS_TEXT[value_class],
         "fiber": None, "vacuous": vacuous_reason(d, rank),
         "null_reasons": {"fiber": "the fiber bound for a general profile is derived "
@@ -232,17 +209,15 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
 
 
 def _human_profile(p: dict[str, Any]) -> str:
-    lo, hi = p["enclosure"]
     t = p["target"]
-    kind = ("rigorous enclosure (arb balls)" if p["rigorous"] else
-            "quadrature estimate, NOT rigorous (give the profile an exact form to certify it)")
     head = (f"every model of the class below has error >= {p['lower_bound']:.6g}"
-            if p["rigorous"] else f"estimated bound {p['lower_bound']:.6g} (not certified)")
+            if p["rigorous"] else f"estimated bound {p['lower_bound']:.6g}")
     lines = [
         f"d={p['d']} rank={p['r']} heads={p['heads']}, target {t['name']} (profile "
         f"{t['profile']}): {head}",
-        f"  harmonic count: {kind} [{lo:.17g}, {hi:.17g}], odd degrees <= "
-        f"{p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
+        f"  {labels_text(p)}",
+        f"  {part_text(p['parts'][0])}, odd degrees <= {p['degrees_summed']}, uncounted tail "
+        f"<= {p['tail']:.3g}",
         "  fiber bound: not used for this target",
         f"  covers: {p['covers']}",
     ]
@@ -258,8 +233,8 @@ def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
     from workbench.plugins import PluginFailed
 
     try:
-        value = b(d, rank, heads, N)
-        enclosure = list(b.interval(d, rank, heads, N)) if b.enclosure is not None else None
+        bv = b.evaluate(d, rank, heads, N)
+        value = bv.value if b.evaluator is not None else b(d, rank, heads, N)
     except PluginFailed as e:  # the user's bound raised, exited or gave no finite number
         raise ValueError(f"--bound {spec} {e}") from None
     except ValueError as e:
@@ -270,18 +245,19 @@ def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
     info = b.describe()
     payload: dict[str, Any] = {
         "bound": spec, "d": d, "r": rank, "heads": heads, "N": N, "value": value,
-        "lower_bound": value if b.side == "lower" else None, "enclosure": enclosure,
-        "side": b.side, "status": b.status, "rigorous": b.rigorous and enclosure is not None,
-        "target": b.target, "law": b.law,
-        "class": b.value_class, "covers_N": info["N"], "source": b.source,
+        **label_fields(bv), "side": b.side, "target": b.target, "law": b.law,
+        "class": b.value_class, "covers_N": info["N"], "package": b.source,
         "description": b.description, "ref": b.ref, "bound_info": info,
         "error_meaning": ERROR_MEANING,
     }
     reasons = {}
+    if not b.has_enclosure:  # the value twice is no enclosure
+        payload["enclosure"] = None
+        reasons["enclosure"] = f"--bound {spec} gives a value only, no enclosure"
+    if b.side != "lower":
+        payload["lower_bound"] = None
     if b.N is None:
         reasons["covers_N"] = "the bound covers every N"
-    if enclosure is None:
-        reasons["enclosure"] = f"--bound {spec} gives a value only, no rigorous enclosure"
     if b.side != "lower":
         reasons["lower_bound"] = f"--bound {spec} is an upper bound: see value"
     if reasons:
@@ -291,13 +267,13 @@ def _lower_other(b: Any, spec: str, d: int, rank: int, heads: int, N: int,
 
 def _human_other(p: dict[str, Any]) -> str:
     side = "a lower" if p["side"] == "lower" else "an upper"
-    proved = ("proved" + (f" (docs/{p['ref']})" if p["ref"] else "")
-              + ("; its enclosure is rigorous" if p["rigorous"] else "; not a rigorous number")
-              if p["status"] == "proved" else
-              f"conjectured: not proved (workbench falsify --bound {p['bound']} tests it)")
+    proved = (f"proved (docs/{p['ref']})" if p["ref"] else "proved") \
+        if p["status"] == "proved" else \
+        f"conjectured: not proved (workbench falsify --bound {p['bound']} tests it)"
     lines = [
         f"d={p['d']} rank={p['r']} heads={p['heads']} N={p['N']}: bound {p['bound']} = "
-        f"{p['value']:.6g}  ({side} bound on the error; from {p['source']})",
+        f"{p['value']:.6g}  ({side} bound on the error; from {p['package']})",
+        f"  {labels_text(p)}",
         "  enclosure: " + ("none (the bound gives a value only)" if p["enclosure"] is None else
                            f"[{p['enclosure'][0]:.17g}, {p['enclosure'][1]:.17g}]"),
         f"  which bound: status {p['status']}, target {p['target']}, law of the keys "

@@ -23,7 +23,7 @@ def list_cmd(as_json: bool) -> None:
     from workbench import plugins
 
     known = plugins.available("bound")
-    rows = [{**b.describe(), "ref": b.ref, "has_enclosure": b.enclosure is not None}
+    rows = [{**b.describe(), "ref": b.ref, "has_enclosure": b.has_enclosure}
             for b in known.values()]
     errors = {k[len(LIST_GROUP):]: why for k, why in sorted(plugins.LOAD_ERRORS.items())
               if k.startswith(LIST_GROUP)}
@@ -43,9 +43,8 @@ def _covering(t: Any, bounds: dict[str, Any]) -> str:
     if prof.key in (("sign", 1.0), ("sign", -1.0)):
         return ("certified, certified-query-values, harmonic, fiber (hardmax energies)"
                 + (f"; also {', '.join(own)}" if own and t.name != "nearest" else ""))
-    proved = "rigorous" if prof.has_exact_form else "quadrature estimate, not rigorous"
-    return (f"--bound certified / certified-query-values with --target: the harmonic count of "
-            f"its profile ({proved}); no fiber bound")
+    return ("--bound certified / certified-query-values with --target: the harmonic count of "
+            "its profile (bounds lower --target prints its labels); no fiber bound")
 
 
 def _human_list(p: dict[str, Any]) -> str:

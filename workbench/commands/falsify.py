@@ -110,6 +110,7 @@ def replay_command(bound: str, attempt: dict[str, Any], target: str = "") -> str
 def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
     """For a non-hardmax --target: the harmonic count of its profile as the bound (N = 2 on
     D_2), and the task factory the attacks train and score on."""
+    from workbench.core.bounds.value import HARMONIC_COUNT, BoundValue, PartKind
     from workbench.plugins import Bound
 
     if bound != "certified":
@@ -119,13 +120,16 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
         raise ValueError(f"--N must be 2 with --target {chosen.spec} (got {N})")
     profile = require_profile(chosen, "falsify (the harmonic count)")
 
-    def value(d: int, r: int, H: int, N: int) -> float:
+    def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
         from workbench.core.bounds.profile_harmonic import profile_bound
 
-        return profile_bound(profile, d, r, H).enclosure[0]
+        return profile_bound(profile, d, r, H).bound_value()
 
-    b = Bound(f"harmonic-{chosen.spec.replace(':', '-')}", value, target=chosen.spec,
-              status="proved" if profile.has_exact_form else "conjectured",
+    # its energies are arb enclosures where the profile has an exact form, else quadrature
+    kind = PartKind(HARMONIC_COUNT.name, rigorous=profile.has_exact_form)
+    b = Bound(f"harmonic-{chosen.spec.replace(':', '-')}",
+              lambda d, r, H, N: evaluate(d, r, H, N).value, target=chosen.spec,
+              parts=(kind,), evaluator=evaluate,
               description=f"the harmonic count of {profile.label}", spec="certified")
     fn, params = chosen.map(), tuple(sorted(chosen.params.items()))
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._bound_labels import label_fields, labels_text
 from workbench.commands._common import (
     AliasCommand,
     CheckFailed,
@@ -42,18 +43,28 @@ MAX_D = 256  # the witnesses solve and train at this size within minutes
 MAX_HEADS = 4096
 
 
+def _certified_labels(p: dict[str, Any]) -> dict[str, Any]:
+    """The labels of the point's certified bound, as the fields of ``labels_text``."""
+    return {"status": "proved", "rigorous": p["rigorous"], "certified": p["certified_rigorous"],
+            "source": p["certified_source"]}
+
+
+def _bound_labels(p: dict[str, Any]) -> dict[str, Any]:
+    """The labels of the bound given with --bound."""
+    return {"status": p["bound_status"], "rigorous": p["bound_rigorous"],
+            "certified": p["bound_certified"], "source": p["bound_source"]}
+
+
 def _human(p: dict[str, Any]) -> str:
     lo, hi = p["best_ci"]
     other = p["bound"] != "certified"
     lines = [
         f"d={p['d']} r={p['r']} H={p['heads']}",
-        *([f"  bound {p['bound']} ({p['bound_status']}):  error >= {p['bound_value']:.6g}"]
-          if other else []),
+        *([f"  bound {p['bound']}:  error >= {p['bound_value']:.6g}",
+           f"    {labels_text(_bound_labels(p))}"] if other else []),
         f"  lower bound (Eq. 2):                 error >= {p['certified']:.6g}  "
-        f"({p['certified_source']}; harmonic count {p['certified_harmonic']:.6g}, rigorous "
-        f"enclosure; fiber {p['certified_fiber']:.6g}, "
-        + ("rigorous enclosure)" if p["fiber_rigorous"] else "quadrature estimate)"),
-        f"  rigorous (Eq. 2):                    error >= {p['certified_rigorous']:.6g}",
+        f"(harmonic count {p['certified_harmonic']:.6g}, fiber {p['certified_fiber']:.6g})",
+        f"    {labels_text(_certified_labels(p))}",
         f"  lower bound (query-dependent values): error >= {p['certified_query_values']:.6g}",
         f"  best achievable: {p['best_error']:.6g}  CI [{lo:.6g}, {hi:.6g}]  "
         f"({p['method']}; witness {p['witness_file'] or 'not saved'})",
@@ -210,11 +221,14 @@ def _target_sandwich(chosen: ChosenTarget, d: int, r: int, heads: int, budget: s
     b = profile_bound(profile, d, r, heads)
     task = TargetTask("nearest", d=d, N=2, points="orthonormal", target=chosen.spec,
                       target_params=tuple(sorted(chosen.params.items())), fn=chosen.map())
-    s = target_sandwich(task, profile, r, heads, b.enclosure[0], b.rigorous,
+    bv = b.bound_value()
+    s = target_sandwich(task, profile, r, heads, bv.value, bv.rigorous,
                         steps=200 if budget == "quick" else 1000,
                         seeds=1 if budget == "quick" else 3, seed=seed)
-    p = {**s.to_dict(), "target": chosen.describe(), "rigorous": b.rigorous,
-         "degrees_summed": b.degrees_summed, "tail": b.tail, "error_meaning": TARGET_ERROR}
+    labels = label_fields(bv)
+    p = {**s.to_dict(), "target": chosen.describe(), "rigorous": labels["rigorous"],
+         "labels": labels, "degrees_summed": b.degrees_summed, "tail": b.tail,
+         "error_meaning": TARGET_ERROR}
     emit(p, as_json, _human_target)
     if p["violated"]:
         raise CheckFailed("a witness beats the harmonic count of the target beyond its CI")
@@ -222,12 +236,13 @@ def _target_sandwich(chosen: ChosenTarget, d: int, r: int, heads: int, budget: s
 
 def _human_target(p: dict[str, Any]) -> str:
     t = p["target"]
-    word = "error >=" if p["rigorous"] else "estimated bound (not certified):"
+    word = "error >=" if p["rigorous"] else "estimated bound"
     ratio = "n/a (bound 0)" if p["ratio"] is None else f"{p['ratio']:.4g}"
     lo, hi = p["best"]["ci"]
     lines = [f"d={p['d']} r={p['r']} H={p['heads']}, target {t['name']} ({t['profile']})",
              f"  harmonic count of the profile: {word} {p['bound']:.6g} (odd degrees <= "
              f"{p['degrees_summed']}, tail <= {p['tail']:.3g})",
+             f"    {labels_text(p['labels'])}",
              f"  best model: {p['best']['error']:.6g}  CI [{lo:.6g}, {hi:.6g}] "
              f"({p['best']['method']}); ratio best / bound = {ratio}"]
     for c in p["candidates"]:

@@ -21,6 +21,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._bound_labels import label_fields, labels_text
 from workbench.commands._common import (
     ERROR_MEANING,
     LEVEL,
@@ -265,19 +266,13 @@ def _certified(
             return None
         from workbench.core.bounds.profile_harmonic import profile_bound
 
-        pb = profile_bound(chosen.profile, d, rank, heads)
-        lb, source, rigorous = pb.enclosure[0], "harmonic count of the profile", pb.rigorous
-        certified = lb if rigorous else 0.0
-        parts = {"harmonic_count": {"lower_bound": lb, "rigorous": rigorous}}
+        bv = profile_bound(chosen.profile, d, rank, heads).bound_value()
     else:
         from workbench.core.bounds.certified import certified_lower_bound
 
-        cert = certified_lower_bound(d, rank, heads)  # the larger of the harmonic and fiber
-        lb, source, rigorous, certified = cert.value, cert.source, cert.rigorous, cert.certified
-        parts = {"harmonic_count": {"lower_bound": cert.harmonic.enclosure[0],
-                                    "rigorous": cert.harmonic.rigorous},
-                 "fiber": {"lower_bound": cert.fiber.enclosure[0],
-                           "rigorous": cert.fiber.rigorous}}
+        bv = certified_lower_bound(d, rank, heads).bound_value
+    labels = label_fields(bv)
+    lb = bv.value
     rows = []
     for s in seeds:
         h = s["heldout"]
@@ -285,11 +280,7 @@ def _certified(
                      "ratio": h["mean"] / lb if lb > 0 else None,
                      "margin": h["mean"] - lb})
     return {
-        "lower_bound": lb,
-        "source": source,
-        "rigorous": rigorous,  # lower_bound is a rigorous lower end?
-        "certified": certified,  # the larger lower end of the rigorous parts only
-        "parts": parts,
+        **labels,
         "covers": BOUND_CLASS[points],
         "points": points,
         "per_seed": rows,
@@ -331,13 +322,12 @@ def _human(p: dict[str, Any]) -> str:
         lb = cb["lower_bound"]
         row = next(r for r in cb["per_seed"] if r["seed"] == b["seed"])
         rel = f"×{row['ratio']:.2f}" if row["ratio"] is not None else f"+{row['margin']:.4f}"
-        kind = ("rigorous" if cb["rigorous"] else
-                f"{cb['source']} quadrature estimate; rigorous >= {cb['certified']:.4f}")
         lines.append(f"lower bound (d={p['task']['d']}, rank={p['rank']}, "
-                     f"heads={p['heads']}; {kind}): {lb:.4f}; trained {row['heldout']:.4f} ≥ "
+                     f"heads={p['heads']}): {lb:.4f}; trained {row['heldout']:.4f} ≥ "
                      f"bound {lb:.4f} ({rel})" if not cb["below"] else
-                     f"lower bound {lb:.4f} ({kind}): seeds {cb['below']} lie BELOW it "
+                     f"lower bound {lb:.4f}: seeds {cb['below']} lie BELOW it "
                      "beyond their CI: a counterexample to the bound")
+        lines.append(f"  {labels_text(cb)}")
         lines.append(f"  ({cb['covers']})")
     elif p["task"]["name"] == "nearest" and p["layers"] == 1:
         lines.append("(the certified lower bound is proved for N = 2 (orthonormal keys, and "

@@ -58,6 +58,7 @@ from workbench.constructions.random_features import HEAD_LAWS, random_features
 from workbench.constructions.rank_one import exact_error, rank_one_model
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.bounds.fiber import one_head_error
+from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.safe_files import write_file
 from workbench.core.validation import check_choice, check_dim, check_heads, check_rank
 from workbench.verifiers.construct import normalise, run_construction
@@ -116,10 +117,15 @@ class SandwichPoint:
     random_features_law: str = ""  # the head law of the random-features candidate (best_law)
     best_source: str = "computed"  # "record": the record's witness won
     record: dict[str, Any] | None = None  # the record's witness here (None: none known)
-    rigorous: bool = False  # is ``certified`` a rigorous enclosure's lower end?
-    harmonic_rigorous: bool = True  # the D'_l count: exact integers, outward rounding
-    fiber_rigorous: bool = False  # the fiber bound: a rigorous enclosure (arb balls)
-    certified_rigorous: float = 0.0  # the larger lower end of the rigorous parts only
+    # the labels of ``certified`` and of ``bound_value``, read from their BoundValue
+    # (workbench/core/bounds/value.py): never set on their own
+    rigorous: bool = False
+    harmonic_rigorous: bool = False
+    fiber_rigorous: bool = False
+    certified_rigorous: float = 0.0
+    bound_rigorous: bool = False
+    bound_certified: float = 0.0
+    bound_source: str = ""
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -341,13 +347,15 @@ def sandwich(
     if witness_dir is not None and saved:
         path = Path(witness_dir) / f"d{d}_r{r}_H{H}_{best.method}.npz"
         file = str(save_witness(best, path, state))
-    cert = lb.value
+    cert, bv = lb.value, lb.bound_value
     if bound is None:
-        low, name, status = cert, "certified", "proved"
-    else:
-        low = float(bound(d, r, H, 2))
+        name, low_bv = "certified", bv
+    else:  # a registered Bound evaluates to its labels; a plain function is a conjecture
         name = str(bound_name or getattr(bound, "name", "") or getattr(bound, "__name__", "?"))
-        status = str(getattr(bound, "status", "conjectured"))
+        evaluate = getattr(bound, "evaluate", None)
+        low_bv = evaluate(d, r, H, 2) if evaluate is not None else BoundValue((
+            Part(name, (float(bound(d, r, H, 2)),) * 2, False, "a function", proved=False),))
+    low, status = low_bv.value, low_bv.status
     return SandwichPoint(
         d,
         r,
@@ -373,10 +381,13 @@ def sandwich(
         rf_law,
         "record" if from_record else "computed",
         rec,
-        rigorous=lb.rigorous,
-        harmonic_rigorous=lb.harmonic.rigorous,
-        fiber_rigorous=lb.fiber.rigorous,
-        certified_rigorous=lb.certified,
+        rigorous=bv.rigorous,
+        harmonic_rigorous=bv.part("harmonic count").rigorous,
+        fiber_rigorous=bv.part("fiber").rigorous,
+        certified_rigorous=bv.certified,
+        bound_rigorous=low_bv.rigorous,
+        bound_certified=low_bv.certified,
+        bound_source=low_bv.source,
     )
 
 

@@ -32,6 +32,7 @@ from scipy.stats import chi
 
 from workbench.core.bounds import QUERY_VALUES
 from workbench.core.bounds.harmonic import degree_dimension_bound
+from workbench.core.bounds.value import THEOREM3_LOWER, Part
 from workbench.core.harmonics import dim_harmonics, legendre_d
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
@@ -49,7 +50,8 @@ __all__ = [
 
 @dataclass(frozen=True)
 class BiasedBound:
-    """Result of :func:`biased_lower_bound`: ``ci[0]`` is the certified number (at ``level``)."""
+    """Result of :func:`biased_lower_bound`: ``ci[0]`` is the number, valid with probability
+    ``level``; its labels are those of :meth:`part`."""
 
     d: int
     r: int
@@ -61,6 +63,11 @@ class BiasedBound:
     energy_summed: float  # the part of ``energy`` at degrees <= max_degree (mean over rho)
     max_degree: int
     samples: int
+
+    def part(self) -> Part:
+        """This bound as a part of a :class:`~workbench.core.bounds.value.BoundValue`."""
+        return THEOREM3_LOWER.at(self.ci, f"Hoeffding interval at level {self.level:g} over "
+                                 f"{self.samples} strata, degrees <= {self.max_degree}")
 
 
 def step_values(thresholds: np.ndarray, coefficients: np.ndarray) -> np.ndarray:

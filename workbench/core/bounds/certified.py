@@ -1,9 +1,8 @@
 """The lower bound for N = 2 on D_2: the larger of the harmonic count (:mod:`.harmonic`) and the
 fiber bound (:mod:`.fiber`) for a value class (docs/derivations/fiber_bound.md, Lemma F4 and its
 remark on query-dependent value maps; docs/derivations/lower_bound.md, Lemma 6). Models are
-confronted with ``value``; both inequalities are proved, but only a part with ``rigorous`` true
-has a proved enclosure of its number, and ``certified`` is the larger of those lower ends only
-(docs/derivations/intervals.md, "Rigorous enclosures").
+confronted with ``value``. Its labels are those of its :class:`BoundValue`, whose two parts are
+the harmonic count and the fiber bound (docs/derivations/intervals.md, "Rigorous enclosures").
 """
 
 from __future__ import annotations
@@ -13,48 +12,54 @@ from dataclasses import dataclass
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.bounds.fiber import FiberBound, trusted_fiber_bound
 from workbench.core.bounds.harmonic import TAIL_TOL, HarmonicBound, trusted_harmonic_bound
+from workbench.core.bounds.value import BoundValue
 from workbench.core.validation import check_choice, check_layer
 
-__all__ = ["CertifiedBound", "certified_lower_bound"]
+__all__ = ["CertifiedBound", "certified_lower_bound", "combined"]
+
+
+def combined(harmonic: HarmonicBound, fiber: FiberBound) -> BoundValue:
+    """The combination layer: ``max(harmonic count, fiber bound)`` at one point, as the one
+    value every command prints."""
+    return BoundValue((harmonic.part(), fiber.part()))
 
 
 @dataclass(frozen=True)
 class CertifiedBound:
-    """The larger of the two bounds for a model class (``value`` is the number; ``certified``
-    the larger rigorous one)."""
+    """The two bounds for a model class and their combination ``bound_value``; every label
+    (``value``, ``enclosure``, ``source``, ``rigorous``, ``certified``) is read from it."""
 
     harmonic: HarmonicBound
     fiber: FiberBound
 
     @property
+    def bound_value(self) -> BoundValue:
+        return combined(self.harmonic, self.fiber)
+
+    @property
     def chosen(self) -> HarmonicBound | FiberBound:
         """The bound that gives ``value`` (the harmonic count on ties)."""
-        return self.fiber if self.fiber.enclosure[0] > self.harmonic.enclosure[0] else self.harmonic
+        return self.fiber if self.bound_value.chosen.name == "fiber" else self.harmonic
 
     @property
     def value(self) -> float:
-        return self.chosen.enclosure[0]
+        return self.bound_value.value
 
     @property
     def enclosure(self) -> tuple[float, float]:
-        """Enclosure of ``max(harmonic, fiber)``: the larger lower end (``value``) and the larger
-        upper end."""
-        return self.value, max(self.harmonic.enclosure[1], self.fiber.enclosure[1])
+        return self.bound_value.enclosure
 
     @property
     def source(self) -> str:
-        return "fiber" if self.chosen is self.fiber else "harmonic count"
+        return self.bound_value.source
 
     @property
     def rigorous(self) -> bool:
-        """Whether ``value`` is the lower end of a proved enclosure."""
-        return self.chosen.rigorous
+        return self.bound_value.rigorous
 
     @property
     def certified(self) -> float:
-        """The larger lower end among the rigorous parts only (never a quadrature estimate)."""
-        return max((b.enclosure[0] for b in (self.harmonic, self.fiber) if b.rigorous),
-                   default=0.0)
+        return self.bound_value.certified
 
 
 def certified_lower_bound(

@@ -40,6 +40,7 @@ from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.bounds.fiber_enclosure import captured_enclosure, scalar_enclosure
 from workbench.core.bounds.fiber_kinks import crossing_brackets
+from workbench.core.bounds.value import FIBER, Part
 from workbench.core.quadrature import beta_function, fiber_angle_rule, gauss_legendre
 from workbench.core.validation import (
     check_choice,
@@ -76,7 +77,11 @@ class FiberBound:
     value: float
     enclosure: tuple[float, float]
     method: str
-    rigorous: bool = True  # a proved enclosure (False: the float estimate of fiber_estimate)
+    rigorous: bool = FIBER.rigorous  # False: the float estimate of fiber_estimate
+
+    def part(self) -> Part:
+        """This bound as a part of a :class:`~workbench.core.bounds.value.BoundValue`."""
+        return Part(FIBER.name, self.enclosure, self.rigorous, self.method)
 
 
 def _eigen(m: int, c: np.ndarray) -> np.ndarray:

@@ -37,6 +37,7 @@ from workbench.core.bounds.exact_energy import (
     eta2_ratio,
     to_float,
 )
+from workbench.core.bounds.value import HARMONIC_COUNT, Part, Truncation, digits_settled
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
 
@@ -72,7 +73,17 @@ class HarmonicBound:
     tail: float  # upper bound on what degrees > degrees_summed could add to the bound
     method: str
     value_class: str = "eq2"  # the model class the bound covers (VALUE_CLASSES)
-    rigorous: bool = True  # the enclosure is proved (exact integers, outward rounding)
+
+    @property
+    def rigorous(self) -> bool:
+        return self.part().rigorous
+
+    def part(self) -> Part:
+        """This bound as a part of a :class:`~workbench.core.bounds.value.BoundValue`, with its
+        truncation (settled when the tail cannot change the printed digits)."""
+        trunc = Truncation(self.degrees_summed, self.tail,
+                           digits_settled(self.enclosure[0], self.tail))
+        return HARMONIC_COUNT.at(self.enclosure, self.method, trunc)
 
 
 def _check_class(value_class: str) -> str:

@@ -23,6 +23,7 @@ from workbench.core.bounds.harmonic import (
     heads_needed_search,
 )
 from workbench.core.bounds.profile_energy import ProfileEnergies, profile_energies
+from workbench.core.bounds.value import HARMONIC_COUNT, BoundValue, Part, Truncation, digits_settled
 from workbench.core.profiles import Profile
 from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
 
@@ -35,9 +36,8 @@ PROFILE_TOL = 1e-3  # default: the least odd L whose uncounted tail is <= this
 
 @dataclass(frozen=True)
 class ProfileBound:
-    """The harmonic count for a profile: ``enclosure[0]`` is the number. ``rigorous``: the
-    enclosure is proved (arb or exact arithmetic); otherwise it comes from quadrature and is
-    an estimate, never to be called certified."""
+    """The harmonic count for a profile: ``enclosure[0]`` is the number; its labels are those
+    of :meth:`bound_value` (``rigorous`` is given by the profile's energies)."""
 
     d: int
     r: int
@@ -50,6 +50,16 @@ class ProfileBound:
     method: str
     value_class: str
     rigorous: bool
+
+    def part(self) -> Part:
+        """This bound as a part (the harmonic count of the profile), with its truncation."""
+        trunc = Truncation(self.degrees_summed, self.tail,
+                           digits_settled(self.enclosure[0], self.tail))
+        return Part(HARMONIC_COUNT.name, self.enclosure, self.rigorous, self.method, trunc)
+
+    def bound_value(self) -> BoundValue:
+        """The bound for a profile has one part: the fiber bound is not used for it."""
+        return BoundValue((self.part(),))
 
 
 def _is_sign(profile: Profile) -> bool:

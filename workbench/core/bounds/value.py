@@ -10,7 +10,9 @@ property computed here from the parts; no command, help text or docstring restat
 - ``value``: the largest lower end over the parts (each part is a proved inequality);
 - ``chosen``: the part that gives it (the first one on ties), ``source`` its name;
 - ``rigorous``: whether ``value`` is the lower end of a proved enclosure (``chosen.rigorous``);
-- ``certified``: the largest lower end over the rigorous parts only (0 when none is);
+- ``status``: ``proved`` when the chosen part is a theorem, else ``conjectured`` (a plug-in's
+  guess);
+- ``certified``: the largest lower end over the rigorous, proved parts only (0 when none is);
 - ``truncation``: the chosen part's truncation, ``truncation_matters`` whether any part's
   unsummed tail could still change the answer.
 """
@@ -19,7 +21,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-__all__ = ["BoundValue", "Part", "Truncation"]
+__all__ = ["BoundValue", "Part", "PartKind", "Truncation", "digits_settled", "FIBER",
+           "HARMONIC_COUNT", "THEOREM3_LOWER"]
+
+
+def digits_settled(lower: float, tail: float, digits: int = 6) -> bool:
+    """Whether adding up to ``tail`` to ``lower`` leaves its ``digits`` printed significant
+    digits unchanged (the default question a truncated series must settle)."""
+    return f"{lower:.{digits}g}" == f"{lower + tail:.{digits}g}"
 
 
 @dataclass(frozen=True)
@@ -46,6 +55,7 @@ class Part:
     rigorous: bool
     method: str
     truncation: Truncation | None = None
+    proved: bool = True  # ``err >= number`` is a theorem (False: a plug-in's conjecture)
 
     def __post_init__(self) -> None:
         lo, hi = (float(x) for x in self.enclosure)
@@ -57,6 +67,35 @@ class Part:
     @property
     def lower(self) -> float:
         return self.enclosure[0]
+
+    @property
+    def kind(self) -> PartKind:
+        return PartKind(self.name, self.rigorous, self.proved)
+
+
+@dataclass(frozen=True)
+class PartKind:
+    """What a part is wherever it is evaluated: its name, whether its enclosures are proved
+    (``rigorous``) and whether its inequality is a theorem (``proved``). A registered bound
+    declares the kinds of its parts, so its labels are known without evaluating it; every
+    evaluation's parts must be of those kinds (``workbench.plugins.Bound.evaluate``)."""
+
+    name: str
+    rigorous: bool
+    proved: bool = True
+
+    def at(self, enclosure: tuple[float, float], method: str,
+           truncation: Truncation | None = None) -> Part:
+        """The part of this kind with ``enclosure`` at one point."""
+        return Part(self.name, enclosure, self.rigorous, method, truncation, self.proved)
+
+
+# the kinds of the built-in parts (their numbers: core/bounds/harmonic.py, fiber.py, biased.py)
+HARMONIC_COUNT = PartKind("harmonic count", rigorous=True)  # exact integers, outward rounding
+FIBER = PartKind("fiber", rigorous=True)  # arb balls: series with exact tails, proved kinks
+# Theorem 3's lower side: the lower end of a Hoeffding interval over strata, a statistical
+# statement (probability 0.999), not a proved enclosure
+THEOREM3_LOWER = PartKind("theorem 3 lower side", rigorous=False)
 
 
 @dataclass(frozen=True)
@@ -99,9 +138,14 @@ class BoundValue:
         return self.chosen.rigorous
 
     @property
+    def status(self) -> str:
+        """``proved`` when ``value``'s inequality is a theorem, else ``conjectured``."""
+        return "proved" if self.chosen.proved else "conjectured"
+
+    @property
     def certified(self) -> float:
-        """The largest lower end among the rigorous parts only (0 where none is rigorous)."""
-        return max((p.lower for p in self.parts if p.rigorous), default=0.0)
+        """The largest lower end among the rigorous, proved parts only (0 where none is)."""
+        return max((p.lower for p in self.parts if p.rigorous and p.proved), default=0.0)
 
     @property
     def truncation(self) -> Truncation | None:
