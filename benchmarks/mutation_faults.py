@@ -292,6 +292,13 @@ def _fiber_query_class_eq2(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
+def _combined_query_class_eq2(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(d: int, r: int, H: int, value_class: str = "eq2", **kw: Any) -> Any:
+        return f(d, r, H, "eq2", **kw)  # the combined bound of every class from Eq. 2's parts
+
+    return g
+
+
 def _fiber_span_one_head(f: Callable[..., Any]) -> Callable[..., Any]:
     def g(d: int, r_star: int, count: int) -> Any:
         return f(d, max(1, r_star // count), count)  # span r instead of H r (Eq. 2: count = H)
@@ -428,6 +435,10 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.fiber_query_class_eq2", "workbench.core.bounds.fiber:fiber_bound", "core",
           "bound", "query-dependent-values fiber bound given the Eq. 2 number",
           _fiber_query_class_eq2),
+    Fault("core.combined_query_class_eq2",
+          "workbench.core.bounds.certified:certified_lower_bound", "core", "bound",
+          "the combination layer: the query-dependent class given the Eq. 2 numbers (both "
+          "parts), each part's own code sound", _combined_query_class_eq2),
     Fault("core.fiber_span_one_head", "workbench.core.bounds.fiber:_captured", "core",
           "argument", "fiber span r instead of H r for H heads", _fiber_span_one_head),
     Fault("core.fiber_enclosure_traceless_short",

@@ -14,6 +14,9 @@ LABELS_RE = re.compile(r"labels: (proved|conjectured), (rigorous|not rigorous), 
                        r"(\S+), from (.+?)(?:;|$)", re.M)
 
 
+LABEL_KEYS = ("lower_bound", "rigorous", "status", "certified", "source")  # the short form
+
+
 def label_fields(bv: BoundValue) -> dict[str, Any]:
     """The bound's number and labels as JSON fields (``lower_bound`` is ``value``, the largest
     lower end over the parts), with each part's own."""

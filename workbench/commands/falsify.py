@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._bound_labels import LABEL_KEYS, label_fields, labels_text
 from workbench.commands._common import (
     ERROR_MEANING,
     CheckFailed,
@@ -232,7 +233,7 @@ def _search(b: Any, spec: str, dr: tuple[int, int], rr: tuple[int, int], hr: tup
         est = replay_attempt(att, task_for)
         trial = Trial(att, est, bound_value(b, att.d, att.r, att.H, att.N))
         payload: dict[str, Any] = {"bound": spec, "bound_info": b.describe(),
-                                   "replayed": trial.to_dict(),
+                                   "replayed": _labelled(b, trial.to_dict()),
                                    "replay": replay_command(spec, trial.to_dict()["attempt"],
                                                             again),
                                    "error_meaning": ERROR_MEANING, "target": chosen.describe()}
@@ -248,6 +249,9 @@ def _search(b: Any, spec: str, dr: tuple[int, int], rr: tuple[int, int], hr: tup
                          steps=steps, lr=lr, eval_samples=eval_samples, alpha=alpha, seed=seed,
                          on_trial=lambda t: bar.advance(job), task_for=task_for)
     payload = report.to_dict()
+    payload["trials"] = [_labelled(b, t) for t in payload["trials"]]
+    if payload["counterexample"] is not None:
+        payload["counterexample"] = _labelled(b, payload["counterexample"])
     payload.update(bound=spec, bound_info=b.describe(), attacks=list(attacks),
                    level=1 - alpha / budget, target=chosen.describe(),
                    error_meaning=ERROR_MEANING if target == "nearest" else TARGET_ERROR,
@@ -259,12 +263,19 @@ def _search(b: Any, spec: str, dr: tuple[int, int], rr: tuple[int, int], hr: tup
         raise CheckFailed(f"counterexample to --bound {spec}: replay with {payload['replay']}")
 
 
+def _labelled(b: Any, t: dict[str, Any]) -> dict[str, Any]:
+    """A trial with the labels of the bound at its point (its BoundValue)."""
+    a = t["attempt"]
+    fields = label_fields(b.evaluate(a["d"], a["r"], a["H"], a["N"]))
+    return {**t, "labels": {k: fields[k] for k in LABEL_KEYS}}
+
+
 def _trial_line(t: dict[str, Any]) -> str:
     a, e = t["attempt"], t["estimate"]
     where = "BELOW the bound" if t["violated"] else "above or at the bound"
     return (f"d={a['d']} rank={a['r']} heads={a['H']} N={a['N']} {a['attack']}: error "
             f"{e['mean']:.4f} [{e['lo']:.4f}, {e['hi']:.4f}] ({e['level']:.4g} CI) vs bound "
-            f"{t['bound']:.4f}: {where}")
+            f"{t['bound']:.4f}: {where}; {labels_text(t['labels'])}")
 
 
 def _human(p: dict[str, Any]) -> str:

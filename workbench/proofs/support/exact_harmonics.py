@@ -88,3 +88,21 @@ def float_enclosure(x: mpmath.ctx_iv.ivmpf) -> tuple[float, float]:
     """Floats ``lo <= x <= hi`` around an mpmath interval (one ulp outward of the nearest)."""
     lo, hi = float(mpmath.mpf(x.a)), float(mpmath.mpf(x.b))
     return math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
+
+
+def independent_bound(
+    d: int, r: int, H: int, L: int, value_class: str = "eq2"
+) -> tuple[float, float]:
+    """Rigorous float enclosure of ``LB_L`` recomputed without the library's bound code:
+    ``eta_l^2`` from exact factorials, ``N`` from the homogeneous-polynomial count, ``D_l`` from
+    ``math.comb`` (times ``d(d+1)/2`` for query-dependent values); summed in mpmath intervals."""
+    q = 1 if value_class == "eq2" else d * (d + 1) // 2
+    with iv_precision():
+        total = iv.mpf(0)
+        for l in range(1, L + 1, 2):
+            N = harmonic_count(d, l)
+            D = q * sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
+            if N > H * D:
+                total += eta_squared_interval(d, l) * (iv.mpf(N - H * D) / iv.mpf(N))
+        return float_enclosure(total / 2)
+

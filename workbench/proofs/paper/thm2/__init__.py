@@ -16,6 +16,7 @@ Chain (``depends_on`` mirrors the derivation)::
     thm2.projection_reduction, thm2.one_head_exact          -> thm2.fiber_bound
     thm2.fiber_spectrum, thm2.one_head_exact -> thm2.one_head_optimum (evidence)
     thm2.fiber_spectrum -> thm2.fiber_value (the value at H >= 2, both classes, vs Monte Carlo)
+    thm2.harmonic_bound, thm2.fiber_value -> thm2.combined_bound (the printed max, each class)
     thm2.harmonic_bound, thm2.fiber_bound (the certified bound: their max)
                                    -> thm2.iid_transfer (i.i.d. keys; and L1),
                                       thm2.fitted_models_respect_bound,
@@ -34,6 +35,7 @@ matrices; and the bound re-evaluated in interval arithmetic from the Gamma close
 exact factorials (not the library's ratio recurrence).
 """
 
+from workbench.proofs.paper.thm2.combined import combined_bound_claim
 from workbench.proofs.paper.thm2.experiments import (
     fitted_models_respect_bound,
     full_rank_reaches_zero,
@@ -45,7 +47,7 @@ from workbench.proofs.paper.thm2.fiber import (
     one_head_optimum,
 )
 from workbench.proofs.paper.thm2.fiber_value import fiber_value_claim
-from workbench.proofs.paper.thm2.harmonic_bound import harmonic_bound_claim, independent_bound
+from workbench.proofs.paper.thm2.harmonic_bound import harmonic_bound_claim
 from workbench.proofs.paper.thm2.harmonic_lemmas import (
     degree_dimension,
     fixed_form_dimension,
@@ -60,9 +62,10 @@ from workbench.proofs.paper.thm2.reductions import (
     projection_reduction,
 )
 from workbench.proofs.paper.thm2.sandwich import one_head_exact, sandwich_claim
+from workbench.proofs.support.exact_harmonics import independent_bound
 
 __all__ = [
-    "conditional_law", "degree_dimension", "fiber_bound_claim",
+    "combined_bound_claim", "conditional_law", "degree_dimension", "fiber_bound_claim",
     "fiber_spectrum_claim", "fiber_value_claim", "fitted_models_respect_bound",
     "fixed_form_dimension", "full_rank_reaches_zero", "harmonic_bound_claim",
     "iid_transfer_claim", "independent_bound", "invariant_dimension",

@@ -19,17 +19,12 @@ Its test: ``tests/claims/test_thm2_fiber_value.py``.
 
 from __future__ import annotations
 
-import math
-
-import numpy as np
-import torch
-
 import workbench.core.bounds.fiber as fb
 from workbench.core.bounds import EQ2, QUERY_VALUES
 from workbench.core.bounds.fiber_rigorous import eigenvalue_enclosure
-from workbench.core.montecarlo import sample_mean
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.proofs.support.fiber_reference import fiber_monte_carlo
 
 VALUE_RESOLUTION = 0.006  # a 2-3 % departure of a bound of 0.2-0.35
 FLOAT_TOL = 3e-14  # the float eigenvalues' own error (Gauss-Legendre against mpmath: 2.1e-14)
@@ -37,46 +32,9 @@ ESTIMATE_TOL = 1e-12  # the float bound's own error (inside the enclosure to 1e-
 FIBER = "derivations/fiber_bound.md"
 
 
-def direct_spectrum(m: int, c: np.ndarray, nodes: int = 256) -> tuple[np.ndarray, list[int]]:
-    """``(values (3, n), multiplicities)`` of Lemma F3 with ``lambda_j`` from the direct form of
-    Lemma F2, ``t = cos theta``, ``dmu_m = sin^{m-2} theta dtheta / B(1/2, (m-1)/2)``."""
-    if m == 1:
-        k = (2 / math.pi) * np.arcsin(2 * c - 1)
-        return np.stack([(1 + k) / 2, (1 - k) / 2]), [1, 1]
-    x, w = np.polynomial.legendre.leggauss(nodes)
-    th = (x + 1) * math.pi / 2
-    wt = w * (math.pi / 2) * np.sin(th) ** (m - 2)
-    wt /= wt.sum()  # the normalised measure mu_m
-    t = np.cos(th)
-    kern = (2 / math.pi) * np.arcsin(np.clip(c[:, None] + (1 - c[:, None]) * t, -1.0, 1.0))
-    lam = [kern @ wt, kern @ (wt * t), kern @ (wt * (m * t * t - 1) / (m - 1))]
-    vals = np.stack([lam[0], lam[1] * (c + (1 - c) / m), lam[2] * 2 * (1 - c) / (m + 2)])
-    return vals, [1, m, m * (m + 1) // 2 - 1]
-
-
-def ky_fan(vals: np.ndarray, mult: list[int], count: int) -> np.ndarray:
-    """Sum of the ``count`` largest values with multiplicity, per column."""
-    order = np.argsort(-vals, axis=0)
-    out = np.zeros(vals.shape[1])
-    left = np.full(vals.shape[1], count)
-    cols = np.arange(vals.shape[1])
-    for rank in range(vals.shape[0]):
-        i = order[rank]
-        k = np.minimum(np.array(mult)[i], left)
-        out += k * vals[i, cols]
-        left -= k
-    return out
-
-
 def value_evidence(d: int, r: int, H: int, value_class: str, n: int, seed: int) -> Evidence:
     """Monte Carlo of ``1/2 (1 - E_c KyFan(c))`` against the library's fiber bound."""
-    r_star = H * r
-    m = d - r_star
-    c = np.random.default_rng(seed).beta(r_star / 2, m / 2, size=n)
-    vals, mult = direct_spectrum(m, c)
-    count = H if value_class == EQ2 else sum(mult)
-    err = 0.5 * (1 - ky_fan(vals, mult, count))
-    est = sample_mean(torch.from_numpy(err), 0.999, "bounded", (0.0, 0.5))
+    est = fiber_monte_carlo(d, r, H, value_class, n, seed)
     bound = fb.fiber_bound(d, r, H, value_class).value
     return Evidence.estimate(est, "==", bound,
                              params={"d": d, "r": r, "H": H, "class": value_class, "n": n},

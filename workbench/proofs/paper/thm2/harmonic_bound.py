@@ -8,42 +8,20 @@ Its test: ``tests/claims/test_thm2_harmonic_bound.py``.
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
-from mpmath import iv
 
 import workbench.core.bounds.harmonic as harmonic
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.eq2_models import TINY
 from workbench.proofs.support.exact_harmonics import (
-    eta_squared_interval,
-    float_enclosure,
     harmonic_count,
-    iv_precision,
+    independent_bound,
     partial_sum_interval,
 )
 
 
 # --------------------------------------------------------------------------- Lemma 6
-def independent_bound(
-    d: int, r: int, H: int, L: int, value_class: str = "eq2"
-) -> tuple[float, float]:
-    """Rigorous float enclosure of ``LB_L`` recomputed without the library's bound code:
-    ``eta_l^2`` from exact factorials, ``N`` from the homogeneous-polynomial count, ``D_l`` from
-    ``math.comb`` (times ``d(d+1)/2`` for query-dependent values); summed in mpmath intervals."""
-    q = 1 if value_class == "eq2" else d * (d + 1) // 2
-    with iv_precision():
-        total = iv.mpf(0)
-        for l in range(1, L + 1, 2):
-            N = harmonic_count(d, l)
-            D = q * sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
-            if N > H * D:
-                total += eta_squared_interval(d, l) * (iv.mpf(N - H * D) / iv.mpf(N))
-        return float_enclosure(total / 2)
-
-
 @claim(
     "thm2.harmonic_bound",
     "Harmonic count, a certified lower bound for N = 2 on D_2: "
