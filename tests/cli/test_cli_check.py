@@ -393,3 +393,27 @@ def test_the_order_hint_is_remembered_per_scale(tmp_path, monkeypatch) -> None:
     assert claim_seconds.recorded("quick") == {}  # a damaged hint is no hint
     claim_seconds.remember("quick", {"c": 1.0})
     assert claim_seconds.recorded("quick") == {"c": 1.0}
+
+
+def test_concurrent_checks_each_record_their_whole_run(tmp_path) -> None:
+    """Three checks of one default store at once: each run is recorded whole (its row and its
+    claims in one transaction), none lost, none mixed, the file sound."""
+    import subprocess
+
+    from workbench.verifiers.store import Store, default_path
+
+    argv = [sys.executable, "-m", "workbench.cli", "check", "--only", "setting", "--jobs", "1",
+            "--json"]
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(3)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], [e for _, e in outs]
+    ids = sorted(c["id"] for c in json.loads(outs[0][0])["claims"])
+    with Store(default_path(), readonly=True) as st:
+        assert st.integrity() == "ok"
+        runs = [r[0] for r in st.con.execute("SELECT id FROM check_runs")]
+        assert len(runs) == 3
+        for run in runs:
+            got = sorted(r[0] for r in st.con.execute(
+                "SELECT claim_id FROM claim_results WHERE run_id = ?", (run,)))
+            assert got == ids

@@ -109,3 +109,51 @@ def test_a_plural_kind_is_refused_saying_kinds_are_singular() -> None:
         with pytest.raises(ValueError, match="kind names are singular: 'preset'"):
             call("presets")
     assert "fig2" in plugins.available("preset")
+
+
+def _mean_of_keys_error(N: int, points: str, n: int = 4000) -> tuple[float, float]:
+    """Monte Carlo of the error of always answering the mean of the keys on the nearest task:
+    mean and standard error (independent of the sentence it checks)."""
+    import torch
+
+    from workbench.verifiers.tasks import Task
+
+    task = Task("nearest", d=8, N=N, points=points)
+    (X, _y), target = task.sample(n, torch.Generator().manual_seed(3))
+    err = task.error(X.mean(1), target).reshape(-1).double()
+    return float(err.mean()), float(err.std() / math.sqrt(n))
+
+
+@pytest.mark.parametrize("N, points", [(2, "orthonormal"), (2, "iid"), (8, "orthonormal")])
+def test_the_stated_reference_point_scores_what_it_says(N: int, points: str) -> None:
+    """Each baseline the error's meaning names is measured here, on its own keys."""
+    import re
+
+    from workbench.commands._error_meaning import error_meaning
+
+    text = error_meaning("nearest", N, points)
+    stated = float(re.findall(r"scores (?:1 - 1/N = )?([0-9.]+)", text)[-1])
+    mean, se = _mean_of_keys_error(N, points)
+    assert abs(mean - stated) <= 4 * se + 1e-9, (text, mean, se)
+
+
+def test_the_error_meaning_names_d2_only_where_it_applies(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The midpoint of D_2 is named for N = 2 alone, never for N = 8 nor for the farthest task,
+    nor in the header of a check that runs claims at many N."""
+    from workbench.commands._error_meaning import error_meaning
+
+    assert "D_2" in error_meaning("nearest", 2, "orthonormal")
+    for args in [("nearest", 8, "orthonormal"), ("nearest", 8, "iid"), ("farthest", 8, "iid"),
+                 ("farthest", 2, "iid"), ("regression", 2, "iid"), ("nearest", None, None)]:
+        assert "D_2" not in error_meaning(*args) and "midpoint" not in error_meaning(*args), args
+    rc, out = _construct(capsys, "full-rank", "--d", "8", "--N", "8", "--eps", "0.5",
+                         "--eval-samples", "300", "--json")
+    meaning = json.loads(out)["error_meaning"]
+    assert rc in (0, 1) and meaning == error_meaning("nearest", 8, "orthonormal")
+    assert "D_2" not in meaning and "mean of the 8 orthonormal keys scores" in meaning
+    rc, out = _construct(capsys, "full-rank", "--d", "8", "--N", "2", "--eps", "0.5",
+                         "--eval-samples", "300")
+    assert "on D_2 predicting the midpoint" in out
+    assert main(["check", "--only", "setting.sphere_law", "--jobs", "1"]) == 0
+    assert "D_2" not in capsys.readouterr().out.splitlines()[0]

@@ -301,3 +301,28 @@ def test_report_draws_a_sandwich_point_of_any_bound_and_names_it(
                edited('"ORDER BY created, key"', only_certified)):
         md = _report(db, tmp_path / "rep2", capsys)
     assert "No sandwich points" in md
+
+
+def test_check_without_db_reaches_the_report(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's main job: ``check`` and then ``report``, neither given ``--db``, meet in the
+    default store (here the test's own data directory), so the report's claims graph is
+    coloured by the check's verdicts; a second check is recorded beside the first."""
+    from workbench.proofs.graph_figure import COLOURS, NO_VERDICT
+    from workbench.verifiers.store import default_path
+
+    store = default_path()
+    assert not store.exists() and str(tmp_path.parent) != str(store)  # a fresh, private store
+    assert main(["check", "--only", FAST_CLAIM, "--jobs", "1"]) == 0
+    assert f"recorded in {store}" in capsys.readouterr().out
+    check = last_check(store)
+    assert check is not None and [c["id"] for c in check["claims"]] == [FAST_CLAIM]
+    assert main(["report", "--out", str(tmp_path / "r")]) == 0
+    capsys.readouterr()
+    svg = (tmp_path / "r" / "graph.svg").read_text()
+    assert COLOURS["holds"] in svg and NO_VERDICT in svg  # the one claim run, the rest not
+    assert FAST_CLAIM in (tmp_path / "r" / "report.md").read_text()
+    assert main(["check", "--only", FAST_CLAIM, "--jobs", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["db"] == str(store)
+    with Store(store, readonly=True) as st:
+        assert st.con.execute("SELECT COUNT(*) FROM check_runs").fetchone()[0] == 2
