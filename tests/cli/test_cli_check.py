@@ -44,7 +44,7 @@ def test_row_shows_statement_and_key_evidence_with_margin(capsys, monkeypatch) -
     assert "A trained model stays above the bound" in out
     # the tighter row (x2.2) is the key evidence, not the looser one (x5)
     assert "trained 0.224 [0.22, 0.228] (95% CI) ≥ bound 0.102 (×2.2)" in out
-    assert "key row 1 of 2" in out and "exact 0.5" not in out
+    assert "row 1 of 2, the closest to failing" in out and "exact 0.5" not in out
     code, out, _ = run(capsys, "check", "--verbose")
     assert "1. trained 0.224" in out and "2. exact 0.5 ≥ bound 0.1 (×5)" in out
 
@@ -250,7 +250,8 @@ def test_report_key_evidence_is_the_row_check_prints(capsys, monkeypatch, tmp_pa
     printed = json.loads(out)["claims"][0]["key_evidence"]
     stored = last_check(db)["claims"][0]
     assert code == 0 and stored["key_evidence"] == printed
-    assert _key_evidence(stored) == printed["text"] == "exact 0.1 ≤ bound 0.1001 (margin 0.0001)"
+    assert _key_evidence(stored) == printed["text"] == (
+        "exact 0.1 ≤ bound 0.1001 (margin 0.0001) — checks three rows")
 
 
 @pytest.fixture

@@ -326,7 +326,6 @@ def test_an_ensemble_error_interval_never_reaches_below_zero(capsys):
     from workbench.verifiers.construct import run_construction
 
     def build(s: int):
-        import torch
 
         from workbench.core.targets import nearest_neighbour
 

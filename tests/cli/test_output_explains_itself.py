@@ -157,3 +157,50 @@ def test_the_error_meaning_names_d2_only_where_it_applies(
     assert "on D_2 predicting the midpoint" in out
     assert main(["check", "--only", "setting.sphere_law", "--jobs", "1"]) == 0
     assert "D_2" not in capsys.readouterr().out.splitlines()[0]
+
+
+# cheap built-in claims (a few seconds in all) whose rows include every shape the quick check
+# prints: identities, exact counts, enclosures, Monte Carlo rows with and without a note
+CHEAP_CLAIMS = ("harmonics.dimension", "setting", "targets.full_rank_soft_exact",
+                "fact1.soft_representation", "fact1.hard_limit", "thm2.isotropy",
+                "thm2.harmonic_bound", "kernels.agreement", "thm3.biased_construction")
+
+
+def _rows_explain_themselves(capsys: pytest.CaptureFixture[str], only: tuple[str, ...]) -> int:
+    """Run ``check`` on ``only`` (every built-in claim when empty) and assert that every
+    evidence row, as the text output prints it, says what was measured and against what (its
+    note, else its claim's statement or title) and at which parameters: the key row without
+    ``--verbose``, every row with it. The number of rows seen."""
+    from workbench.commands.check import _human_row
+    from workbench.proofs.claim import METHODS, measured_what
+
+    argv = ["check", "--builtin", "--jobs", "1", "--json", *[a for c in only for a in
+                                                             ("--only", c)]]
+    assert main(argv) in (0, 1)
+    claims = json.loads(capsys.readouterr().out)["claims"]
+    seen = 0
+    for c in claims:
+        brief, full = _human_row(c, False), _human_row(c, True)
+        key = c["key_evidence"]
+        for i, e in enumerate(c["evidence"]):
+            what = measured_what(e, c.get("statement") or c["title"])
+            assert what and what not in METHODS, (c["id"], i, e)
+            line = next(ln for ln in full.splitlines() if ln.strip().startswith(f"{i + 1}. "))
+            assert what in line and all(f"{k}=" in line for k in e["params"]), (c["id"], line)
+            if key is not None and i == key["index"]:
+                assert what in brief and "closest to failing" in brief or len(
+                    c["evidence"]) == 1, (c["id"], brief)
+            seen += 1
+    return seen
+
+
+def test_every_printed_evidence_row_says_what_it_measured(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    assert _rows_explain_themselves(capsys, CHEAP_CLAIMS) > 100
+
+
+@pytest.mark.slow
+def test_every_builtin_claims_rows_say_what_they_measured(
+        capsys: pytest.CaptureFixture[str]) -> None:
+    """The same for every built-in claim at quick scale (minutes: ``pytest -m slow``)."""
+    assert _rows_explain_themselves(capsys, ()) > 500

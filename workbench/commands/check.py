@@ -251,7 +251,7 @@ def _row(c: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
     """The claim's JSON record plus what a reader needs: key evidence, reason, replay command."""
     from workbench.proofs.claim import key_evidence
 
-    c["key_evidence"] = key_evidence(c["evidence"])
+    c["key_evidence"] = key_evidence(c["evidence"], c.get("statement") or c["title"])
     why = [c["reason"]] if c.get("reason") else []
     if c["kind"] == "conjecture" and c["verdict"] == "inconclusive" and c["evidence"]:
         why.append(CONJECTURE_REASON)
@@ -278,7 +278,7 @@ def _short(text: str, n: int) -> str:
 
 
 def _human_row(c: dict[str, Any], verbose: bool) -> str:
-    from workbench.proofs.claim import describe_evidence
+    from workbench.proofs.claim import evidence_row
 
     n = len(c["evidence"])
     lines = [f"  {c['verdict']:<12} {c['id']:<40} {c['seconds']:>6.2f}s  {_short(c['title'], 64)}"]
@@ -288,7 +288,8 @@ def _human_row(c: dict[str, Any], verbose: bool) -> str:
     if c["error"]:
         lines.append(f"{pad}ERROR: {c['error']}")
     elif c["key_evidence"] is not None and not verbose:
-        more = f"  [key row {c['key_evidence']['index'] + 1} of {n}]" if n > 1 else ""
+        more = (f"  [row {c['key_evidence']['index'] + 1} of {n}, the closest to failing; "
+                "--verbose lists every row]") if n > 1 else ""
         lines.append(f"{pad}{c['key_evidence']['text']}{more}")
     if c["reason"] and not c["error"]:
         lines.append(f"{pad}why: {c['reason']}")
@@ -296,11 +297,9 @@ def _human_row(c: dict[str, Any], verbose: bool) -> str:
                                       if e["verdict"] == "violated"]
     if not verbose and c["key_evidence"] is not None:
         shown = [i for i in shown if i != c["key_evidence"]["index"]]
+    about = c.get("statement") or c["title"]  # what a row without a note checks
     for i in shown:
-        e = c["evidence"][i]
-        params = ", ".join(f"{k}={v}" for k, v in e["params"].items())
-        note = f"  — {e['note']}" if e.get("note") else ""
-        lines.append(f"{pad}{i + 1:>3}. {describe_evidence(e)}  ({params}){note}")
+        lines.append(f"{pad}{i + 1:>3}. {evidence_row(c['evidence'][i], about)}")
     if c["replay"] and (c["verdict"] == "violated" or c["error"]):
         lines.append(f"{pad}replay: {c['replay']}")
     return "\n".join(lines)

@@ -172,11 +172,11 @@ def _key_evidence(claim: dict[str, Any]) -> str:
     """The key row of a stored claim result, by the rule ``check`` prints it with."""
     from workbench.proofs.claim import key_evidence
 
-    key = key_evidence(claim.get("evidence") or [])
+    key = key_evidence(claim.get("evidence") or [],
+                       claim.get("statement") or claim.get("title") or "")
     if key is None:
         return claim.get("error") or claim.get("reason") or "no evidence"
-    note = claim["evidence"][key["index"]].get("note")
-    return f"{key['text']}" + (f" ({note})" if note else "")
+    return str(key["text"])
 
 
 def _check_section(check: dict[str, Any] | None, out: Path, files: list[str]) -> list[str]:
