@@ -154,16 +154,21 @@ def _sandwich_section(cells: Sequence[Any], out: Path, files: list[str]) -> list
     files += names
     inherited = sum(c.inherited_from is not None for c in cells)
     bounds = sorted({c.bound for c in cells}, key=lambda b: (b != "certified", b))
+    targets = sorted({c.task for c in cells if c.task != "nearest"})
+    against = f" (and of the targets {', '.join(f'`{t}`' for t in targets)}: the error " \
+        "against the target, below its profile's harmonic count)" if targets else ""
     md += [f"{len(cells)} points (d, r, H) on D_2, N = 2, against the lower bound "
-           f"{', '.join(f'`{b}`' for b in bounds)}; {inherited} of them inherit their "
+           f"{', '.join(f'`{b}`' for b in bounds)}{against}; {inherited} of them inherit their "
            "best witness from fewer heads or a lower rank (hollow markers).", "",
            f"![the sandwich]({names[0]})", "",
            "| bound | d | r | H | lower bound | certified | best witness | CI | method | "
            "inherited from (r, H) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for c in cells:
         src = "" if c.inherited_from is None else f"({c.inherited_from[0]}, {c.inherited_from[1]})"
-        md.append(f"| {c.bound} | {c.d} | {c.r} | {c.heads} | {c.lower:.4g} | "
-                  f"{c.certified:.4g} | {c.best_error:.4g} | "
+        bound, cert = (c.bound, f"{c.certified:.4g}") if c.task == "nearest" else \
+            (f"{c.bound} ({c.task})", "—")  # the hardmax bound does not apply to a target
+        md.append(f"| {bound} | {c.d} | {c.r} | {c.heads} | {c.lower:.4g} | "
+                  f"{cert} | {c.best_error:.4g} | "
                   f"[{c.best_ci[0]:.4g}, {c.best_ci[1]:.4g}] | {c.method} | {src} |")
     return md + [""]
 
