@@ -4,7 +4,7 @@
 One figure per preset in the store (``workbench.verifiers.figures``: the quantity, settings and
 a named interval stated, the 0.5 line, random features with Theorem 2's certified lower bound),
 each followed by the table of numbers behind it; the sandwich from the stored sandwich points
-(``workbench.verifiers.sandwich_figure``); then the last ``workbench check --db`` in the same
+(``workbench.verifiers.sandwich_figure``); then the last ``workbench check`` in the same
 store: claims, verdicts, key evidence and the claims graph.
 
 A preset's axes and description come from the preset registry (``workbench.plugins``: the
@@ -195,7 +195,8 @@ def _check_section(check: dict[str, Any] | None, out: Path, files: list[str]) ->
         files.append(name)
     md = ["## Last `workbench check`", ""]
     if check is None:
-        md += ["No `workbench check --db` result in this store; the graph is uncoloured.", ""]
+        md += ["No `workbench check` result in this store (`workbench check` records one); "
+               "the graph is uncoloured.", ""]
     else:
         s = check["summary"]
         md += [f"Scale {check['scale']}, seed {check['seed']}, device {check['device']}: "
