@@ -418,3 +418,16 @@ def test_concurrent_checks_each_record_their_whole_run(tmp_path) -> None:
             got = sorted(r[0] for r in st.con.execute(
                 "SELECT claim_id FROM claim_results WHERE run_id = ?", (run,)))
             assert got == ids
+
+
+def test_an_unusable_default_store_is_bad_input_before_any_claim(capsys, monkeypatch,
+                                                                 tmp_path) -> None:
+    """Without --db the run goes to the default store; a data directory where no store can be
+    made (here under a plain file) exits 2 with one line naming --db, before any claim runs."""
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "file" / "data"))
+    ran = []
+    _fake(monkeypatch, [Claim("t.ok", "ok", "lemma", lambda ctx: ran.append(1) or [])])
+    code, out, err = run(capsys, "check", "--jobs", "1")
+    assert code == 2 and err.count("\n") == 1 and "--db" in err and "Traceback" not in err
+    assert not ran

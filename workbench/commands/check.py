@@ -101,7 +101,12 @@ def cli(
     dev = resolve_device(device)
     from workbench.verifiers.store import Store
 
-    store.parent.mkdir(parents=True, exist_ok=True)  # the default store's folder
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)  # the default store's folder
+    except OSError as e:
+        raise ValueError(f"--db must be a file in a folder the workbench can create "
+                         f"({str(store.parent)!r}: {e.strerror}); name another with --db") \
+            from None
     Store(store).close()  # created now, whole or not at all: a full disk fails before any claim
     from workbench.proofs.claim import CheckContext
     from workbench.proofs.registry import run_claims
