@@ -292,17 +292,19 @@ def _human_row(c: dict[str, Any], verbose: bool) -> str:
         lines.append(f"{pad}statement: {c['statement']}")
     if c["error"]:
         lines.append(f"{pad}ERROR: {c['error']}")
-    elif c["key_evidence"] is not None and not verbose:
-        more = (f"  [row {c['key_evidence']['index'] + 1} of {n}, the closest to failing; "
-                "--verbose lists every row]") if n > 1 else ""
-        lines.append(f"{pad}{c['key_evidence']['text']}{more}")
+    # what a row without a note checks: the statement, else the title (cut as the title is)
+    about = c.get("statement") or _short(c["title"], 64)
+    if not c["error"] and c["key_evidence"] is not None and not verbose:
+        k = c["key_evidence"]["index"]
+        more = (f"  [row {k + 1} of {n}, the closest to failing; --verbose lists every row]"
+                if n > 1 else "")
+        lines.append(f"{pad}{evidence_row(c['evidence'][k], about)}{more}")
     if c["reason"] and not c["error"]:
         lines.append(f"{pad}why: {c['reason']}")
     shown = range(n) if verbose else [i for i, e in enumerate(c["evidence"])
                                       if e["verdict"] == "violated"]
     if not verbose and c["key_evidence"] is not None:
         shown = [i for i in shown if i != c["key_evidence"]["index"]]
-    about = c.get("statement") or c["title"]  # what a row without a note checks
     for i in shown:
         lines.append(f"{pad}{i + 1:>3}. {evidence_row(c['evidence'][i], about)}")
     if c["replay"] and (c["verdict"] == "violated" or c["error"]):
