@@ -25,6 +25,7 @@ import os
 import platform
 import subprocess
 import sys
+import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
@@ -63,14 +64,16 @@ def run_one(fault_id: str | None, out: Path) -> int:
 def _child(fault_id: str | None, tmp: Path) -> tuple[dict[str, Any], float, int, str]:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--run-one", fault_id or "",
            "--out", str(tmp)]
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
     t0 = time.perf_counter()
-    try:
-        p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
-                           timeout=TIMEOUT_S)
-        rc, err = p.returncode, p.stderr[-2000:]
-    except subprocess.TimeoutExpired:
-        rc, err = -1, f"timed out after {TIMEOUT_S} s"
+    # a data directory of its own: a mutated check is never recorded in the user's store
+    with tempfile.TemporaryDirectory(prefix="mutation-data-") as data:
+        env = {**os.environ, "PYTHONPATH": str(ROOT), "XDG_DATA_HOME": data}
+        try:
+            p = subprocess.run(cmd, cwd=ROOT, env=env, capture_output=True, text=True,
+                               timeout=TIMEOUT_S)
+            rc, err = p.returncode, p.stderr[-2000:]
+        except subprocess.TimeoutExpired:
+            rc, err = -1, f"timed out after {TIMEOUT_S} s"
     secs = time.perf_counter() - t0
     try:
         data = json.loads(tmp.read_text())

@@ -15,6 +15,7 @@ The profile is loaded here, before any test module is imported, so every propert
 runs under it.
 """
 
+import pytest
 import torch
 
 from workbench.hypothesis_profiles import load_profile
@@ -24,3 +25,13 @@ load_profile()
 # The tests run many small kernels: one thread avoids OpenMP stalls on a 2-core machine
 # (measured 5-8x faster for small training loops than two threads under load).
 torch.set_num_threads(1)
+
+
+@pytest.fixture(autouse=True)
+def _private_data_home(tmp_path_factory: pytest.TempPathFactory,
+                       monkeypatch: pytest.MonkeyPatch) -> None:
+    """Every test gets its own data directory (``$XDG_DATA_HOME``), so the default results store
+    that ``workbench check``, ``sweep`` and ``report`` use without ``--db``
+    (``workbench.verifiers.store.default_path``) is a fresh temporary one, never the user's;
+    subprocesses inherit it."""
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path_factory.mktemp("data")))

@@ -44,7 +44,7 @@ def test_row_shows_statement_and_key_evidence_with_margin(capsys, monkeypatch) -
     assert "A trained model stays above the bound" in out
     # the tighter row (x2.2) is the key evidence, not the looser one (x5)
     assert "trained 0.224 [0.22, 0.228] (95% CI) ≥ bound 0.102 (×2.2)" in out
-    assert "key row 1 of 2" in out and "exact 0.5" not in out
+    assert "row 1 of 2, the closest to failing" in out and "exact 0.5" not in out
     code, out, _ = run(capsys, "check", "--verbose")
     assert "1. trained 0.224" in out and "2. exact 0.5 ≥ bound 0.1 (×5)" in out
 
@@ -250,7 +250,8 @@ def test_report_key_evidence_is_the_row_check_prints(capsys, monkeypatch, tmp_pa
     printed = json.loads(out)["claims"][0]["key_evidence"]
     stored = last_check(db)["claims"][0]
     assert code == 0 and stored["key_evidence"] == printed
-    assert _key_evidence(stored) == printed["text"] == "exact 0.1 ≤ bound 0.1001 (margin 0.0001)"
+    assert _key_evidence(stored) == printed["text"] == (
+        "exact 0.1 ≤ bound 0.1001 (margin 0.0001) — checks three rows")
 
 
 @pytest.fixture
@@ -393,3 +394,40 @@ def test_the_order_hint_is_remembered_per_scale(tmp_path, monkeypatch) -> None:
     assert claim_seconds.recorded("quick") == {}  # a damaged hint is no hint
     claim_seconds.remember("quick", {"c": 1.0})
     assert claim_seconds.recorded("quick") == {"c": 1.0}
+
+
+def test_concurrent_checks_each_record_their_whole_run(tmp_path) -> None:
+    """Three checks of one default store at once: each run is recorded whole (its row and its
+    claims in one transaction), none lost, none mixed, the file sound."""
+    import subprocess
+
+    from workbench.verifiers.store import Store, default_path
+
+    argv = [sys.executable, "-m", "workbench.cli", "check", "--only", "setting", "--jobs", "1",
+            "--json"]
+    procs = [subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+             for _ in range(3)]
+    outs = [p.communicate(timeout=300) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0, 0], [e for _, e in outs]
+    ids = sorted(c["id"] for c in json.loads(outs[0][0])["claims"])
+    with Store(default_path(), readonly=True) as st:
+        assert st.integrity() == "ok"
+        runs = [r[0] for r in st.con.execute("SELECT id FROM check_runs")]
+        assert len(runs) == 3
+        for run in runs:
+            got = sorted(r[0] for r in st.con.execute(
+                "SELECT claim_id FROM claim_results WHERE run_id = ?", (run,)))
+            assert got == ids
+
+
+def test_an_unusable_default_store_is_bad_input_before_any_claim(capsys, monkeypatch,
+                                                                 tmp_path) -> None:
+    """Without --db the run goes to the default store; a data directory where no store can be
+    made (here under a plain file) exits 2 with one line naming --db, before any claim runs."""
+    (tmp_path / "file").write_text("")
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "file" / "data"))
+    ran = []
+    _fake(monkeypatch, [Claim("t.ok", "ok", "lemma", lambda ctx: ran.append(1) or [])])
+    code, out, err = run(capsys, "check", "--jobs", "1")
+    assert code == 2 and err.count("\n") == 1 and "--db" in err and "Traceback" not in err
+    assert not ran

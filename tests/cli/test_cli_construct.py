@@ -303,3 +303,38 @@ def test_a_plugin_memory_estimate_refuses_a_size_that_cannot_fit(capsys):
     with plant("workbench.verifiers.resources:check_fits", replaced(lambda *a, **k: None)):
         rc, out, err = _run(capsys, f"{FX}:SIZED", "--d", "5", *big)
     assert rc == 0, err  # without the check, the refusal above is gone
+
+
+@pytest.mark.parametrize("seeds", ["1", "2"])
+def test_an_error_interval_never_reaches_below_zero(capsys, seeds):
+    """A rare-event error (one full-rank head at eps = 0.01, 300 samples: a CLT interval
+    would reach below 0) prints an interval of an error, cut at 0, per seed and pooled."""
+    rc, out, err = _run(capsys, "full-rank", "--d", "8", "--eps", "0.01", "--eval-samples", "300",
+                        "--seeds", seeds, "--json")
+    p = json.loads(out)
+    m = p["measured_error"]
+    assert rc in (0, 1), err
+    assert 0.0 <= m["lo"] <= m["mean"] <= m["hi"]
+    assert all(0.0 <= r["measured"]["lo"] <= r["measured"]["mean"] for r in p["runs"])
+    rc, out, _ = _run(capsys, "full-rank", "--d", "8", "--eps", "0.01", "--eval-samples", "300",
+                      "--seeds", seeds)
+    assert "CI [-" not in out and "CI [0, " in out
+
+
+def test_an_ensemble_error_interval_never_reaches_below_zero(capsys):
+    """The Student-t interval over seeds of an ensemble claim is cut at 0 too."""
+    from workbench.verifiers.construct import run_construction
+
+    def build(s: int):
+
+        from workbench.core.targets import nearest_neighbour
+
+        def model(X, y):  # exact except on a rare half-space of queries that varies by seed
+            out = nearest_neighbour(X, y).clone()
+            out[y[:, 0] > 0.97 - 0.02 * s] = 0.0
+            return out
+
+        return model, 0.5
+
+    p = run_construction("rare", build, d=3, N=2, seeds=3, eval_samples=400, ensemble=True)
+    assert 0.0 <= p["measured_error"]["lo"] <= p["measured_error"]["mean"]

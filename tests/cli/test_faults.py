@@ -297,6 +297,14 @@ def test_a_signal_to_the_parent_ends_every_worker(tmp_path: Path, argv: list[str
         assert err.count("\n") == 1 and "Traceback" not in err, err
         assert err.startswith(f"error: interrupted by {sig.name}: ") and stored in err, err
     assert _gone(workers)
+    if argv[0] == "check":  # its store (--db, else the default one) was made whole, then
+        # nothing: a check is recorded in one transaction when it finishes
+        from workbench.verifiers.store import Store, default_path, last_check
+
+        path = tmp_path / "s.sqlite" if "--db" in argv else default_path()
+        with Store(path, readonly=True) as st:
+            assert st.integrity() == "ok"
+        assert last_check(path) is None
 
 
 # ---- the native kernel cache checks itself ------------------------------------------------

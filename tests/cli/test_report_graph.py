@@ -301,3 +301,81 @@ def test_report_draws_a_sandwich_point_of_any_bound_and_names_it(
                edited('"ORDER BY created, key"', only_certified)):
         md = _report(db, tmp_path / "rep2", capsys)
     assert "No sandwich points" in md
+
+
+def test_check_without_db_reaches_the_report(tmp_path: Path,
+                                             capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's main job: ``check`` and then ``report``, neither given ``--db``, meet in the
+    default store (here the test's own data directory), so the report's claims graph is
+    coloured by the check's verdicts; a second check is recorded beside the first."""
+    from workbench.proofs.graph_figure import COLOURS, NO_VERDICT
+    from workbench.verifiers.store import default_path
+
+    store = default_path()
+    assert not store.exists() and str(tmp_path.parent) != str(store)  # a fresh, private store
+    assert main(["check", "--only", FAST_CLAIM, "--jobs", "1"]) == 0
+    assert f"recorded in {store}" in capsys.readouterr().out
+    check = last_check(store)
+    assert check is not None and [c["id"] for c in check["claims"]] == [FAST_CLAIM]
+    assert main(["report", "--out", str(tmp_path / "r")]) == 0
+    capsys.readouterr()
+    svg = (tmp_path / "r" / "graph.svg").read_text()
+    assert COLOURS["holds"] in svg and NO_VERDICT in svg  # the one claim run, the rest not
+    assert FAST_CLAIM in (tmp_path / "r" / "report.md").read_text()
+    assert main(["check", "--only", FAST_CLAIM, "--jobs", "1", "--json"]) == 0
+    assert json.loads(capsys.readouterr().out)["db"] == str(store)
+    with Store(store, readonly=True) as st:
+        assert st.con.execute("SELECT COUNT(*) FROM check_runs").fetchone()[0] == 2
+
+
+def test_a_soft_sandwich_is_stored_by_target_and_reported(
+        tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``bounds sandwich --target soft-nearest --db`` stores its point keyed by the target and
+    its parameters: two temperatures and the hardmax point at the same (d, r, H) are three
+    points, none inheriting another's witness (their errors are against different targets),
+    each drawn in a panel of its own with its bound, and named in the report's table."""
+    from workbench.verifiers.sandwich_store import best_witnesses, point_task, read_points
+
+    db = tmp_path / "s.sqlite"
+    base = ["bounds", "sandwich", "--d", "4", "--rank", "1", "--heads", "1", "--db", str(db),
+            "--json"]
+    printed = {}
+    for beta in ("4", "8"):
+        assert main([*base, "--target", "soft-nearest", "--target-param", f"beta={beta}"]) == 0
+        printed[beta] = json.loads(capsys.readouterr().out)
+    assert main(base) == 0
+    hard = json.loads(capsys.readouterr().out)
+    points = read_points(db)
+    tasks = [point_task(p) for p in points]
+    assert tasks == ["soft-nearest(beta=4.0)", "soft-nearest(beta=8.0)", "nearest"]
+    cells = {c.task: c for c in best_witnesses(points)}
+    assert len(cells) == 3 and all(c.inherited_from is None for c in cells.values())
+    for beta in ("4", "8"):
+        c, p = cells[f"soft-nearest(beta={beta}.0)"], printed[beta]
+        assert (c.lower, c.best_error, c.method) == (p["bound"], p["best"]["error"],
+                                                    p["best"]["method"])
+    assert cells["nearest"].best_error == hard["best_error"]
+    md = _report(db, tmp_path / "rep", capsys)
+    assert "| harmonic count of the target (soft-nearest(beta=4.0)) | 4 | 1 | 1 |" in md
+    assert "target soft-nearest(beta=8.0)" in (tmp_path / "rep" / "sandwich.svg").read_text()
+
+
+def test_every_sandwich_panel_draws_its_bound_even_at_one_point() -> None:
+    """A panel of one (d, r, H) shows the bound (a visible marker at its value), not only the
+    witness; so does every point of a longer curve."""
+    import math as _math
+
+    from workbench.verifiers.sandwich_figure import sandwich_figure
+    from workbench.verifiers.sandwich_store import SandwichCell
+
+    one = [SandwichCell(6, 1, 2, 0.31, 0.42, (0.41, 0.43), "bayes_heads", None)]
+    two = [SandwichCell(6, 1, H, b, 0.42, (0.41, 0.43), "bayes_heads", None)
+           for H, b in ((1, 0.35), (4, 0.2))]
+    for cells in (one, two):
+        ax = sandwich_figure(cells).axes[0]
+        drawn = [ln for ln in ax.get_lines()
+                 if [float(y) for y in ln.get_ydata()] == [c.lower for c in cells]]
+        assert drawn, "the bound is not drawn"
+        assert all(ln.get_marker() not in (None, "", "None", " ") and ln.get_markersize() > 0
+                   and ln.get_visible() for ln in drawn)
+        assert not any(_math.isnan(float(y)) for y in drawn[0].get_ydata())

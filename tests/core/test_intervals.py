@@ -51,3 +51,29 @@ def test_bad_arguments_name_the_parameter(kw: dict, name: str) -> None:
             "bounds": (0.0, 1.0)} | kw
     with pytest.raises(ValueError, match=name):
         mean_interval(**args)
+
+
+def test_a_half_line_range_cuts_the_clt_and_t_intervals_and_nothing_else() -> None:
+    """``NONNEGATIVE`` (the range of an error): the normal and Student-t intervals of a mean near
+    0 stop at 0 (their upper ends unchanged); the streamed estimator takes it as ``normal``; a
+    distribution-free method needs a finite range."""
+    import torch
+
+    from workbench.core.intervals import NONNEGATIVE, mean_interval, student_t
+    from workbench.core.montecarlo import estimate_mean, sample_mean
+
+    raw = mean_interval(0.01, 0.04, 50, 0.99, "normal")
+    cut = mean_interval(0.01, 0.04, 50, 0.99, "normal", NONNEGATIVE)
+    assert raw.lo < 0 and cut.lo == 0.0 and cut.hi == raw.hi and cut.mean == raw.mean
+    t_raw, t_cut = student_t([0.0, 0.0, 0.05], 0.99), student_t([0.0, 0.0, 0.05], 0.99,
+                                                                NONNEGATIVE)
+    assert t_raw.lo < 0 and t_cut.lo == 0.0 and t_cut.hi == t_raw.hi
+    values = (torch.arange(400) % 100 == 0).double()  # a rare event: mean 0.01
+    (est,) = estimate_mean(lambda b, g: values[:b], samples=400, batch=400, level=0.999,
+                           bounds=NONNEGATIVE)
+    assert est.method == "normal" and est.lo == 0.0 and math.isfinite(est.hi)
+    assert sample_mean(values, 0.999, bounds=NONNEGATIVE).lo == 0.0
+    with pytest.raises(ValueError, match="bounds"):
+        sample_mean(values, 0.999, "bounded", NONNEGATIVE)
+    with pytest.raises(ValueError, match="bounds"):
+        estimate_mean(lambda b, g: -values[:b], samples=400, batch=400, bounds=NONNEGATIVE)

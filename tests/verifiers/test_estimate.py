@@ -157,3 +157,31 @@ def test_bounded_methods_need_and_check_the_range(method: str) -> None:
         estimate_mean(_rare(0.5), samples=100, method=method, bounds=(0.0, 1.0))  # values 4
     est = estimate_mean(_rare(0.5), samples=4000, method=method, bounds=(0.0, 4.0))[0]
     assert est.method == method and est.lo <= 2.0 <= est.hi
+
+
+def test_an_error_interval_is_cut_at_zero_and_still_covers() -> None:
+    """The error of a model exact except on a rare cap of queries (``y_0 > 0.95``, where it
+    answers 0: error 1 there) is the cap's probability; on 200 samples the CLT interval reaches
+    below 0, the error's interval (train, sandwich, witness verify) stops at 0, and over 200
+    runs it covers the truth as often as the uncut one."""
+    from scipy.special import betainc
+
+    from workbench.core.targets import nearest_neighbour
+
+    d = 3
+    truth = 0.5 * float(betainc((d - 1) / 2, 0.5, 1 - 0.95**2))  # P(y_0 > 0.95) on S^2
+
+    def model(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
+        out = nearest_neighbour(X, y).clone()
+        out[y[..., 0] > 0.95] = 0.0
+        return out
+
+    task = Task("nearest", d=d, N=2, points="iid")
+    cut = [estimate_error(model, task, samples=200, batch=200, level=0.9, generator=g)[0]
+           for g in range(200)]
+    raw = [estimate_error(model, task, samples=200, batch=200, level=0.9, generator=g,
+                          bounds=None)[0] for g in range(200)]
+    assert any(e.lo < 0 for e in raw)  # what an uncut CLT interval prints
+    assert all(0.0 == min(e.lo, 0.0) and e.lo <= e.mean <= e.hi for e in cut)
+    assert [e.hi for e in cut] == [e.hi for e in raw]
+    assert sum(e.covers(truth) for e in cut) == sum(e.covers(truth) for e in raw)

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from workbench.commands._error_meaning import ERROR_MEANING as ERROR_MEANING
 from workbench.commands._interrupts import as_interrupted
 from workbench.commands._paths import nvidia_driver_present, readable_file, writable_path
 
@@ -37,10 +38,6 @@ if TYPE_CHECKING:
 F = TypeVar("F", bound=Callable[..., Any])
 
 LEVEL = 0.95  # the one default confidence level of every command
-ERROR_MEANING = (
-    "error = E||f - A||^2, the squared Euclidean distance to the true nearest neighbour "
-    "(the zero model scores 1; on D_2 predicting the midpoint of the two keys scores 0.5)"
-)
 # parameter names used by the library -> the flag that carries them on the command line
 SYNONYMS = {"H": "heads", "r": "rank", "L": "layers", "l": "degree", "K": "seeds",
             "max_degree": "max-degree", "samples": "eval-samples", "points": "points"}

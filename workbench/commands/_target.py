@@ -10,9 +10,9 @@ from typing import Any, TypeVar
 
 import click
 
+from workbench.commands._error_meaning import TARGET_ERROR as TARGET_ERROR
+
 F = TypeVar("F", bound=Callable[..., Any])
-TARGET_ERROR = ("error = E||f - A||^2, the squared Euclidean distance to the target f (the zero "
-                "model scores E||f||^2 <= 1)")
 SIGN_KEYS = (("sign", 1.0), ("sign", -1.0))  # profiles with hardmax's energies (nearest, farthest)
 
 

@@ -14,12 +14,12 @@ from __future__ import annotations
 import sys
 import time
 from contextlib import nullcontext
+from pathlib import Path
 from typing import Any
 
 import click
 
 from workbench.commands._common import (
-    ERROR_MEANING,
     CheckFailed,
     common_options,
     device_option,
@@ -30,6 +30,7 @@ from workbench.commands._common import (
     status_line,
     to_jsonable,
 )
+from workbench.commands._error_meaning import error_meaning
 from workbench.commands._interrupts import saying_what_was_stored
 from workbench.commands._paths import writable_path
 
@@ -55,7 +56,8 @@ CONJECTURE_REASON = (
 @click.option("--list", "list_only", is_flag=True, help="List the claims and their dependencies.")
 @click.option("--verbose", "-v", is_flag=True, help="Show every evidence row of every claim.")
 @device_option()
-@path_option("--db", "Also record the run in this SQLite file.")
+@path_option("--db", "Record the run in this results store (default: runs.sqlite under the "
+             "user's data directory, the store sweep and report use).")
 @common_options
 def cli(
     scale: str,
@@ -72,10 +74,7 @@ def cli(
 ) -> None:
     if seed < 0:
         raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
-    if db is not None:  # the results store sweep writes too: fail before any claim runs
-        from workbench.verifiers.store import check_writable
-
-        check_writable(writable_path("--db", db))
+    store = _store_path(db, list_only)  # the results store sweep writes: checked before a claim
     _check_only(only, builtin)  # answered before the runner (scipy, torch) is imported
     from workbench.proofs.runner import reproducible_blas
     from workbench.proofs.workers import claim_pool
@@ -100,25 +99,30 @@ def cli(
         _list(claims, broken_dependencies(claims), only, load_errors, as_json)
         return
     dev = resolve_device(device)
-    if db is not None:  # created now, whole or not at all: a full disk fails before any claim
-        from workbench.verifiers.store import Store
+    from workbench.verifiers.store import Store
 
-        Store(db).close()
+    try:
+        store.parent.mkdir(parents=True, exist_ok=True)  # the default store's folder
+    except OSError as e:
+        raise ValueError(f"--db must be a file in a folder the workbench can create "
+                         f"({str(store.parent)!r}: {e.strerror}); name another with --db") \
+            from None
+    Store(store).close()  # created now, whole or not at all: a full disk fails before any claim
     from workbench.proofs.claim import CheckContext
     from workbench.proofs.registry import run_claims
 
     ctx = CheckContext(scale=scale, seed=seed, device=dev)
     head = {"scale": scale, "seed": seed, "device": dev}
     if not as_json:
-        click.echo(f"workbench check (scale={scale}, seed={seed}, device={dev}); {ERROR_MEANING}")
+        click.echo(f"workbench check (scale={scale}, seed={seed}, device={dev}); "
+                   f"{error_meaning()}")
         for msg in load_errors:
             click.echo(f"  ERROR        {msg}")
     costs = _recorded_costs(db, scale)
     status = status_line(as_json)
     n_jobs = cores if jobs is None else jobs
     # the workers start before the live indicator's thread: a forked worker gets no thread
-    unrecorded = f"nothing was recorded in {db} (a check is recorded when it finishes)" \
-        if db is not None else "nothing was recorded (no --db)"
+    unrecorded = f"nothing was recorded in {store} (a check is recorded when it finishes)"
     with saying_what_was_stored(lambda: unrecorded), \
             claim_pool(n_jobs, claims, dev) if n_jobs > 1 else nullcontext() as pool, \
             status if status is not None else nullcontext():
@@ -148,15 +152,29 @@ def cli(
                                    if r.verdict not in ("skipped", "unsupported")})
     summary = _summary(ordered)
     summary["errors"] += len(load_errors)
-    payload = {**head, "claims": ordered, "load_errors": load_errors, "summary": summary}
-    if db is not None:
-        _record(db, payload)
-    emit(payload, as_json, lambda p: _human_summary(p["summary"]))
+    payload = {**head, "claims": ordered, "load_errors": load_errors, "summary": summary,
+               "db": str(store)}
+    _record(store, payload)
+    emit(payload, as_json, lambda p: f"{_human_summary(p['summary'])}\nrecorded in {p['db']} "
+         "(workbench report draws it)")
     if summary["violated"] or summary["errors"]:
         raise CheckFailed(
             f"{plural(summary['violated'], 'claim')} violated, "
             f"{plural(summary['errors'], 'check')} failed to run"
         )
+
+
+def _store_path(db: str | None, listing: bool) -> Path:
+    """The results store the run is recorded in: ``--db``, else the default store of ``sweep``
+    and ``report`` (``workbench.verifiers.store.default_path``), checked before any claim runs
+    (errors name ``--db``; ``--list`` checks only a store it is given); its folder is created
+    later, when the claims are about to run."""
+    from workbench.verifiers.store import check_writable, default_path
+
+    path = Path(db) if db is not None else default_path()
+    if db is not None or (path.parent.is_dir() and not listing):
+        check_writable(writable_path("--db", str(path)))
+    return path
 
 
 def _check_only(only: tuple[str, ...], builtin: bool) -> None:
@@ -238,7 +256,7 @@ def _row(c: dict[str, Any], head: dict[str, Any]) -> dict[str, Any]:
     """The claim's JSON record plus what a reader needs: key evidence, reason, replay command."""
     from workbench.proofs.claim import key_evidence
 
-    c["key_evidence"] = key_evidence(c["evidence"])
+    c["key_evidence"] = key_evidence(c["evidence"], c.get("statement") or c["title"])
     why = [c["reason"]] if c.get("reason") else []
     if c["kind"] == "conjecture" and c["verdict"] == "inconclusive" and c["evidence"]:
         why.append(CONJECTURE_REASON)
@@ -265,7 +283,7 @@ def _short(text: str, n: int) -> str:
 
 
 def _human_row(c: dict[str, Any], verbose: bool) -> str:
-    from workbench.proofs.claim import describe_evidence
+    from workbench.proofs.claim import evidence_row
 
     n = len(c["evidence"])
     lines = [f"  {c['verdict']:<12} {c['id']:<40} {c['seconds']:>6.2f}s  {_short(c['title'], 64)}"]
@@ -274,9 +292,13 @@ def _human_row(c: dict[str, Any], verbose: bool) -> str:
         lines.append(f"{pad}statement: {c['statement']}")
     if c["error"]:
         lines.append(f"{pad}ERROR: {c['error']}")
-    elif c["key_evidence"] is not None and not verbose:
-        more = f"  [key row {c['key_evidence']['index'] + 1} of {n}]" if n > 1 else ""
-        lines.append(f"{pad}{c['key_evidence']['text']}{more}")
+    # what a row without a note checks: the statement, else the title (cut as the title is)
+    about = c.get("statement") or _short(c["title"], 64)
+    if not c["error"] and c["key_evidence"] is not None and not verbose:
+        k = c["key_evidence"]["index"]
+        more = (f"  [row {k + 1} of {n}, the closest to failing; --verbose lists every row]"
+                if n > 1 else "")
+        lines.append(f"{pad}{evidence_row(c['evidence'][k], about)}{more}")
     if c["reason"] and not c["error"]:
         lines.append(f"{pad}why: {c['reason']}")
     shown = range(n) if verbose else [i for i, e in enumerate(c["evidence"])
@@ -284,10 +306,7 @@ def _human_row(c: dict[str, Any], verbose: bool) -> str:
     if not verbose and c["key_evidence"] is not None:
         shown = [i for i in shown if i != c["key_evidence"]["index"]]
     for i in shown:
-        e = c["evidence"][i]
-        params = ", ".join(f"{k}={v}" for k, v in e["params"].items())
-        note = f"  — {e['note']}" if e.get("note") else ""
-        lines.append(f"{pad}{i + 1:>3}. {describe_evidence(e)}  ({params}){note}")
+        lines.append(f"{pad}{i + 1:>3}. {evidence_row(c['evidence'][i], about)}")
     if c["replay"] and (c["verdict"] == "violated" or c["error"]):
         lines.append(f"{pad}replay: {c['replay']}")
     return "\n".join(lines)
@@ -309,7 +328,7 @@ def _summary(rows: list[dict[str, Any]]) -> dict[str, Any]:
     return counts
 
 
-def _record(db: str, payload: dict[str, Any]) -> None:
+def _record(db: Path, payload: dict[str, Any]) -> None:
     """Write the whole run in one transaction, so nothing is half-written (the store checks the
     file is a workbench store first: docs/sweeps.md, "The store")."""
     from workbench.verifiers.store import Store

@@ -22,7 +22,6 @@ import click
 
 from workbench.commands._bound_labels import LABEL_KEYS, label_fields, labels_text
 from workbench.commands._common import (
-    ERROR_MEANING,
     CheckFailed,
     common_options,
     emit,
@@ -30,8 +29,8 @@ from workbench.commands._common import (
     plural,
     progress_bar,
 )
+from workbench.commands._error_meaning import error_meaning
 from workbench.commands._target import (
-    TARGET_ERROR,
     ChosenTarget,
     choose_target,
     require_profile,
@@ -236,7 +235,10 @@ def _search(b: Any, spec: str, dr: tuple[int, int], rr: tuple[int, int], hr: tup
                                    "replayed": _labelled(b, trial.to_dict()),
                                    "replay": replay_command(spec, trial.to_dict()["attempt"],
                                                             again),
-                                   "error_meaning": ERROR_MEANING, "target": chosen.describe()}
+                                   "error_meaning": error_meaning(
+                                       "nearest", att.N,
+                                       "orthonormal" if att.N <= att.d else "iid", target),
+                                   "target": chosen.describe()}
         emit(payload, as_json, _human_replay)
         if trial.violated:
             raise CheckFailed("the replayed attempt lies below the bound beyond its CI")
@@ -254,7 +256,9 @@ def _search(b: Any, spec: str, dr: tuple[int, int], rr: tuple[int, int], hr: tup
         payload["counterexample"] = _labelled(b, payload["counterexample"])
     payload.update(bound=spec, bound_info=b.describe(), attacks=list(attacks),
                    level=1 - alpha / budget, target=chosen.describe(),
-                   error_meaning=ERROR_MEANING if target == "nearest" else TARGET_ERROR,
+                   error_meaning=error_meaning(  # one N: its keys (Attempt.task), else mixed
+                       "nearest", nr[0] if nr[0] == nr[1] else None,
+                       "orthonormal" if nr[1] <= dr[0] else None, target),
                    domain={"d": dr, "rank": rr, "heads": hr, "N": nr})
     cx = payload["counterexample"]
     payload["replay"] = None if cx is None else replay_command(spec, cx["attempt"], again)
@@ -297,4 +301,4 @@ def _human(p: dict[str, Any]) -> str:
 def _human_replay(p: dict[str, Any]) -> str:
     t = p["replayed"]
     return "\n".join([("COUNTEREXAMPLE: " if t["violated"] else "replayed: ") + _trial_line(t),
-                      ERROR_MEANING, f"replay: {p['replay']}"])
+                      p["error_meaning"], f"replay: {p['replay']}"])

@@ -1,11 +1,11 @@
 """``workbench graph``: the claims graph as JSON, Graphviz dot or a PNG or SVG picture.
 
-Nodes are coloured by the verdicts of the last ``workbench check --db`` in the store (``--db``,
-default the sweep store) when there is one. A dependency cycle is bad input (exit 2). With
-``--json`` the output is always a JSON object: the graph itself for ``--format json``, else
-``{"format", "path", "claims", "dependencies"}`` with the file written (``path``), or the dot
-text under ``dot`` when there is no ``--out``. Every argument is checked before the claim
-modules (and torch) are imported.
+Nodes are coloured by the verdicts of the last ``workbench check`` recorded in the store
+(``--db``, default the store check and sweep write) when there is one. A dependency cycle is
+bad input (exit 2). With ``--json`` the output is always a JSON object: the graph itself for
+``--format json``, else ``{"format", "path", "claims", "dependencies"}`` with the file written
+(``path``), or the dot text under ``dot`` when there is no ``--out``. Every argument is checked
+before the claim modules (and torch) are imported.
 """
 
 from __future__ import annotations
@@ -29,7 +29,8 @@ from workbench.core.safe_files import write_text
               show_default=True)
 @path_option("--out", "Write here (required for png and svg; json and dot go to stdout "
              "without it).", access="write")
-@path_option("--db", "Store holding `workbench check --db` results (default: the sweep store).",
+@path_option("--db", "Store holding `workbench check` results (default: the store check, "
+             "sweep and report use).",
              access="read")
 @json_option
 def cli(fmt: str, out: str | None, db: str | None, as_json: bool) -> None:

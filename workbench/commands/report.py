@@ -4,7 +4,7 @@
 One figure per preset in the store (``workbench.verifiers.figures``: the quantity, settings and
 a named interval stated, the 0.5 line, random features with Theorem 2's certified lower bound),
 each followed by the table of numbers behind it; the sandwich from the stored sandwich points
-(``workbench.verifiers.sandwich_figure``); then the last ``workbench check --db`` in the same
+(``workbench.verifiers.sandwich_figure``); then the last ``workbench check`` in the same
 store: claims, verdicts, key evidence and the claims graph.
 
 A preset's axes and description come from the preset registry (``workbench.plugins``: the
@@ -154,16 +154,21 @@ def _sandwich_section(cells: Sequence[Any], out: Path, files: list[str]) -> list
     files += names
     inherited = sum(c.inherited_from is not None for c in cells)
     bounds = sorted({c.bound for c in cells}, key=lambda b: (b != "certified", b))
+    targets = sorted({c.task for c in cells if c.task != "nearest"})
+    against = f" (and of the targets {', '.join(f'`{t}`' for t in targets)}: the error " \
+        "against the target, below its profile's harmonic count)" if targets else ""
     md += [f"{len(cells)} points (d, r, H) on D_2, N = 2, against the lower bound "
-           f"{', '.join(f'`{b}`' for b in bounds)}; {inherited} of them inherit their "
+           f"{', '.join(f'`{b}`' for b in bounds)}{against}; {inherited} of them inherit their "
            "best witness from fewer heads or a lower rank (hollow markers).", "",
            f"![the sandwich]({names[0]})", "",
            "| bound | d | r | H | lower bound | certified | best witness | CI | method | "
            "inherited from (r, H) |", "|---|---|---|---|---|---|---|---|---|---|"]
     for c in cells:
         src = "" if c.inherited_from is None else f"({c.inherited_from[0]}, {c.inherited_from[1]})"
-        md.append(f"| {c.bound} | {c.d} | {c.r} | {c.heads} | {c.lower:.4g} | "
-                  f"{c.certified:.4g} | {c.best_error:.4g} | "
+        bound, cert = (c.bound, f"{c.certified:.4g}") if c.task == "nearest" else \
+            (f"{c.bound} ({c.task})", "—")  # the hardmax bound does not apply to a target
+        md.append(f"| {bound} | {c.d} | {c.r} | {c.heads} | {c.lower:.4g} | "
+                  f"{cert} | {c.best_error:.4g} | "
                   f"[{c.best_ci[0]:.4g}, {c.best_ci[1]:.4g}] | {c.method} | {src} |")
     return md + [""]
 
@@ -172,11 +177,11 @@ def _key_evidence(claim: dict[str, Any]) -> str:
     """The key row of a stored claim result, by the rule ``check`` prints it with."""
     from workbench.proofs.claim import key_evidence
 
-    key = key_evidence(claim.get("evidence") or [])
+    key = key_evidence(claim.get("evidence") or [],
+                       claim.get("statement") or claim.get("title") or "")
     if key is None:
         return claim.get("error") or claim.get("reason") or "no evidence"
-    note = claim["evidence"][key["index"]].get("note")
-    return f"{key['text']}" + (f" ({note})" if note else "")
+    return str(key["text"])
 
 
 def _check_section(check: dict[str, Any] | None, out: Path, files: list[str]) -> list[str]:
@@ -190,7 +195,8 @@ def _check_section(check: dict[str, Any] | None, out: Path, files: list[str]) ->
         files.append(name)
     md = ["## Last `workbench check`", ""]
     if check is None:
-        md += ["No `workbench check --db` result in this store; the graph is uncoloured.", ""]
+        md += ["No `workbench check` result in this store (`workbench check` records one); "
+               "the graph is uncoloured.", ""]
     else:
         s = check["summary"]
         md += [f"Scale {check['scale']}, seed {check['seed']}, device {check['device']}: "

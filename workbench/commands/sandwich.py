@@ -147,8 +147,9 @@ def resolve_witness(name: str) -> Any:
 @click.option("--witness", "witness", multiple=True, metavar="NAME",
               help="Also measure this construction (registered, or module:function) as a "
               "witness (repeatable).")
-@path_option("--db", "Also store the point in this results store (workbench report draws it); "
-             "the witnesses added to it (workbench witness add) join the record.")
+@path_option("--db", "Also store the point in this results store (workbench report draws it; a "
+             "--target point is kept apart per target and parameters); the witnesses added "
+             "to it (workbench witness add) join the hardmax sandwich's record.")
 @click.option("--record/--no-record", "use_record", default=True, show_default=True,
               help="Count the record's best known witness here (workbench witness list).")
 @target_options
@@ -166,19 +167,16 @@ def sandwich_cmd(
     check_int("--seed", seed, lo=0)
     chosen = choose_target(target, target_params)
     if not chosen.is_hardmax:
-        for flag, given in (("--bound", bound), ("--witness", witness), ("--db", db),
+        for flag, given in (("--bound", bound), ("--witness", witness),
                             ("--witness-dir", witness_dir), ("--no-record", not use_record)):
             if given:
                 raise ValueError(f"{flag} applies to the hardmax sandwich only (got --target "
                                  f"{target})")
-        _target_sandwich(chosen, d, r, heads, budget, as_json, seed)
+        _target_sandwich(chosen, d, r, heads, budget, as_json, seed, _writable_store(db))
         return
     lower = None if bound is None else resolve_bound(bound, d, r, heads)
     named = {name: resolve_witness(name) for name in witness}
-    if db is not None:
-        from workbench.verifiers.store import check_writable
-
-        check_writable(db)
+    _writable_store(db)
     from workbench.verifiers.sandwich import ConstructionWitness, sandwich
 
     extra = [ConstructionWitness(name, functools.partial(_build, c, d, r, heads))
@@ -198,21 +196,47 @@ def sandwich_cmd(
         if c["method"] in witness:
             c["replay"] = (f"workbench construct {c['method']} --d {d} --rank {r} --heads "
                            f"{heads} --N 2 --seed {seed} --eval-samples {c['samples']}")
-    if db is not None:
-        from workbench.verifiers.sandwich_store import write_points
-        from workbench.verifiers.store import Store
-
-        with Store(db) as st:
-            write_points(st, [p], "workbench bounds sandwich")
+    _store_point(db, p)
     emit(p, as_json, _human)
     if p["violated"]:
         what = "the certified lower bound" if bound is None else f"the bound {p['bound']}"
         raise CheckFailed(f"a witness beats {what} beyond its CI")
 
 
+def _writable_store(db: str | None) -> str | None:
+    """``--db``, checked to be a results store it can write before anything is measured."""
+    if db is not None:
+        from workbench.verifiers.store import check_writable
+
+        check_writable(db)
+    return db
+
+
+def _store_point(db: str | None, p: dict[str, Any]) -> None:
+    """Store the point ``p`` in ``db`` (``sandwich_store.write_points``; nothing without one)."""
+    if db is None:
+        return
+    from workbench.verifiers.sandwich_store import write_points
+    from workbench.verifiers.store import Store
+
+    with Store(db) as st:
+        write_points(st, [p], "workbench bounds sandwich")
+
+
+def target_point(p: dict[str, Any]) -> dict[str, Any]:
+    """A target sandwich's payload as a sandwich point (``sandwich_store``): its lower side is
+    the harmonic count of the target's profile (``bound_value``, also the required
+    ``certified`` field), its best witness the best candidate, and ``target`` with its
+    parameters and ``N`` make it a point of its own (``sandwich_store.point_task``)."""
+    return {**p, "bound": "harmonic count of the target", "bound_value": p["bound"],
+            "certified": p["bound"], "best_error": p["best"]["error"],
+            "best_ci": p["best"]["ci"], "method": p["best"]["method"], "N": 2}
+
+
 def _target_sandwich(chosen: ChosenTarget, d: int, r: int, heads: int, budget: str,
-                     as_json: bool, seed: int) -> None:
-    """The sandwich for a non-hardmax target (workbench.verifiers.target_sandwich)."""
+                     as_json: bool, seed: int, db: str | None = None) -> None:
+    """The sandwich for a non-hardmax target (workbench.verifiers.target_sandwich), stored in
+    ``db`` when one is given (``target_point``)."""
     profile = require_profile(chosen, "the target sandwich (the harmonic count)")
     from workbench.core.bounds.profile_harmonic import profile_bound
     from workbench.verifiers.target_sandwich import target_sandwich
@@ -229,6 +253,7 @@ def _target_sandwich(chosen: ChosenTarget, d: int, r: int, heads: int, budget: s
     p = {**s.to_dict(), "target": chosen.describe(), "rigorous": labels["rigorous"],
          "labels": labels, "degrees_summed": b.degrees_summed, "tail": b.tail,
          "error_meaning": TARGET_ERROR}
+    _store_point(db, target_point(p))
     emit(p, as_json, _human_target)
     if p["violated"]:
         raise CheckFailed("a witness beats the harmonic count of the target beyond its CI")

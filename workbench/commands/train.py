@@ -23,7 +23,6 @@ import click
 
 from workbench.commands._bound_labels import label_fields, labels_text
 from workbench.commands._common import (
-    ERROR_MEANING,
     LEVEL,
     AliasCommand,
     CheckFailed,
@@ -35,9 +34,10 @@ from workbench.commands._common import (
     progress_bar,
     resolve_device,
 )
+from workbench.commands._error_meaning import error_meaning
 from workbench.commands._interrupts import saying_what_was_stored
 from workbench.commands._resources import EVAL_BATCH, train_terms
-from workbench.commands._target import TARGET_ERROR, ChosenTarget, choose_target, target_options
+from workbench.commands._target import ChosenTarget, choose_target, target_options
 from workbench.core.validation import (
     check_dim,
     check_float,
@@ -67,15 +67,6 @@ BOUND_CLASS = {
     "iid": "the certified bound covers generalized attention (Eq. 2) with full value maps M_h, "
     "one layer, N = 2 on i.i.d. uniform keys by the i.i.d. transfer (the same number as on D_2, "
     "since E[1 - <x1, x2>] = 1), so it applies to this model",
-}
-ERROR_MEANINGS = {  # what the printed error is, per task (workbench.verifiers.tasks.Task.error)
-    "nearest": ERROR_MEANING,
-    "farthest": "error = the mean over the N tokens of ||f_i - A_i||^2, f_i the point farthest "
-    "from token i (the key of least inner product with it) and A_i the model's output at token "
-    "i (the zero model scores 1)",
-    "regression": "error = E (<w, x_q> - A)^2 / d, the squared error of the predicted label of "
-    "the query x_q given the N context pairs (x_i, <w, x_i>), divided by d (predicting 0 "
-    "scores 1)",
 }
 HELP = f"""Train attention models (K seeds batched) and report their errors.
 
@@ -223,7 +214,7 @@ def cli(
         "seeds": per_seed,
         "best_of_seeds": {**best, "chosen_by": "held-out error"},
         "certified_bound": _certified(task, N, points, layers, d, rank, heads, per_seed, chosen),
-        "error_meaning": ERROR_MEANINGS[task] if target == "nearest" else TARGET_ERROR,
+        "error_meaning": error_meaning(task, N, points, target),
         "target": chosen.describe(),
         "resumed": None if run.resumed is None else {
             "checkpoint": run.resumed.path, "from_step": run.resumed.step,

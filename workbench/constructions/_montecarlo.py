@@ -13,7 +13,7 @@ from typing import Any, cast
 
 import torch
 
-from workbench.core.intervals import Estimate
+from workbench.core.intervals import NONNEGATIVE, Estimate
 from workbench.core.montecarlo import estimate_mean
 from workbench.core.sphere import Generator
 
@@ -80,7 +80,8 @@ def model_error(
     """Monte Carlo ``E ||target(X, y) - forward(X, y)||^2`` on fresh ``(X, y)`` with a CI.
 
     ``forward`` may return ``(B, d)`` or ``(1, B, d)`` (one model of a stacked layer).
-    ``bounds``: the error's a-priori range (``(0, 4)`` when outputs lie in the unit ball).
+    ``bounds``: the error's a-priori range (``(0, 4)`` when outputs lie in the unit ball;
+    default ``NONNEGATIVE``: a CLT interval cut at 0, since an error is never negative).
     """
     from workbench.core.sphere import PointLaw, QueryLaw, sample_instances
 
@@ -95,5 +96,6 @@ def model_error(
         return squared_error(out.to(torch.float64), target(X, y))
 
     return estimate_mean(
-        draw, samples=samples, batch=batch, level=level, generator=generator, bounds=bounds
+        draw, samples=samples, batch=batch, level=level, generator=generator,
+        bounds=NONNEGATIVE if bounds is None else bounds,
     )[0]

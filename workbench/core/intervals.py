@@ -19,6 +19,12 @@ into the evidence:
   bound), the default for bounded values.
 - ``clopper_pearson``: the exact binomial interval for 0/1 values.
 
+Every interval lies within the a-priori range of the values when one is known: a mean lies where
+its values lie, so cutting an interval to that range never lowers its coverage. A range may be a
+half-line (``NONNEGATIVE``, the range of every error ``E||f - A||^2``): it gives no finite-sample
+interval of its own, but the ``normal`` and ``student_t`` intervals are cut to it, so an error's
+interval never reaches below 0.
+
 Levels, not quantiles, are the currency: :func:`z_value` turns a two-sided level into the normal
 quantile, :func:`level_of` goes back, and :func:`bonferroni_level` gives the per-interval level
 that makes ``m`` intervals hold jointly.
@@ -43,6 +49,7 @@ INTERVALS: tuple[str, ...] = (
 )
 MEAN_INTERVALS: tuple[str, ...] = ("normal", "bernstein", "chernoff", "bounded", "clopper_pearson")
 BOUNDED_INTERVALS: tuple[str, ...] = ("bernstein", "chernoff", "bounded", "clopper_pearson")
+NONNEGATIVE: tuple[float, float] = (0.0, math.inf)  # the range of an error E||f - A||^2
 
 
 @dataclass(frozen=True)
@@ -76,6 +83,14 @@ class Estimate:
         contradicted)."""
         return self.hi < bound
 
+    def within(self, bounds: tuple[float, float] | None) -> Estimate:
+        """This estimate with its interval cut to ``bounds``, the a-priori range of the values
+        (``None``: unchanged). The mean lies in that range, so the coverage is unchanged."""
+        if bounds is None:
+            return self
+        lo, hi = max(self.lo, bounds[0]), min(self.hi, bounds[1])
+        return Estimate(self.mean, lo, hi, self.level, self.n, self.std, self.method)
+
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
 
@@ -99,8 +114,10 @@ def bonferroni_level(m: int, family: float = 0.999) -> float:
     return 1.0 - (1.0 - family) / m
 
 
-def student_t(values: Sequence[float], level: float = 0.99) -> Estimate:
-    """Student-t interval for the mean of ``k`` independent replicates (e.g. per-seed errors).
+def student_t(values: Sequence[float], level: float = 0.99,
+              bounds: tuple[float, float] | None = None) -> Estimate:
+    """Student-t interval for the mean of ``k`` independent replicates (e.g. per-seed errors),
+    cut to ``bounds``, the replicates' a-priori range (``NONNEGATIVE`` for errors).
 
     One replicate gives no interval: ``lo``, ``hi`` and ``std`` are NaN (never ``holds``).
     """
@@ -114,7 +131,7 @@ def student_t(values: Sequence[float], level: float = 0.99) -> Estimate:
         return Estimate(mean, nan, nan, level, 1, nan, "student_t")
     std = math.sqrt(sum((v - mean) ** 2 for v in values) / (k - 1))
     half = float(t_dist.ppf(0.5 + level / 2, k - 1)) * std / math.sqrt(k)
-    return Estimate(mean, mean - half, mean + half, level, k, std, "student_t")
+    return Estimate(mean, mean - half, mean + half, level, k, std, "student_t").within(bounds)
 
 
 def _kl(p: float, q: float) -> float:
@@ -158,8 +175,9 @@ def mean_interval(
 ) -> Estimate:
     """Interval for a mean from its sample ``mean``, unbiased ``var`` and ``n``.
 
-    ``bounds = (a, b)`` is the a-priori range of every value, required by every method except
-    ``normal`` (``clopper_pearson`` expects 0/1 values: ``var`` is then unused).
+    ``bounds = (a, b)`` is the a-priori range of every value, required finite by every method
+    except ``normal``, whose interval is cut to it (a half-line such as ``NONNEGATIVE`` too;
+    ``clopper_pearson`` expects 0/1 values: ``var`` is then unused).
     """
     n = check_int("n", n, lo=1)
     level = check_float("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
@@ -169,7 +187,7 @@ def mean_interval(
     if method == "normal":
         z = z_value(level)
         half = z * math.sqrt(max(var, 0.0) / n) if n > 1 else math.inf
-        return Estimate(mean, mean - half, mean + half, level, n, std, method)
+        return Estimate(mean, mean - half, mean + half, level, n, std, method).within(bounds)
     if bounds is None:
         raise ValueError(f"bounds must be given (a, b) for the {method!r} interval (got None)")
     a, b = float(bounds[0]), float(bounds[1])

@@ -10,10 +10,11 @@ error of a model on a task, ``workbench.verifiers.estimate``) and claims draw th
 - Interval: with ``bounds = (a, b)``, the a-priori range of every value (e.g. ``(0, 4)`` for
   squared distances of vectors of norm <= 1), the default is ``bounded`` (empirical Bernstein
   intersected with the Chernoff-KL bound), valid for every ``n`` and for rare-event means;
-  ``bernstein``, ``chernoff`` and ``clopper_pearson`` (0/1 values) are available. Without a range:
-  ``normal`` (CLT, asymptotic) or ``bootstrap`` (percentile bootstrap of the mean, which keeps
-  the values on the CPU). A value outside ``bounds`` (beyond float32 rounding, 1e-6 of the
-  range) is an error: the range was wrong.
+  ``bernstein``, ``chernoff`` and ``clopper_pearson`` (0/1 values) are available. Without a
+  finite range: ``normal`` (CLT, asymptotic) or ``bootstrap`` (percentile bootstrap of the mean,
+  which keeps the values on the CPU); a half-line range (``intervals.NONNEGATIVE``, that of every
+  error) cuts their interval to it. A value outside ``bounds`` (beyond float32 rounding, 1e-6 of
+  the range's finite width) is an error: the range was wrong.
 - Early stop: with ``tol``, sampling stops once every row's normal half-width is ``<= tol`` (and
   at least ``min_samples`` were drawn). This is a sequential rule; the nominal level is then
   approximate.
@@ -48,20 +49,19 @@ def estimate_mean(
 ) -> list[Estimate]:
     """CI for the means of ``draw(b, g) -> (K, b)`` per-sample values, one ``Estimate`` per row.
 
-    ``method="auto"`` is ``bounded`` when ``bounds`` is given, else ``normal``.
+    ``method="auto"`` is ``bounded`` when ``bounds`` is a finite range, else ``normal``; every
+    interval is cut to ``bounds`` (``intervals.Estimate.within``).
     """
     samples = check_int("samples", samples, lo=2)
     batch = check_int("batch", batch, lo=1)
     z = z_value(level)
     check_choice("method", method, METHODS)
+    bounds = _checked_range(bounds)
     if method == "auto":
-        method = "bounded" if bounds is not None else "normal"
-    if method in BOUNDED_INTERVALS and bounds is None:
-        raise ValueError(f"bounds must be given (a, b) for method {method!r} (got None)")
-    if bounds is not None:
-        bounds = (check_float("bounds[0]", bounds[0]), check_float("bounds[1]", bounds[1]))
-        if not bounds[0] < bounds[1]:
-            raise ValueError(f"bounds must satisfy bounds[0] < bounds[1] (got {bounds})")
+        method = "bounded" if _finite(bounds) else "normal"
+    if method in BOUNDED_INTERVALS and not _finite(bounds):
+        raise ValueError(f"bounds must be a finite range (a, b) for method {method!r} "
+                         f"(got {bounds})")
     resamples = check_int("resamples", resamples, lo=10)
     min_samples = check_int("min_samples", min_samples, lo=2)
     if tol is not None:
@@ -106,9 +106,26 @@ def estimate_mean(
         lo = torch.tensor([iv.lo for iv in ivs], dtype=torch.float64)
         hi = torch.tensor([iv.hi for iv in ivs], dtype=torch.float64)
     return [
-        Estimate(float(mean[k]), float(lo[k]), float(hi[k]), level, n, float(std[k]), method)
+        Estimate(float(mean[k]), float(lo[k]), float(hi[k]), level, n, float(std[k]),
+                 method).within(bounds)
         for k in range(mean.shape[0])
     ]
+
+
+def _checked_range(bounds: tuple[float, float] | None) -> tuple[float, float] | None:
+    """``bounds`` as floats with ``a < b``: finite, or a half-line (an infinite end)."""
+    if bounds is None:
+        return None
+    a, b = (float(v) if isinstance(v, int | float) and not isinstance(v, bool) else math.nan
+            for v in bounds)
+    if math.isnan(a) or math.isnan(b) or not a < b or a == math.inf or b == -math.inf:
+        raise ValueError(f"bounds must be a range (a, b) with a < b, finite or a half-line "
+                         f"(got {bounds})")
+    return a, b
+
+
+def _finite(bounds: tuple[float, float] | None) -> bool:
+    return bounds is not None and math.isfinite(bounds[0]) and math.isfinite(bounds[1])
 
 
 def _bootstrap(
@@ -132,7 +149,7 @@ def _bootstrap(
 def _check_range(vals: torch.Tensor, bounds: tuple[float, float]) -> torch.Tensor:
     """Clamp ``vals`` into ``bounds`` after checking that they lie there up to float32 rounding
     (1e-6 of the range)."""
-    slack = 1e-6 * (bounds[1] - bounds[0])
+    slack = 1e-6 * (bounds[1] - bounds[0]) if _finite(bounds) else 0.0
     if bool((vals < bounds[0] - slack).any()) or bool((vals > bounds[1] + slack).any()):
         raise ValueError(
             f"bounds {bounds} must contain every value (got one in "
@@ -148,12 +165,13 @@ def sample_mean(
     bounds: tuple[float, float] | None = None,
 ) -> Estimate:
     """Mean of values already drawn, with an interval at ``level`` (``auto``: ``bounded`` when
-    ``bounds`` is given, else ``normal``)."""
+    ``bounds`` is a finite range, else ``normal``), cut to ``bounds``."""
     x = values.detach().to(torch.float64).reshape(-1)
     n = check_int("values.numel()", x.numel(), lo=1)
     check_choice("method", method, ("auto", "normal", *BOUNDED_INTERVALS))
+    bounds = _checked_range(bounds)
     if method == "auto":
-        method = "bounded" if bounds is not None else "normal"
+        method = "bounded" if _finite(bounds) else "normal"
     if bounds is not None:
         x = _check_range(x, bounds)
     var = float(x.var(unbiased=True)) if n > 1 else 0.0

@@ -155,10 +155,11 @@ def _g(x: Any) -> str:
     return "nan" if x is None else f"{float(x):.4g}"
 
 
-def key_evidence(evidence: list[dict[str, Any]]) -> dict[str, Any] | None:
+def key_evidence(evidence: list[dict[str, Any]], statement: str = "") -> dict[str, Any] | None:
     """The one key-row rule of ``check``, its store and ``report``: the row closest to failing
     (worst verdict first, then the smallest ratio margin, then the first), as ``{"index",
-    "text"}`` with ``text`` from :func:`describe_evidence`; None when there is no evidence."""
+    "text"}`` with ``text`` from :func:`evidence_row` (``statement``: the claim's); None when
+    there is no evidence."""
     if not evidence:
         return None
 
@@ -171,7 +172,37 @@ def key_evidence(evidence: list[dict[str, Any]]) -> dict[str, Any] | None:
         return (_WORST_FIRST.get(e["verdict"], 1), ratio, i)
 
     k = min(range(len(evidence)), key=rank)
-    return {"index": k, "text": describe_evidence(evidence[k])}
+    return {"index": k, "text": evidence_row(evidence[k], statement)}
+
+
+def measured_what(e: dict[str, Any], statement: str = "") -> str:
+    """What a row measured and against what, in words: its ``note`` (the evidence's own
+    description), else ``statement``, the claim's statement or title (what every row of the
+    claim checks, at the row's parameters), else its ``label``; empty only when the row and its
+    claim say nothing."""
+    if e.get("note"):
+        return str(e["note"])
+    if statement:
+        return f"checks {statement}"
+    return str(e.get("label") or "")
+
+
+def _param_text(v: Any) -> str:
+    if isinstance(v, float):
+        return f"{v:.4g}"
+    if isinstance(v, list | tuple | dict) and len(repr(v)) > 40:
+        return f"[{len(v)} values]"
+    return str(v)
+
+
+def evidence_row(e: dict[str, Any], statement: str = "") -> str:
+    """One row as ``check`` and ``report`` print it, explaining itself: the comparison and its
+    margin (:func:`describe_evidence`), what was measured against what (:func:`measured_what`)
+    and the parameters it was measured at."""
+    what = measured_what(e, statement)
+    params = ", ".join(f"{k}={_param_text(v)}" for k, v in (e.get("params") or {}).items())
+    return describe_evidence(e) + (f" — {what}" if what else "") + (
+        f" ({params})" if params else "")
 
 
 def _finite(x: Any) -> bool:

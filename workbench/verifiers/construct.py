@@ -32,7 +32,13 @@ from typing import Any
 import torch
 
 from workbench.constructions._montecarlo import ClaimedError, model_error
-from workbench.core.intervals import Estimate, bonferroni_level, student_t, z_value
+from workbench.core.intervals import (
+    NONNEGATIVE,
+    Estimate,
+    bonferroni_level,
+    student_t,
+    z_value,
+)
 from workbench.core.targets import nearest_neighbour
 from workbench.core.verdict import VERDICT_LEVEL, decide, percent
 from workbench.verifiers.resources import as_terms, check_fits, size_values
@@ -184,7 +190,7 @@ def run_construction(
         claims.append(built.claimed)
         means.append(est.mean)
     if ensemble:  # the claim averages over the random draw: pool the per-seed errors
-        pool = student_t(means, level=level)
+        pool = student_t(means, level=level, bounds=NONNEGATIVE)
         outcome = verdict(pool, claims[0], resolution)
         how = f"Student-t over {seeds} independent draws"
         reason = inconclusive_reason(pool, claims[0], resolution, how)
@@ -193,7 +199,8 @@ def run_construction(
         se = math.sqrt(sum(x * x for x in ses)) / seeds
         m, n = sum(means) / seeds, eval_samples * seeds
         zz = z_value(level)
-        pool = Estimate(m, m - zz * se, m + zz * se, level, n, se * math.sqrt(n), "normal")
+        pool = Estimate(m, m - zz * se, m + zz * se, level, n, se * math.sqrt(n),
+                        "normal").within(NONNEGATIVE)  # an error is never negative
         how = f"normal, {n} samples"
         reason = next((r["reason"] for r in runs if "reason" in r), "")  # the first seed's
     claimed = claims[0].to_dict() if len(claims) == 1 or ensemble else {

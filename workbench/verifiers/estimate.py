@@ -13,7 +13,7 @@ from typing import Any
 
 import torch
 
-from workbench.core.intervals import Estimate
+from workbench.core.intervals import NONNEGATIVE, Estimate
 from workbench.core.montecarlo import estimate_mean
 from workbench.verifiers.tasks import TaskLike
 
@@ -32,8 +32,10 @@ def estimate_error(
     model's dtype. ``options`` are those of ``workbench.core.montecarlo.estimate_mean``, with its
     defaults: ``samples``, ``batch``, ``level``, ``method``, ``tol``, ``min_samples``,
     ``resamples``, ``generator`` (the fresh samples' seed) and ``bounds`` (the a-priori range of
-    the per-sample error; see the module note).
+    the per-sample error, default ``NONNEGATIVE``: an error is never negative, so every interval
+    is cut at 0; see the module note).
     """
+    options.setdefault("bounds", NONNEGATIVE)
     params = list(model.parameters()) if isinstance(model, torch.nn.Module) else []
     dtype = params[0].dtype if params else torch.float32
     if device is None:

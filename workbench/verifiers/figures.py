@@ -58,14 +58,14 @@ def _exact(rows: Sequence[dict[str, Any]]) -> bool:
 
 def point(rows: Sequence[dict[str, Any]], x: Any) -> Point:
     """The plotted point of one configuration's seeds (see the module docstring)."""
-    from workbench.core.intervals import student_t
+    from workbench.core.intervals import NONNEGATIVE, student_t
 
     if _exact(rows):
         values = [float(r["heldout"]) for r in rows]
         if len(values) == 1:
             return Point(x, values[0], None, None)
-        e = student_t(values, SEED_LEVEL)
-        return Point(x, e.mean, max(e.lo, 0.0), e.hi)  # an error is never negative
+        e = student_t(values, SEED_LEVEL, NONNEGATIVE)  # an error is never negative
+        return Point(x, e.mean, e.lo, e.hi)
     best = min(rows, key=lambda r: (r["heldout"], r["seed"]))
     return Point(x, float(best["heldout"]), best.get("heldout_lo"), best.get("heldout_hi"))
 

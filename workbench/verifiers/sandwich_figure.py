@@ -5,6 +5,9 @@ sandwich"; the stored points of ``workbench.verifiers.sandwich_store``).
 
 Filled markers are witnesses measured at that ``(d, r, H)``; hollow markers are inherited from
 fewer heads or a lower rank (``best_witnesses``), which is what the flat tails at large H are.
+The bound is marked at every H it was computed at (a bar), so a panel of one point shows it
+too. A point of another target (``bounds sandwich --target``) gets panels of its own, titled with
+the target and its parameters.
 """
 
 from __future__ import annotations
@@ -35,22 +38,26 @@ def sandwich_figure(cells: Sequence[SandwichCell]) -> Any:
     from matplotlib.patches import Patch
 
     plt = style.pyplot()
-    ds = sorted({(c.bound != "certified", c.bound, c.d) for c in cells})  # one panel per bound, d
+    # one panel per task (nearest first), lower side (certified first) and d
+    ds = sorted({(c.task != "nearest", c.task, c.bound != "certified", c.bound, c.d)
+                 for c in cells})
     cols = min(4, len(ds) + 1)
     rows = math.ceil((len(ds) + 1) / cols)  # one spare panel holds the legend
     values = [v for c in cells for v in (c.lower, c.best_error) if v > 0]
     with plt.rc_context(style.STYLE):
         fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 4.3 * rows + 0.9),
                                  sharey=True, squeeze=False)
-        for ax, (_, name, d) in zip(axes.flat, ds):
-            here = [c for c in cells if c.d == d and c.bound == name]
+        for ax, (_, task, _, name, d) in zip(axes.flat, ds):
+            here = [c for c in cells if c.d == d and c.bound == name and c.task == task]
             ranks = sorted({c.r for c in here})
             for i, r in enumerate(ranks):
                 sel = sorted((c for c in here if c.r == r), key=lambda c: c.heads)
                 H = [c.heads for c in sel]
                 colour = f"C{i}"
-                bound = [c.lower if c.lower > 0 else math.nan for c in sel]
-                ax.plot(H, bound, "-", color=colour, linewidth=2)
+                shown = not style.use_log(values)  # a bound of 0 is drawn on a linear axis
+                bound = [c.lower if c.lower > 0 or shown else math.nan for c in sel]
+                ax.plot(H, bound, "-", color=colour, linewidth=2, marker="_", markersize=16,
+                        markeredgewidth=2.5)  # the bar marks the bound at a lone H too
                 ax.plot(H, [c.best_error for c in sel], "--", color=colour, linewidth=1.5,
                         label=f"r = {r}")
                 floor = min(values) / 2 if style.use_log(values) else 0.0
@@ -63,17 +70,21 @@ def sandwich_figure(cells: Sequence[SandwichCell]) -> Any:
                             markerfacecolor=colour if own else "white", markeredgewidth=1.5)
             log = style.set_y_axis(ax, values)
             style.set_x_axis(ax, [c.heads for c in here], True)
-            ax.set_title(f"d = {d}" if name == "certified" else f"d = {d}, lower side: {name}")
+            title = f"d = {d}" if name == "certified" else f"d = {d}, lower side: {name}"
+            ax.set_title(title if task == "nearest" else f"{title}\ntarget {task}",
+                         fontsize=12 if task != "nearest" else None)
             ax.set_xlabel("heads H")
             ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=len(ranks),
                       fontsize=10, handlelength=1.4, columnspacing=0.8, frameon=False)
-            style.reference_line(ax, on_d2=True)  # after the legend: named once, below
+            if task == "nearest":  # the midpoint scores 0.5 against the nearest neighbour only
+                style.reference_line(ax, on_d2=True)  # after the legend: named once, below
             if log:
                 ax.set_ylim(min(values) / 2, 0.7)
         for ax in list(axes.flat)[len(ds):]:
             ax.set_axis_off()
         spare = list(axes.flat)[len(ds)] if len(ds) < rows * cols else None
-        handles = [Line2D([], [], color="k", linewidth=2, label=BOUND),
+        handles = [Line2D([], [], color="k", linewidth=2, marker="_", markersize=16,
+                          markeredgewidth=2.5, label=BOUND),
                    Line2D([], [], color="k", linestyle="--", marker="o", label=MEASURED),
                    Line2D([], [], color="k", linestyle="--", marker="o",
                           markerfacecolor="white", label=INHERITED),

@@ -7,9 +7,17 @@ from ``workbench bounds sandwich --db`` and from ``benchmarks/sandwich.py --db``
 ``d``, ``r``, ``heads``, ``certified``, ``best_error``, ``best_ci`` and ``method`` are required,
 and the whole record is kept as JSON.
 
+A point of another target (``workbench bounds sandwich --target``: the harmonic count of the
+target's profile against the midpoint and trained layers, docs/derivations/soft_targets.md)
+records its ``target`` (name and parameters) and ``N``; ``point_task`` names what its errors are
+measured against, and that name is part of the point's key, so points of two targets, or of
+one target at two parameters, never replace or inherit from each other. Points of the
+nearest neighbour with N = 2 keep the key they had before targets were stored.
+
 ``best_witnesses`` applies inheritance: a model with ``H' <= H`` heads of key rank ``r' <= r``
 is also a model with ``H`` heads of rank ``r`` (the extra heads get ``M_h = 0``), so the best
-witness at ``(d, r, H)`` is the smallest interval upper end among those points.
+witness at ``(d, r, H)`` is the smallest interval upper end among those points of the same
+task.
 """
 
 from __future__ import annotations
@@ -30,6 +38,22 @@ COLUMNS: tuple[str, ...] = ("key", "d", "r", "heads", "bound", "certified", "bes
                             "best_lo", "best_hi", "method", "source", "payload", "created")
 
 
+NEAREST = "nearest"  # the task of the certified sandwich: the nearest neighbour, N = 2, D_2
+
+
+def point_task(p: Mapping[str, Any]) -> str:
+    """What a point's errors are measured against: ``nearest`` (N = 2 on ``D_2``), or its
+    ``target``'s name with its parameters (``soft-nearest(beta=4)``), with ``, N=..`` where
+    ``N`` is not 2."""
+    t = p.get("target")
+    name = NEAREST
+    if isinstance(t, Mapping) and str(t.get("name", NEAREST)) != NEAREST:
+        params = ", ".join(f"{k}={v}" for k, v in sorted((t.get("params") or {}).items()))
+        name = f"{t['name']}({params})" if params else str(t["name"])
+    N = int(p.get("N", 2))
+    return name if N == 2 else f"{name}, N={N}"
+
+
 def _row(p: Mapping[str, Any], source: str, now: float) -> tuple[Any, ...]:
     missing = [k for k in REQUIRED if k not in p]
     if missing:
@@ -41,8 +65,9 @@ def _row(p: Mapping[str, Any], source: str, now: float) -> tuple[Any, ...]:
         raise ValueError(f"sandwich point must hold finite numbers (got {numbers})")
     payload = json.dumps(dict(p), sort_keys=True, default=str, allow_nan=False)
     bound = str(p.get("bound", "certified"))
+    task = point_task(p)
     ident = json.dumps([int(p["d"]), int(p["r"]), int(p["heads"]), bound, *numbers,
-                        str(p["method"])])
+                        str(p["method"]), *([task] if task != NEAREST else [])])
     key = hashlib.sha256(ident.encode()).hexdigest()
     return (key, int(p["d"]), int(p["r"]), int(p["heads"]), bound, *numbers, str(p["method"]),
             source, payload, now)
@@ -100,6 +125,7 @@ class SandwichCell:
     inherited_from: tuple[int, int] | None
     bound: str = "certified"
     bound_value: float = math.nan  # the lower side's value (the certified bound's by default)
+    task: str = NEAREST  # what the errors are measured against (``point_task``)
 
     @property
     def lower(self) -> float:
@@ -108,28 +134,31 @@ class SandwichCell:
 
 
 def best_witnesses(points: Sequence[Mapping[str, Any]]) -> list[SandwichCell]:
-    """One cell per measured ``(bound, d, r, H)``, sorted (the certified bound first): the
-    newest record's lower side, and the witness with the smallest interval upper end among
-    every point of the same ``d`` with ``r' <= r`` and ``H' <= H``, whatever its lower side
-    (ties: the point itself, then the smaller ``(r', H')``)."""
-    own: dict[tuple[int, int, int], Mapping[str, Any]] = {}
-    lower: dict[tuple[str, int, int, int], tuple[float, float]] = {}
+    """One cell per measured ``(task, bound, d, r, H)``, sorted (the nearest neighbour's
+    certified bound first): the newest record's lower side, and the witness with the smallest
+    interval upper end among every point of the same task and ``d`` with ``r' <= r`` and
+    ``H' <= H``, whatever its lower side (ties: the point itself, then the smaller
+    ``(r', H')``)."""
+    own: dict[tuple[str, int, int, int], Mapping[str, Any]] = {}
+    lower: dict[tuple[str, str, int, int, int], tuple[float, float]] = {}
     for p in points:  # oldest first: a later record's bound replaces an earlier one
-        k = (int(p["d"]), int(p["r"]), int(p["heads"]))
+        k = (point_task(p), int(p["d"]), int(p["r"]), int(p["heads"]))
         bound = str(p.get("bound", "certified"))
-        lower[(bound, k[0], k[1], k[2])] = (float(p["certified"]),
-                                            float(p.get("bound_value", p["certified"])))
+        lower[(k[0], bound, k[1], k[2], k[3])] = (float(p["certified"]),
+                                        float(p.get("bound_value", p["certified"])))
         if k not in own or float(p["best_ci"][1]) < float(own[k]["best_ci"][1]):
             own[k] = p
     cells = []
-    for bound, d, r, H in sorted(lower, key=lambda b: (b[0] != "certified", b)):
+    order = sorted(lower, key=lambda b: (b[0] != NEAREST, b[1] != "certified", b))
+    for task, bound, d, r, H in order:
         pool = [(float(q["best_ci"][1]), (r2, H2) != (r, H), r2, H2)
-                for (d2, r2, H2), q in own.items() if d2 == d and r2 <= r and H2 <= H]
+                for (t2, d2, r2, H2), q in own.items()
+                if t2 == task and d2 == d and r2 <= r and H2 <= H]
         _, _, r2, H2 = min(pool)
-        src = own[(d, r2, H2)]
-        cert, value = lower[(bound, d, r, H)]
+        src = own[(task, d, r2, H2)]
+        cert, value = lower[(task, bound, d, r, H)]
         cells.append(SandwichCell(d, r, H, cert, float(src["best_error"]),
                                   (float(src["best_ci"][0]), float(src["best_ci"][1])),
                                   str(src["method"]), None if (r2, H2) == (r, H) else (r2, H2),
-                                  bound, value))
+                                  bound, value, task))
     return cells

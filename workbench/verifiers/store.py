@@ -42,7 +42,7 @@ COLUMNS: tuple[str, ...] = (
 APPLICATION_ID = 0x41525742  # "ARWB" in the file's header: a workbench results store
 SCHEMA_VERSION = 3  # PRAGMA user_version of the layout below
 # every table of a store, with the statement that creates it: the sweep's runs, the runs and
-# claim results of ``workbench check --db`` (schema version 1), and the points of the sandwich
+# claim results of ``workbench check`` (schema version 1), and the points of the sandwich
 # (schema version 2; ``workbench.verifiers.sandwich_store``) and the witnesses users added
 # (schema version 3; ``workbench.verifiers.witness_record``)
 TABLES: dict[str, str] = {
@@ -397,7 +397,7 @@ def _current_ids(claim: dict[str, Any]) -> dict[str, Any]:
 
 
 def last_check(path: str | os.PathLike[str]) -> dict[str, Any] | None:
-    """The latest ``workbench check --db`` run in the store at ``path`` (tables ``check_runs``
+    """The latest ``workbench check`` run in the store at ``path`` (tables ``check_runs``
     and ``claim_results``, written by ``Store.record_check``), or None if there is none, or if
     the file is no workbench store. Claim ids renamed since (``RENAMED_CLAIMS``) come back under
     their current ids. Writes nothing."""

@@ -18,13 +18,13 @@ from typing import Any
 import click
 
 from workbench.commands._common import (
-    ERROR_MEANING,
     CheckFailed,
     common_options,
     emit,
     progress_bar,
 )
-from workbench.commands._target import TARGET_ERROR, choose_target, target_options
+from workbench.commands._error_meaning import error_meaning
+from workbench.commands._target import choose_target, target_options
 from workbench.core.validation import (
     check_dim,
     check_float,
@@ -112,8 +112,8 @@ class Evaluation:
                                  params=params, on_batch=lambda n: bar.advance(job, n),
                                  memory=memory)
         payload = {k: v for k, v in p.items() if k != "runs"}
-        payload.update(error_meaning=ERROR_MEANING if self.target == "nearest" else
-                       TARGET_ERROR, target=chosen.describe(), runs=p["runs"])
+        payload.update(error_meaning=error_meaning("nearest", N, points, self.target),
+                       target=chosen.describe(), runs=p["runs"])
         if self.target != "nearest":
             payload["target_note"] = ("the error is measured against --target; the claimed "
                                       "error is the construction's own (against nearest)")
