@@ -21,6 +21,7 @@ import workbench.verifiers.sweep as sweep
 from workbench.core.intervals import bonferroni_level
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.verifiers.orderings import Ordering, beats, select, vary_n_orderings
 from workbench.verifiers.presets import Run, encoder_grid, plan
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import TrainConfig
@@ -62,52 +63,38 @@ def _with_level(runs: list[Run], comparisons: int) -> list[Run]:
     return [replace(r, config=replace(r.config, level=level)) for r in runs]
 
 
-def _by(rows: Rows, **labels: Any) -> Rows:
-    out = [r for r in rows if all(r["labels"].get(k) == v for k, v in labels.items())]
-    if not out:
-        raise ValueError(f"no runs with labels {labels}")
-    return out
-
-
-def _worse_than(win: Rows, lose: Rows, params: dict[str, Any], note: str) -> Evidence:
-    """``worst seed of win <= best seed of lose`` decided beyond both CIs."""
-    w = max(win, key=lambda r: r["heldout"])
-    b = min(lose, key=lambda r: r["heldout"])
-    return Evidence(w["heldout"] - b["heldout"], 0.0, "<=", "trained",
-                    {**params, "winner_worst_seed": w["heldout"], "loser_best_seed": b["heldout"],
-                     "seeds": len(win)},
-                    ci=(w["heldout_lo"] - b["heldout_hi"], w["heldout_hi"] - b["heldout_lo"]),
-                    ci_level=w["extra"]["ci_level"],
-                    interval=w["extra"].get("interval") or "normal", note=note)
+def _evidence(o: Ordering) -> Evidence:
+    """An ordering as evidence: ``winner (worst seed) - loser (best seed) <= 0`` beyond the CI."""
+    return Evidence(o.difference, 0.0, "<=", "trained",
+                    {**o.params, "finding": o.finding, "winner_worst_seed": o.winner_worst,
+                     "loser_best_seed": o.loser_best, "seeds": o.seeds},
+                    ci=o.ci, ci_level=o.level, interval=o.interval, note=o.note)
 
 
 def fig2_ordering(rows: Rows) -> list[Evidence]:
     """At L = 1, for every c: the full-rank model beats every lower rank (worst vs best seed)."""
     out = []
     for c in sorted({r["labels"]["c"] for r in rows}):
-        at_c = _by(rows, c=c)
+        at_c = select(rows, c=c)
         d = max(r["labels"]["r"] for r in at_c)
-        full = _by(at_c, r=d)
+        full = select(at_c, r=d)
         for r in sorted({x["labels"]["r"] for x in at_c} - {d}):
-            out.append(_worse_than(full, _by(at_c, r=r), {"L": 1, "c": c, "d": d, "r": r},
-                                   f"full rank {d} (worst seed) minus rank {r} (best seed)"))
+            out.append(_evidence(beats(full, select(at_c, r=r), "full rank wins",
+                                       {"L": 1, "c": c, "d": d, "r": r},
+                                       f"full rank {d} (worst seed) minus rank {r} (best seed)")))
     return out
 
 
 def vary_n_ordering(rows: Rows) -> list[Evidence]:
-    """Low-rank error grows from the shortest to the longest N, and at the longest N full rank
-    stays below low rank (both beyond the seeds' spread and the CIs)."""
-    Ns = sorted({r["labels"]["N"] for r in rows})
-    d = max(r["labels"]["r"] for r in rows)
-    low = min(r["labels"]["r"] for r in rows)
-    short, long_ = _by(rows, N=Ns[0], r=low), _by(rows, N=Ns[-1], r=low)
-    out = [_worse_than(short, long_, {"r": low, "N_short": Ns[0], "N_long": Ns[-1]},
-                       f"rank {low}: error at N = {Ns[0]} (worst seed) minus N = {Ns[-1]} "
-                       "(best seed)")]
-    N = Ns[-1]
-    out.append(_worse_than(_by(rows, N=N, r=d), _by(rows, N=N, r=low), {"N": N, "d": d},
-                           f"N = {N}: full rank (worst seed) minus rank {low} (best seed)"))
-    return out
+    """Both findings of the error against N (``workbench.verifiers.orderings``): low-rank error
+    rises between every two consecutive N, and full rank at every N stays below low rank at the
+    shortest N (each beyond the seeds' spread and the CIs)."""
+    return [_evidence(o) for o in vary_n_orderings(rows)]
+
+
+def _comparisons(runs: list[Run]) -> int:
+    """How many orderings ``vary_n_ordering`` decides on ``runs``: (#N - 1) + #N."""
+    return 2 * len({r.label_dict()["N"] for r in runs}) - 1
 
 
 @claim(
@@ -137,4 +124,5 @@ def full_rank_wins_one_layer(ctx: CheckContext) -> list[Evidence]:
 def low_rank_grows_with_n(ctx: CheckContext) -> list[Evidence]:
     """The error against N."""
     rs = vary_n_runs(ctx.scale, ctx.seed)
-    return vary_n_ordering(sweep.compute(_with_level(rs, 2), threads=1, device=ctx.device))
+    return vary_n_ordering(sweep.compute(_with_level(rs, _comparisons(rs)), threads=1,
+                                         device=ctx.device))
