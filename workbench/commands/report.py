@@ -93,7 +93,8 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
         files += names
         md += [f"## {p.sweeps[0].upper() + p.sweeps[1:]} ({preset}, {scale})", "",
                f"Model class: **{p.model_class}** ({p.why}). {band_label(rs)}.", "",
-               f"![{preset} ({scale})]({names[0]})", "", *_table(p, best), ""]
+               f"![{preset} ({scale})]({names[0]})", "", *_table(p, best), "",
+               *_findings(p, rs)]
     if len(files) == 0:
         md += ["No sweep runs in this store yet (`workbench sweep PRESET --db ...`).", ""]
     md += _sandwich_section(sandwich, out, files)
@@ -141,6 +142,29 @@ def _table(p: Any, best: list[dict[str, Any]]) -> list[str]:
             cells.append(f"{b['extra']['lower_bound']:.4g}")
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def _findings(p: Any, rows: list[dict[str, Any]]) -> list[str]:
+    """Under an error-against-N figure: both findings of docs/paper.md §6 as orderings beyond
+    the seeds' spread and the stored intervals (``workbench.verifiers.orderings``)."""
+    from workbench.verifiers.orderings import vary_n_orderings
+
+    if p.x != "N" or "r" not in p.curves:
+        return []
+    try:
+        orderings = vary_n_orderings([r for r in rows if r.get("heldout") is not None])
+    except (ValueError, KeyError):
+        return []
+    levels = sorted({o.level for o in orderings if o.level is not None})
+    lvl = f"{', '.join(f'{x:.4g}' for x in levels)} " if levels else ""
+    md = ["Findings (each: the winner's worst seed minus the loser's best seed, with the "
+          f"interval-arithmetic interval of their two {lvl}held-out intervals; *holds* when the "
+          "whole interval is below 0; `section7.low_rank_grows_with_n` decides the same "
+          "orderings at Bonferroni-corrected levels):", ""]
+    for o in orderings:
+        md.append(f"- {o.finding}: {o.note}: {o.difference:+.4f} "
+                  f"[{o.ci[0]:+.4f}, {o.ci[1]:+.4f}]: **{o.verdict}**")
+    return md + [""]
 
 
 def _sandwich_section(cells: Sequence[Any], out: Path, files: list[str]) -> list[str]:
