@@ -147,24 +147,16 @@ def _table(p: Any, best: list[dict[str, Any]]) -> list[str]:
 def _findings(p: Any, rows: list[dict[str, Any]]) -> list[str]:
     """Under an error-against-N figure: both findings of docs/paper.md §6 as orderings beyond
     the seeds' spread and the stored intervals (``workbench.verifiers.orderings``)."""
-    from workbench.verifiers.orderings import vary_n_orderings
+    from workbench.verifiers.orderings import findings_lines
 
-    if p.x != "N" or "r" not in p.curves:
+    lines = findings_lines(rows) if p.x == "N" and "r" in p.curves else []
+    if not lines:
         return []
-    try:
-        orderings = vary_n_orderings([r for r in rows if r.get("heldout") is not None])
-    except (ValueError, KeyError):
-        return []
-    levels = sorted({o.level for o in orderings if o.level is not None})
-    lvl = f"{', '.join(f'{x:.4g}' for x in levels)} " if levels else ""
-    md = ["Findings (each: the winner's worst seed minus the loser's best seed, with the "
-          f"interval-arithmetic interval of their two {lvl}held-out intervals; *holds* when the "
-          "whole interval is below 0; `section7.low_rank_grows_with_n` decides the same "
-          "orderings at Bonferroni-corrected levels):", ""]
-    for o in orderings:
-        md.append(f"- {o.finding}: {o.note}: {o.difference:+.4f} "
-                  f"[{o.ci[0]:+.4f}, {o.ci[1]:+.4f}]: **{o.verdict}**")
-    return md + [""]
+    head = lines[0][0].upper() + lines[0][1:]
+    return [head + " `section7.low_rank_grows_with_n` decides the same orderings at "
+            "Bonferroni-corrected levels.", "",
+            *(f"- {line.rsplit(': ', 1)[0]}: **{line.rsplit(': ', 1)[1]}**" for line in lines[1:]),
+            ""]
 
 
 def _sandwich_section(cells: Sequence[Any], out: Path, files: list[str]) -> list[str]:

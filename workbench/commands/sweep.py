@@ -147,11 +147,22 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
         "model_class": p.model_class, "why": p.why,
         "export": export_path, "dry_run": dry_run,
         "grid": sweep.grid(runs) if dry_run else None,
-        "best_of_seeds": [{"labels": b["labels"], "heldout": b["heldout"], "seed": b["seed"],
+        "findings": _findings(p, rows),
+        "best_of_seeds": [{"labels": b["labels"], "heldout": b["heldout"],
+                           "ci": [b["heldout_lo"], b["heldout_hi"]], "seed": b["seed"],
                            "seeds": b["seeds"], "worst": b["worst"],
                            "model_class": b["model_class"]} for b in best],
     }
     emit(payload, as_json, _human)
+
+
+def _findings(p: Any, rows: list[dict[str, Any]]) -> list[str]:
+    """For a sweep against N (labels N and r): its two findings as orderings with intervals."""
+    if p.x != "N" or "r" not in p.curves:
+        return []
+    from workbench.verifiers.orderings import findings_lines
+
+    return findings_lines(rows)
 
 
 def _checked_runs(p: Any, preset: str, scale: str, seed: int) -> list[Any]:
@@ -198,8 +209,11 @@ def _human(p: dict[str, Any]) -> str:
     rows = sorted(p["best_of_seeds"], key=lambda b: sorted(b["labels"].items()))
     for b in rows:
         lab = " ".join(f"{k}={v}" for k, v in b["labels"].items())
-        lines.append(f"  {lab:<40} best held-out {b['heldout']:.4g} (seed {b['seed']}, "
+        ci = b.get("ci") or [None, None]
+        iv = f" [{ci[0]:.4g}, {ci[1]:.4g}]" if None not in ci else ""
+        lines.append(f"  {lab:<40} best held-out {b['heldout']:.4g}{iv} (seed {b['seed']}, "
                      f"worst of {b['seeds']}: {b['worst']:.4g})")
+    lines += [f"  {line}" if i else line for i, line in enumerate(p.get("findings") or [])]
     return "\n".join(lines)
 
 

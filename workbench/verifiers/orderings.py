@@ -88,3 +88,20 @@ def vary_n_orderings(rows: Rows) -> list[Ordering]:
                          f"full rank {full} at N = {n} (worst seed) minus rank {low} at N = "
                          f"{Ns[0]} (best seed)"))
     return out
+
+
+def findings_lines(rows: Rows) -> list[str]:
+    """Both findings of the error-against-N sweep on stored ``rows`` in words, one line per
+    ordering (empty when the rows hold fewer than two N or two ranks): what ``workbench sweep``
+    prints and ``workbench report`` writes under the figure."""
+    try:
+        orderings = vary_n_orderings([r for r in rows if r.get("heldout") is not None])
+    except (ValueError, KeyError):
+        return []
+    levels = sorted({o.level for o in orderings if o.level is not None})
+    lvl = f"{', '.join(f'{x:.4g}' for x in levels)} " if levels else ""
+    head = ("findings (each: the winner's worst seed minus the loser's best seed, with the "
+            f"interval-arithmetic interval of their two {lvl}held-out intervals; it holds when "
+            "the whole interval is below 0):")
+    return [head, *(f"{o.finding}: {o.note}: {o.difference:+.4f} [{o.ci[0]:+.4f}, "
+                    f"{o.ci[1]:+.4f}]: {o.verdict}" for o in orderings)]

@@ -35,6 +35,7 @@ Rows = list[dict[str, Any]]
 FIG2_QUICK_LR = 0.03
 VARY_N_QUICK_LR = 0.03
 VARY_N_QUICK_NS = (3, 5, 8)  # d = 8: N <= d, where the other keys still matter (docs/sweeps.md)
+VARY_N_QUICK_STEPS = 300
 
 
 def fig2_runs(scale: str, seed: int) -> list[Run]:
@@ -50,7 +51,7 @@ def vary_n_runs(scale: str, seed: int) -> list[Run]:
     """Rank 1 and full rank at fixed ``H r d = d^3`` for three or more sequence lengths."""
     if scale == "full":
         return plan("vary_n", "quick", seed)
-    cfg = TrainConfig(steps=300, batch=128, eval_samples=2000, eval_batch=2000)
+    cfg = TrainConfig(steps=VARY_N_QUICK_STEPS, batch=128, eval_samples=2000, eval_batch=2000)
     out: list[Run] = []
     for N in VARY_N_QUICK_NS:
         out += encoder_grid("section7", "quick", Task("farthest", d=8, N=N), cfg, [1], [8],
