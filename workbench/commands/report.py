@@ -152,8 +152,8 @@ def _findings(p: Any, rows: list[dict[str, Any]]) -> list[str]:
     lines = findings_lines(rows) if p.x == "N" and "r" in p.curves else []
     if not lines:
         return []
-    head = lines[0][0].upper() + lines[0][1:]
-    return [head + " `section7.low_rank_grows_with_n` decides the same orderings at "
+    head = lines[0][0].upper() + lines[0][1:].rstrip(":")
+    return [head + ". `section7.low_rank_grows_with_n` decides the same orderings at "
             "Bonferroni-corrected levels.", "",
             *(f"- {line.rsplit(': ', 1)[0]}: **{line.rsplit(': ', 1)[1]}**" for line in lines[1:]),
             ""]

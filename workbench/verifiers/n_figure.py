@@ -104,8 +104,10 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str) -> Any:
             style.set_x_axis(ax, xs, p.log_x)
             ax.set_xlabel(AXIS_NAMES.get(p.x, p.x))
             style.reference_line(ax, on_d2=False)
-            ax.legend(loc="lower right", frameon=False, fontsize=9)
+            ax.legend(loc="best", frameon=False, fontsize=9)
         log_y = style.set_y_axis(axes[0][0], values)
+        if not log_y:  # errors from 0: the full-rank curve's height reads against it
+            axes[0][0].set_ylim(bottom=0.0)
         axes[0][0].set_ylabel(f"error {style.QUANTITY}" + (" (log scale)" if log_y else ""))
         title = p.sweeps[0].upper() + p.sweeps[1:]
         fig.suptitle(f"{title} ({scale} scale), one panel per {p.curves[0] if p.curves else 'run'}",
