@@ -16,6 +16,7 @@ from workbench.verifiers import presets
 from workbench.verifiers.figures import preset_figure
 
 D = 8
+VARY_N = presets.get_preset("vary_n")
 
 
 def _rows(task: str, points: str, layers: int, Ns: tuple[int, ...],
@@ -72,19 +73,19 @@ def _check_iid(fig: Any) -> None:
 
 def test_bound_is_drawn_under_each_rank_where_it_is_proved() -> None:
     rows = _rows("nearest", "orthonormal", 1, (3, 4, 6, 7), _rising)
-    _check_on_dn(preset_figure(presets.get_preset("vary_n"), rows, "quick"))
+    _check_on_dn(preset_figure(VARY_N, rows, "quick", get_bound("n-keys")))
 
 
 def test_bound_is_not_drawn_for_the_papers_sweep_and_the_caption_says_why() -> None:
     rows = _rows("farthest", "iid", 2, (4, 8, 16), _rising)
-    _check_iid(preset_figure(presets.get_preset("vary_n"), rows, "quick"))
+    _check_iid(preset_figure(VARY_N, rows, "quick", get_bound("n-keys")))
 
 
 def test_the_checks_fail_when_the_bound_ignores_the_law_of_the_keys() -> None:
     """Planted: a coverage test that accepts any run (B_N drawn on i.i.d. keys)."""
     rows = _rows("farthest", "iid", 2, (4, 6), _rising)
-    with plant("workbench.verifiers.n_figure:why_no_bound", replaced(lambda row: None)):
-        fig = preset_figure(presets.get_preset("vary_n"), rows, "quick")
+    with plant("workbench.verifiers.n_figure:why_no_bound", replaced(lambda row, bound: None)):
+        fig = preset_figure(VARY_N, rows, "quick", get_bound("n-keys"))
     with pytest.raises(AssertionError):
         _check_iid(fig)
 

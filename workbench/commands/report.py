@@ -89,7 +89,7 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
         if not best:
             continue
         p = known.get(preset) or preset_for(preset, best)
-        names = draw_preset(p, rs, out / f"{preset}_{scale}", scale)
+        names = draw_preset(p, rs, out / f"{preset}_{scale}", scale, _n_keys_bound())
         files += names
         md += [f"## {p.sweeps[0].upper() + p.sweeps[1:]} ({preset}, {scale})", "",
                f"Model class: **{p.model_class}** ({p.why}). {band_label(rs)}.", "",
@@ -101,6 +101,16 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
     md += _check_section(check, out, files)
     write_text(out / "report.md", "\n".join(md) + "\n", "--out")
     return ["report.md", *files]
+
+
+def _n_keys_bound() -> Any:
+    """The registered bound beyond two keys (``n-keys``), or ``None`` where none is registered."""
+    from workbench.plugins import get_bound
+
+    try:
+        return get_bound("n-keys")
+    except ValueError:
+        return None
 
 
 def preset_for(name: str, best: list[dict[str, Any]]) -> Any:

@@ -122,21 +122,24 @@ def caption(p: Any, rows: Sequence[dict[str, Any]], fixed: list[str]) -> str:
     return text[0].upper() + text[1:]
 
 
-def draw_preset(p: Any, rows: Sequence[dict[str, Any]], stem: Path, scale: str) -> list[str]:
+def draw_preset(p: Any, rows: Sequence[dict[str, Any]], stem: Path, scale: str,
+                n_bound: Any = None) -> list[str]:
     """Draw preset ``p``'s stored runs ``rows`` (one code version) to ``stem``.png/.svg; the
-    file names written."""
-    return style.save(preset_figure(p, rows, scale), stem)
+    file names written (``n_bound``: as in :func:`preset_figure`)."""
+    return style.save(preset_figure(p, rows, scale, n_bound), stem)
 
 
-def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str) -> Any:
+def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str,
+                  n_bound: Any = None) -> Any:
     """The matplotlib Figure of preset ``p``'s runs ``rows`` at ``scale`` (trained runs against
-    N: one panel per curve with the bound beyond two keys, ``workbench.verifiers.n_figure``)."""
+    N: one panel per curve with ``n_bound``, the bound beyond two keys from the registry, where
+    it is proved; ``workbench.verifiers.n_figure``)."""
     from workbench.core.bounds.certified import certified_lower_bound
 
     if p.x == "N" and rows[0].get("kind") != "random_features":
         from workbench.verifiers.n_figure import n_figure
 
-        return n_figure(p, rows, scale)
+        return n_figure(p, rows, scale, n_bound)
 
     plt = style.pyplot()
 

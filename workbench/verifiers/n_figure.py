@@ -1,6 +1,7 @@
 """The error-against-N figure: one panel per rank, the trained curve with its interval, and the
-bound beyond two keys ``B_N`` (the registered bound ``n-keys``) dashed under it wherever it is
-proved for the runs (docs/sweeps.md, "Reports and the graph"; docs/paper.md, "Beyond two
+bound beyond two keys ``B_N`` (the registered bound ``n-keys``, handed in by the command that
+draws, since this layer does not reach the registry) dashed under it wherever it is proved for
+the runs (docs/sweeps.md, "Reports and the graph"; docs/paper.md, "Beyond two
 keys").
 
 ``B_N`` is proved for one layer of Eq. 2 attention (standard attention is a case of it) on the
@@ -21,10 +22,9 @@ from workbench.verifiers.figures import AXIS_NAMES, band_label, caption, describ
 Row = dict[str, Any]
 
 
-def why_no_bound(row: Row) -> str | None:
-    """Why ``B_N`` does not cover the stored run ``row``, or ``None`` where it does."""
-    from workbench.plugins import get_bound
-
+def why_no_bound(row: Row, bound: Any) -> str | None:
+    """Why ``B_N`` (``bound``: a registered ``Bound``, or ``None``) does not cover the stored run
+    ``row``, or ``None`` where it does."""
     cfg = row.get("config") or {}
     task, spec = cfg.get("task") or {}, cfg.get("spec") or {}
     why = []
@@ -36,28 +36,26 @@ def why_no_bound(row: Row) -> str | None:
         why.append(f"{spec.get('layers')} layers, not one")
     if why:
         return ", ".join(why)
+    if bound is None:
+        return "no bound n-keys registered here"
     d, N, r, H = task["d"], task["N"], spec["rank"], spec["heads"]
-    return get_bound("n-keys").outside(d, r, H, N)
+    why_not: str | None = bound.outside(d, r, H, N)
+    return why_not
 
 
-def bound_at(row: Row) -> float | None:
-    """``B_N`` at the run's ``(d, r, H, N)`` (the registered bound's lower end), where proved."""
-    from workbench.plugins import get_bound
-
-    if why_no_bound(row) is not None:
+def bound_at(row: Row, bound: Any) -> float | None:
+    """``B_N`` at the run's ``(d, r, H, N)`` (the bound's lower end), where proved."""
+    if why_no_bound(row, bound) is not None:
         return None
     task, spec = row["config"]["task"], row["config"]["spec"]
-    return get_bound("n-keys").interval(task["d"], spec["rank"], spec["heads"], task["N"])[0]
+    return float(bound.interval(task["d"], spec["rank"], spec["heads"], task["N"])[0])
 
 
-def bound_note(rows: Sequence[Row]) -> str:
+def bound_note(rows: Sequence[Row], bound: Any) -> str:
     """The caption's sentence on ``B_N``: where it is drawn, or why it is not."""
-    from workbench.plugins import get_bound
-
-    b = get_bound("n-keys")
-    kind = "rigorous" if b.rigorous else "a float estimate, not rigorous"
-    reasons = sorted({w for w in map(why_no_bound, rows) if w is not None})
-    if len(reasons) and not any(why_no_bound(r) is None for r in rows):
+    kind = "rigorous" if bound is not None and bound.rigorous else "a float estimate, not rigorous"
+    reasons = sorted({w for w in (why_no_bound(r, bound) for r in rows) if w is not None})
+    if len(reasons) and not any(why_no_bound(r, bound) is None for r in rows):
         return ("B_N (n-keys) is not drawn: it is proved for one layer on the nearest-neighbour "
                 "task with orthonormal keys (D_N), 3 ≤ N ≤ d − 2, and these runs have "
                 + "; ".join(reasons))
@@ -66,8 +64,9 @@ def bound_note(rows: Sequence[Row]) -> str:
             f"proved (one layer, nearest neighbour, D_N, 3 ≤ N ≤ d − 2){missing}")
 
 
-def n_figure(p: Any, rows: Sequence[Row], scale: str) -> Any:
-    """The matplotlib Figure: one panel per curve of preset ``p`` (its ranks), x = N."""
+def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
+    """The matplotlib Figure: one panel per curve of preset ``p`` (its ranks), x = N; ``bound``
+    is ``B_N`` (``workbench.plugins.get_bound("n-keys")``; ``None``: not drawn)."""
     plt = style.pyplot()
 
     def curve_of(r: Row) -> tuple[Any, ...]:
@@ -94,7 +93,7 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str) -> Any:
                 ax.fill_between([pt.x for pt in band], [pt.lo for pt in band],
                                 [pt.hi for pt in band], color=colour, alpha=0.25, linewidth=0)
             values += [v for pt in pts for v in (pt.value, pt.lo, pt.hi) if v is not None]
-            covered = [(x, bound_at(cells[x][0])) for x in xs]
+            covered = [(x, bound_at(cells[x][0], bound)) for x in xs]
             drawn = [(x, b) for x, b in covered if b is not None]
             if drawn:
                 ax.plot([x for x, _ in drawn], [b for _, b in drawn], linestyle="--",
@@ -112,7 +111,7 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str) -> Any:
         title = p.sweeps[0].upper() + p.sweeps[1:]
         fig.suptitle(f"{title} ({scale} scale), one panel per {p.curves[0] if p.curves else 'run'}",
                      x=0.02, ha="left")
-        note = (caption(p, rows, fixed) + ". " + band_label(rows) + ". " + bound_note(rows)
+        note = (caption(p, rows, fixed) + ". " + band_label(rows) + ". " + bound_note(rows, bound)
                 + ".")
         fig.text(0.02, -0.02, "\n".join(textwrap.wrap(note, 150)), ha="left", va="top",
                  fontsize=10)
