@@ -29,8 +29,8 @@ from workbench.verifiers.train import TrainConfig
 
 Rows = list[dict[str, Any]]
 
-# Quick grids' learning rates: the orderings appear within 300 (ranks) and 250 (N) steps, with
-# margins over seeds 0-4 like those of 400 steps at 0.02 (a larger rate for the ranks is not
+# The ranks' quick grid: the ordering appears within 300 steps, with margins over seeds 0-4 like
+# those of 400 steps at 0.02 (a larger rate for the ranks is not
 # robust: at 0.04 the margin falls to 0.05 at some seeds); cosine decay to 0 by the last step.
 FIG2_QUICK_LR = 0.03
 # The N grid: d = 8 and N <= d (the other keys still matter, docs/sweeps.md); from N = 5 to 8 rank
