@@ -59,7 +59,8 @@ def _check_on_dn(fig: Any) -> None:
             assert y == get_bound("n-keys").interval(D, r, D * D // r, int(N))[0]
     assert max(_dashed(panels[0]).get_ydata()) > 0  # rank 1, 64 heads: a positive bound
     caption = fig.texts[-1].get_text().replace("\n", " ")
-    assert "dashed: B_N (n-keys" in caption and "not drawn where N must lie in 3..d - 2" in caption
+    why = get_bound("n-keys").outside(D, 1, D * D, 7)  # N = 7 > d - 2: the bound's own reason
+    assert "dashed: B_N (n-keys" in caption and f"not drawn where {why}" in caption
 
 
 def _check_iid(fig: Any) -> None:
