@@ -207,6 +207,15 @@ def _estimate_scaled(f: Callable[..., Any]) -> Callable[..., Any]:
     return g
 
 
+def _low_rank_given_full_rank(f: Callable[..., Any]) -> Callable[..., Any]:
+    def g(*a: Any, **k: Any) -> Any:  # every rank below d trained at rank d (H r kept)
+        return [replace(r, spec=replace(r.spec, rank=r.task.d,
+                                        heads=r.spec.rank * r.spec.heads // r.task.d))
+                if r.spec.rank < r.task.d else r for r in f(*a, **k)]
+
+    return g
+
+
 def _lr_no_warmup(f: Callable[..., float]) -> Callable[..., float]:
     def g(step: int, steps: int, warmup: float) -> float:
         return f(step, steps, 0.0) * 0.1  # learning rate ten times too small
@@ -501,6 +510,9 @@ FAULTS: tuple[Fault, ...] = (
           "verifiers", "normalisation", "estimated error and CI 10% too small", _estimate_scaled),
     Fault("core.z_value_half", "workbench.core.intervals:z_value", "core", "constant",
           "normal quantile halved (CIs 2x too narrow)", scaled(0.5)),
+    Fault("verifiers.low_rank_given_full_rank", "workbench.verifiers.presets:encoder_grid",
+          "verifiers", "argument", "the grids' low-rank models trained at full rank (H r kept)",
+          _low_rank_given_full_rank),
     Fault("verifiers.lr_tenth", "workbench.verifiers.train:lr_factor", "verifiers", "constant",
           "learning-rate schedule 10x too small", _lr_no_warmup),
     # claims

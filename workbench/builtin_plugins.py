@@ -89,9 +89,28 @@ def _theorem3_lower() -> Bound:
                  "queries, D_2 keys), valid with probability 0.999 (Hoeffding over the strata)")
 
 
+def _n_keys() -> Bound:
+    """``B_N`` beyond two keys: 3 <= N <= d - 2 on D_N, Eq. 2 (provisional registration)."""
+
+    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+        from workbench.core.bounds.n_keys import n_keys_bound
+
+        return n_keys_bound(d, r, H, N).enclosure
+
+    def domain(d: int, r: int, H: int, N: int) -> str | None:
+        from workbench.core.bounds.n_keys import n_keys_outside
+
+        return n_keys_outside(d, N)
+
+    return Bound("n-keys", lambda d, r, H, N: enclosure(d, r, H, N)[0], N=None, domain=domain,
+                 enclosure=enclosure, ref="paper.md#beyond-two-keys",
+                 description="the bound beyond two keys, B_N: 3 <= N <= d - 2 on D_N "
+                 "(orthonormal keys, uniform queries), generalized attention (Eq. 2)")
+
+
 def _bounds() -> list[Bound]:
     return [make(vc) for make in (_certified, _harmonic, _fiber)
-            for vc in ("eq2", "query-dependent-values")] + [_theorem3_lower()]
+            for vc in ("eq2", "query-dependent-values")] + [_theorem3_lower(), _n_keys()]
 
 
 # --------------------------------------------------------------------------- constructions

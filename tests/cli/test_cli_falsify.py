@@ -104,3 +104,46 @@ def test_the_command_offers_the_falsifiers_attacks() -> None:
     option = next(p for p in command.cli.params if p.name == "attacks")
     assert tuple(option.type.choices) == falsify.ATTACKS
     assert command.DEFAULT_ATTACKS is falsify.DEFAULT_ATTACKS
+
+
+def test_n_keys_bound_is_attacked_beyond_two_keys(capsys) -> None:
+    """--bound n-keys at N = 3, 4: every trial is scored against the registered bound's lower
+    end at its own (d, r, H, N), and the trained models stay above it."""
+    from workbench.plugins import get_bound
+
+    code, out, err = run(capsys, "falsify", "--bound", "n-keys", "--d", "8", "--N", "3:4",
+                         "--rank", "1", "--heads", "1:2", *FAST, "--json")
+    assert code == 0, err
+    p = json.loads(out)
+    assert p["bound_info"]["name"] == "n-keys" and len(p["trials"]) == 2 * 2
+    b = get_bound("n-keys")
+    for t in p["trials"]:
+        a = t["attempt"]
+        assert 3 <= a["N"] <= 4 and t["bound"] == b.interval(a["d"], a["r"], a["H"], a["N"])[0]
+        assert 0 < t["bound"] < 1 - 1 / a["N"]
+
+
+def test_a_planted_n_keys_bound_four_times_too_large_is_found(capsys) -> None:
+    from workbench.testing import plant
+
+    def four_times(f):
+        def value(*args, **kw):
+            from workbench.core.bounds.value import BoundValue, Part
+
+            v = f(*args, **kw)
+            return BoundValue((Part("n keys", (4 * v.value, 4 * v.value), v.rigorous, "x4"),))
+
+        return value
+
+    with plant("workbench.core.bounds.n_keys:n_keys_bound", four_times):
+        code, out, _ = run(capsys, "falsify", "--bound", "n-keys", "--d", "8", "--N", "3",
+                           "--rank", "1", "--heads", "1", "--budget", "1", "--steps", "150",
+                           "--eval-samples", "2000", "--json")
+    assert code == 1 and json.loads(out)["violated"]
+
+
+@pytest.mark.parametrize("args", [["--N", "2"], ["--d", "6", "--N", "3:5"], ["--d", "4:8",
+                                                                               "--N", "3"]])
+def test_n_keys_search_box_must_lie_where_the_bound_applies(capsys, args) -> None:
+    code, out, err = run(capsys, "falsify", "--bound", "n-keys", *args)
+    assert code == 2 and out == "" and err.count("\n") == 1 and "--N" in err and "--d" in err

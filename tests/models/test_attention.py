@@ -241,3 +241,26 @@ def test_rope_rank2_is_relative_rotation_by_hand():
             R = torch.stack([torch.stack([t.cos(), -t.sin()]), torch.stack([t.sin(), t.cos()])])
             s.append(q @ R @ (W @ X[b, j]))
         assert torch.allclose(p[b], torch.softmax(torch.stack(s), 0), atol=1e-12)
+
+
+@pytest.mark.parametrize("score,sees_others", [("mlp", False), ("set", True)])
+def test_set_scores_see_every_key(score, sees_others):
+    """The ``set`` score of key i moves when another key moves (its pooled summary of all N
+    projected keys); the ``mlp`` score of key i depends on key i and the query alone; both are
+    equivariant under permutations of the keys."""
+    d, r, N = 7, 2, 4
+    layer = GeneralizedAttention(d, r, 1, score=score, generator=make_generator(5), dtype=F64)
+    with torch.no_grad():
+        layer.score.c.normal_(generator=make_generator(6))
+    X, y = sample_instances(6, N, d, generator=6)
+    keys = (X @ layer.W[0, 0].detach().T)[None, None]  # (1, 1, B, N, r)
+    q = y[None, None, :, None, :]
+    pos = torch.arange(N)
+    s = layer.score(keys, q, pos, pos[-1:] + 1)[0, 0, :, 0]  # (B, N)
+    moved = keys.clone()
+    moved[..., 3, :] += 0.5
+    s2 = layer.score(moved, q, pos, pos[-1:] + 1)[0, 0, :, 0]
+    assert torch.allclose(s[:, :3], s2[:, :3], atol=1e-12) != sees_others
+    perm = torch.tensor([2, 0, 3, 1])
+    s3 = layer.score(keys[..., perm, :], q, pos, pos[-1:] + 1)[0, 0, :, 0]
+    assert torch.allclose(s3, s[:, perm], atol=1e-12)

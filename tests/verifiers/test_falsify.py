@@ -80,3 +80,22 @@ def test_bad_arguments(kw: dict, name: str) -> None:
         Domain(d=(2, 3), r=(4, 4))
     with pytest.raises(ValueError, match="random_features"):
         replay(Attempt(5, 2, 1, 2, "random_features", 0))
+
+
+@pytest.mark.parametrize("N,score", [(2, "mlp"), (3, "set"), (5, "set")])
+def test_generalized_attack_scores_see_every_key_from_three_keys_on(N: int, score: str) -> None:
+    """At N >= 3 the generalized attack trains Eq. 2 heads whose scores see all N keys."""
+    from workbench.testing import plant
+
+    seen: list = []
+
+    def record(f):
+        def train(specs, task, cfg, **kw):
+            seen.extend((s.arch, s.options.get("score"), task.N, task.points) for s in specs)
+            return f(specs, task, cfg, **kw)
+
+        return train
+
+    with plant("workbench.verifiers.falsify:train", record):
+        replay(Attempt(8, 1, 1, N, "generalized", 0, steps=2, eval_samples=200))
+    assert seen == [("generalized", score, N, "orthonormal")]

@@ -362,3 +362,20 @@ def test_sweep_refuses_a_module_attr_that_is_not_a_preset(
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and name in err and "Traceback" not in err
     assert sorted(p.name for p in tmp_path.iterdir()) == before
+
+
+def test_dry_run_lists_the_grid(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """``sweep vary_n --dry-run``: one entry per configuration, with its task, model and
+    training settings (the quick error-against-N grid of docs/sweeps.md)."""
+    db = str(tmp_path / "g.sqlite")
+    assert main(["sweep", "vary_n", "--db", db, "--dry-run", "--json"]) == 0
+    grid = json.loads(capsys.readouterr().out)["grid"]
+    runs = presets.plan("vary_n", "quick")
+    assert len(grid) == len({repr(sorted(r.label_dict().items())) for r in runs}) == 6
+    assert {(g["N"], g["rank"], g["heads"]) for g in grid} == {
+        (N, r, 16 * 16 // r) for N in (4, 8, 16) for r in (1, 16)}
+    assert all(g["d"] == 16 and g["layers"] == 1 and g["task"] == "farthest"
+               and g["seeds"] == [0, 1] for g in grid)
+    assert main(["sweep", "vary_n", "--db", db, "--dry-run"]) == 0
+    out = capsys.readouterr().out
+    assert "grid (6 configurations):" in out and "farthest d=16 N=16 (iid keys)" in out

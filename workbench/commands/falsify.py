@@ -2,7 +2,9 @@
 counterexamples to a lower bound on the error; docs/paper.md, Theorem 2's certified bound).
 
 ``--bound NAME`` attacks any registered bound (``workbench bounds list``; default ``certified``,
-the larger of the harmonic count and the fiber bound for Eq. 2 models, N = 2 on D_2) or a
+the larger of the harmonic count and the fiber bound for Eq. 2 models, N = 2 on D_2; ``n-keys``,
+the bound beyond two keys, 3 <= N <= d - 2 on D_N, where the generalized attack's scores see all
+N keys) or a
 ``module:function`` following ``f(d, rank, heads, N)`` (docs/extending.md); ``--bound constant:C``
 plants a constant bound C (a wrong one, such as 0.9, shows the search at work). The default attacks
 train generalized attention (Eq. 2: full value maps, learned MLP scores), the class the bounds
@@ -149,7 +151,8 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
 @click.option("--d", "d", default="4:16", show_default=True, help="Dimension d or range LO:HI.")
 @click.option("--rank", "rank", default="1:4", show_default=True, help="Key rank r or range.")
 @click.option("--heads", "heads", default="1:16", show_default=True, help="Heads H or range.")
-@click.option("--N", "N", default="2", show_default=True, help="Keys N or range (certified: 2).")
+@click.option("--N", "N", default="2", show_default=True,
+              help="Keys N or range (certified: 2; n-keys: 3 <= N <= d - 2).")
 @click.option("--budget", type=int, default=5, show_default=True,
               help=f"Trials drawn by hypothesis (1..{MAX_BUDGET}).")
 @click.option("--attack", "attacks", multiple=True, type=click.Choice(ATTACKS),
@@ -192,6 +195,8 @@ def cli(
     if b.N is not None and not set(range(nr[0], nr[1] + 1)) <= set(b.N):
         raise ValueError(f"--N must lie in {list(b.N)} for --bound {bound} (the N it covers; "
                          f"got {N})")
+    if b.N is None and b.domain is not None:
+        _check_box(b, bound, dr, rr, hr, nr)
     if b.source == "workbench" and dr[1] > 2048:
         raise ValueError(f"--d must be at most 2048 for --bound {bound} (got {d})")
     rep = parse_replay(replay) if replay is not None else None
@@ -204,6 +209,20 @@ def cli(
             b(*first)
         _search(b, spec, dr, rr, hr, nr, budget, attacks, steps, lr, eval_samples, alpha, rep,
                 as_json, seed, _TargetRun(chosen, target, task_for, again))
+
+
+def _check_box(b: Any, name: str, dr: tuple[int, int], rr: tuple[int, int],
+               hr: tuple[int, int], nr: tuple[int, int]) -> None:
+    """Every corner of the search box (rank capped at d) must be a point ``b`` covers (its
+    ``domain``, such as 3 <= N <= d - 2 for ``n-keys``); else bad input naming --d and --N."""
+    for d in dr:
+        for N in nr:
+            for r in rr:
+                for H in hr:
+                    why = b.outside(d, min(r, d), H, N)
+                    if why is not None:
+                        raise ValueError(f"--d and --N must keep every point where --bound {name} "
+                                         f"applies (at d = {d}, N = {N}: {why})")
 
 
 @dataclass(frozen=True)

@@ -89,17 +89,28 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
         if not best:
             continue
         p = known.get(preset) or preset_for(preset, best)
-        names = draw_preset(p, rs, out / f"{preset}_{scale}", scale)
+        names = draw_preset(p, rs, out / f"{preset}_{scale}", scale, _n_keys_bound())
         files += names
         md += [f"## {p.sweeps[0].upper() + p.sweeps[1:]} ({preset}, {scale})", "",
                f"Model class: **{p.model_class}** ({p.why}). {band_label(rs)}.", "",
-               f"![{preset} ({scale})]({names[0]})", "", *_table(p, best), ""]
+               f"![{preset} ({scale})]({names[0]})", "", *_table(p, best), "",
+               *_findings(p, rs)]
     if len(files) == 0:
         md += ["No sweep runs in this store yet (`workbench sweep PRESET --db ...`).", ""]
     md += _sandwich_section(sandwich, out, files)
     md += _check_section(check, out, files)
     write_text(out / "report.md", "\n".join(md) + "\n", "--out")
     return ["report.md", *files]
+
+
+def _n_keys_bound() -> Any:
+    """The registered bound beyond two keys (``n-keys``), or ``None`` where none is registered."""
+    from workbench.plugins import get_bound
+
+    try:
+        return get_bound("n-keys")
+    except ValueError:
+        return None
 
 
 def preset_for(name: str, best: list[dict[str, Any]]) -> Any:
@@ -141,6 +152,21 @@ def _table(p: Any, best: list[dict[str, Any]]) -> list[str]:
             cells.append(f"{b['extra']['lower_bound']:.4g}")
         lines.append("| " + " | ".join(cells) + " |")
     return lines
+
+
+def _findings(p: Any, rows: list[dict[str, Any]]) -> list[str]:
+    """Under an error-against-N figure: both findings of docs/paper.md §6 as orderings beyond
+    the seeds' spread and the stored intervals (``workbench.verifiers.orderings``)."""
+    from workbench.verifiers.orderings import findings_lines
+
+    lines = findings_lines(rows) if p.x == "N" and "r" in p.curves else []
+    if not lines:
+        return []
+    head = lines[0][0].upper() + lines[0][1:].rstrip(":")
+    return [head + ". `section7.low_rank_grows_with_n` decides the same orderings at "
+            "Bonferroni-corrected levels.", "",
+            *(f"- {line.rsplit(': ', 1)[0]}: **{line.rsplit(': ', 1)[1]}**" for line in lines[1:]),
+            ""]
 
 
 def _sandwich_section(cells: Sequence[Any], out: Path, files: list[str]) -> list[str]:

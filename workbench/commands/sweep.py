@@ -57,7 +57,8 @@ SCALES = {"quick": "quick", "full": "paper", "paper": "paper"}  # the word -> th
 @click.option("--gpus-per-task", type=float, default=0.0, show_default=True,
               help="Ray: GPUs each group declares.")
 @click.option("--dry-run", is_flag=True,
-              help="Only count the runs planned and stored; creates no file.")
+              help="Only list the grid and count the runs planned and stored; creates no "
+              "file.")
 @common_options
 def cli(preset: str, scale: str, backend: str, db: str | None, address: str | None,
         export_path: str | None, device: str, threads: int | None, jobs: int | None,
@@ -145,11 +146,23 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
         **rep.to_dict(), "scale": scale if scale != "paper" else "full", "db": str(path),
         "model_class": p.model_class, "why": p.why,
         "export": export_path, "dry_run": dry_run,
-        "best_of_seeds": [{"labels": b["labels"], "heldout": b["heldout"], "seed": b["seed"],
+        "grid": sweep.grid(runs) if dry_run else None,
+        "findings": _findings(p, rows),
+        "best_of_seeds": [{"labels": b["labels"], "heldout": b["heldout"],
+                           "ci": [b["heldout_lo"], b["heldout_hi"]], "seed": b["seed"],
                            "seeds": b["seeds"], "worst": b["worst"],
                            "model_class": b["model_class"]} for b in best],
     }
     emit(payload, as_json, _human)
+
+
+def _findings(p: Any, rows: list[dict[str, Any]]) -> list[str]:
+    """For a sweep against N (labels N and r): its two findings as orderings with intervals."""
+    if p.x != "N" or "r" not in p.curves:
+        return []
+    from workbench.verifiers.orderings import findings_lines
+
+    return findings_lines(rows)
 
 
 def _checked_runs(p: Any, preset: str, scale: str, seed: int) -> list[Any]:
@@ -185,11 +198,22 @@ def _human(p: dict[str, Any]) -> str:
              f"model class: {p['model_class']} -- {p['why']}"]
     if p["export"]:
         lines.append(f"exported to {p['export']}")
+    if p.get("grid"):
+        lines.append(f"grid ({plural(len(p['grid']), 'configuration')}):")
+        for g in p["grid"]:
+            lab = " ".join(f"{k}={v}" for k, v in g["labels"].items())
+            lines.append(f"  {lab:<24} {g['task']} d={g['d']} N={g['N']} ({g['points']} keys), "
+                         f"{g['arch']} rank={g['rank']} heads={g['heads']} layers={g['layers']}, "
+                         f"{g['steps']} steps, batch {g['batch']}, lr {g['lr']:g}, seeds "
+                         f"{', '.join(map(str, g['seeds']))}")
     rows = sorted(p["best_of_seeds"], key=lambda b: sorted(b["labels"].items()))
     for b in rows:
         lab = " ".join(f"{k}={v}" for k, v in b["labels"].items())
-        lines.append(f"  {lab:<40} best held-out {b['heldout']:.4g} (seed {b['seed']}, "
+        ci = b.get("ci") or [None, None]
+        iv = f" [{ci[0]:.4g}, {ci[1]:.4g}]" if None not in ci else ""
+        lines.append(f"  {lab:<40} best held-out {b['heldout']:.4g}{iv} (seed {b['seed']}, "
                      f"worst of {b['seeds']}: {b['worst']:.4g})")
+    lines += [f"  {line}" if i else line for i, line in enumerate(p.get("findings") or [])]
     return "\n".join(lines)
 
 

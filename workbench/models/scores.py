@@ -17,7 +17,7 @@ from torch import nn
 
 from workbench.core.validation import check_choice, check_float, check_int
 
-SCORE_KINDS: tuple[str, ...] = ("dot", "bias", "rope", "alibi", "mlp")
+SCORE_KINDS: tuple[str, ...] = ("dot", "bias", "rope", "alibi", "mlp", "set")
 
 
 def project(Z: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
@@ -184,12 +184,43 @@ class MLPScore(ScoreFunction):
         return {"hidden": self.hidden}
 
 
+class SetScore(MLPScore):
+    """``s_i = v_h . relu(A_h k_i + B_h y + c_h + G_h mean_j relu(F_h k_j))``, ``k_j = W_h x_j``:
+    the MLP score with a pooled summary of all N projected keys added, so every score sees
+    every key, as Eq. 2's ``phi_h(W_h X, y)`` may (the class of the bound beyond two keys)."""
+
+    kind = "set"
+
+    def __init__(self, models: int, heads: int, rank: int, d: int, hidden: int = 16) -> None:
+        super().__init__(models, heads, rank, d, hidden)
+        self.F = nn.Parameter(torch.empty(models, heads, rank, self.hidden))
+        self.G = nn.Parameter(torch.empty(models, heads, self.hidden, self.hidden))
+        self.reset_parameters()
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        super().reset_parameters(generator)
+        if hasattr(self, "G"):  # MLPScore.__init__ resets before F and G exist
+            with torch.no_grad():
+                self.F.copy_(_normal(self.F.shape, generator) / math.sqrt(self.rank))
+                self.G.copy_(_normal(self.G.shape, generator) / math.sqrt(self.hidden))
+
+    def forward(self, keys, queries, key_pos, query_pos):  # type: ignore[override]
+        pooled = torch.relu(keys @ self.F.unsqueeze(2)).mean(-2)  # (K, H, B, m)
+        context = torch.matmul(pooled, self.G)  # (K, H, B, m)
+        hk = keys @ self.A.unsqueeze(2)  # (K, H, B, N, m)
+        hq = (project(queries, self.B.transpose(-1, -2)) + self.c[:, :, None, None, :]
+              + context[:, :, :, None, :])  # (K, H, B, T, m)
+        hidden = torch.relu(hq.unsqueeze(-2) + hk.unsqueeze(-3))  # (K, H, B, T, N, m)
+        return (hidden * self.v[:, :, None, None, None, :]).sum(-1)
+
+
 _KINDS: dict[str, type[ScoreFunction]] = {
     "dot": DotScore,
     "bias": BiasScore,
     "rope": RoPEScore,
     "alibi": ALiBiScore,
     "mlp": MLPScore,
+    "set": SetScore,
 }
 
 

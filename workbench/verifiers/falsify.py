@@ -161,7 +161,10 @@ def replay(a: Attempt, task_for: Callable[[Attempt], Any] | None = None) -> Esti
         assert model is not None
         return estimate_error(model, task, samples=a.eval_samples, level=a.level,
                               generator=derive_seed(a.eval_seed, "heldout"))[0]
-    arch, opts = ("attention", {}) if a.attack == "train" else ("generalized", {"score": "mlp"})
+    # Eq. 2 scores: an MLP on (projected key, query); from N = 3 on, with a pooled summary of
+    # all N projected keys too (``set``), as the bound beyond two keys allows
+    score = "mlp" if a.N <= 2 else "set"
+    arch, opts = ("attention", {}) if a.attack == "train" else ("generalized", {"score": score})
     spec = ModelSpec(arch, a.r, a.H, seed=a.seed, lr=a.lr, options=opts)
     cfg = TrainConfig(steps=a.steps, batch=a.batch, eval_samples=a.eval_samples,
                       level=a.level, eval_seed=a.eval_seed)

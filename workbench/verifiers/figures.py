@@ -87,7 +87,7 @@ def band_label(rows: Sequence[dict[str, Any]]) -> str:
             f"interval ({method}{size})")
 
 
-def _describe(rows: Sequence[dict[str, Any]], curve_of: Any) -> tuple[list[str], set[str]]:
+def describe(rows: Sequence[dict[str, Any]], curve_of: Any) -> tuple[list[str], set[str]]:
     """The settings equal across all rows (caption), and the names of those that vary between
     curves but not within one (for the legend)."""
     params = [(_params(r), curve_of(r)) for r in rows]
@@ -102,7 +102,7 @@ def _describe(rows: Sequence[dict[str, Any]], curve_of: Any) -> tuple[list[str],
     return fixed, per_curve
 
 
-def _caption(p: Any, rows: Sequence[dict[str, Any]], fixed: list[str]) -> str:
+def caption(p: Any, rows: Sequence[dict[str, Any]], fixed: list[str]) -> str:
     r0 = rows[0]
     cfg = r0.get("config") or {}
     task = cfg.get("task") or {}
@@ -122,22 +122,31 @@ def _caption(p: Any, rows: Sequence[dict[str, Any]], fixed: list[str]) -> str:
     return text[0].upper() + text[1:]
 
 
-def draw_preset(p: Any, rows: Sequence[dict[str, Any]], stem: Path, scale: str) -> list[str]:
+def draw_preset(p: Any, rows: Sequence[dict[str, Any]], stem: Path, scale: str,
+                n_bound: Any = None) -> list[str]:
     """Draw preset ``p``'s stored runs ``rows`` (one code version) to ``stem``.png/.svg; the
-    file names written."""
-    return style.save(preset_figure(p, rows, scale), stem)
+    file names written (``n_bound``: as in :func:`preset_figure`)."""
+    return style.save(preset_figure(p, rows, scale, n_bound), stem)
 
 
-def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str) -> Any:
-    """The matplotlib Figure of preset ``p``'s runs ``rows`` at ``scale``."""
+def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str,
+                  n_bound: Any = None) -> Any:
+    """The matplotlib Figure of preset ``p``'s runs ``rows`` at ``scale`` (trained runs against
+    N: one panel per curve with ``n_bound``, the bound beyond two keys from the registry, where
+    it is proved; ``workbench.verifiers.n_figure``)."""
     from workbench.core.bounds.certified import certified_lower_bound
+
+    if p.x == "N" and rows[0].get("kind") != "random_features":
+        from workbench.verifiers.n_figure import n_figure
+
+        return n_figure(p, rows, scale, n_bound)
 
     plt = style.pyplot()
 
     def curve_of(r: dict[str, Any]) -> tuple[Any, ...]:
         return tuple(r["labels"].get(c) for c in p.curves)
 
-    fixed, per_curve = _describe(rows, curve_of)
+    fixed, per_curve = describe(rows, curve_of)
     by: dict[tuple[Any, ...], dict[Any, list[dict[str, Any]]]] = {}
     for r in rows:
         by.setdefault(curve_of(r), {}).setdefault(r["labels"].get(p.x), []).append(r)
@@ -190,7 +199,7 @@ def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str) -> Any:
         ax.set_ylabel(f"error {style.QUANTITY}" + (" (log scale)" if log_y else ""))
         title = p.sweeps[0].upper() + p.sweeps[1:]
         ax.set_title("\n".join(textwrap.wrap(f"{title} ({scale} scale)", 70)), loc="left")
-        note = _caption(p, rows, fixed) + ". " + band_label(rows) + "."
+        note = caption(p, rows, fixed) + ". " + band_label(rows) + "."
         fig.text(0.0, -0.16, "\n".join(textwrap.wrap(note, 120)), ha="left", va="top",
                  fontsize=10, transform=ax.transAxes)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)

@@ -154,18 +154,37 @@ def _fig2(scale: str, seed: int) -> list[Run]:
                          range(seed, seed + 3), 0.01, 64)
 
 
+# quick vary_n: d = 16 and N <= d, one layer, 800 steps at lr 0.03 (docs/sweeps.md, "The
+# error against N at quick scale" says why each size)
+@dataclass(frozen=True)
+class NSweepSizes:
+    """The sizes of an error-against-N grid at one scale."""
+
+    d: int
+    Ns: tuple[int, ...]
+    layers: int
+    steps: int
+    lr: float
+    ffn: int
+    seeds: int
+    ranks: tuple[int, ...]
+
+
+VARY_N_QUICK = NSweepSizes(d=16, Ns=(4, 8, 16), layers=1, steps=800, lr=0.03, ffn=64, seeds=2,
+                           ranks=(1, 16))
+VARY_N_PAPER = NSweepSizes(d=64, Ns=(4, 16, 64, 256), layers=2, steps=200_000, lr=0.005,
+                           ffn=2048, seeds=5, ranks=(1, 4, 16, 64))
+
+
 def _vary_n(scale: str, seed: int) -> list[Run]:
-    paper = scale == "paper"
-    d = 64 if paper else 8
-    cfg = (TrainConfig(steps=200_000, batch=256, eval_samples=20_000) if paper
-           else TrainConfig(steps=800, batch=128, eval_samples=4000, eval_batch=4000))
+    q = VARY_N_PAPER if scale == "paper" else VARY_N_QUICK
+    cfg = TrainConfig(steps=q.steps, batch=256 if scale == "paper" else 128,
+                      eval_samples=20_000 if scale == "paper" else 4000,
+                      eval_batch=2048 if scale == "paper" else 4000)
     out: list[Run] = []
-    for N in ([4, 16, 64, 256] if paper else [4, 8, 16, 32]):
-        task = Task("farthest", d=d, N=N)
-        out += encoder_grid("vary_n", scale, task, cfg, [2], [d],
-                             [1, 4, 16, 64] if paper else [1, 8],
-                             range(seed, seed + (5 if paper else 2)), 0.005 if paper else 0.01,
-                             2048 if paper else 64, N=N)
+    for N in q.Ns:
+        out += encoder_grid("vary_n", scale, Task("farthest", d=q.d, N=N), cfg, [q.layers],
+                             [q.d], list(q.ranks), range(seed, seed + q.seeds), q.lr, q.ffn, N=N)
     return out
 
 
@@ -259,8 +278,10 @@ PRESETS: dict[str, Preset] = {p.name: p for p in (
     Preset("fig2", "layers x parameters per layer x rank, farthest-point sequence task",
            "standard", _STANDARD + "; quick: d = 8, N = 8, L in {1, 2}, c in {1, 4}, 3 seeds",
            "r", ("L", "c"), True, _fig2),
-    Preset("vary_n", "error against the sequence length N at H = d^2 / r (L = 2)",
-           "standard", _STANDARD + "; ranks 1, 4, 16, 64 at paper scale are inferred",
+    Preset("vary_n", "error against the sequence length N at H = d^2 / r",
+           "standard", _STANDARD + "; ranks 1, 4, 16, 64 at paper scale are inferred; quick: "
+           "d = 16, N in {4, 8, 16}, one layer (L = 2 at paper scale), ranks 1 and 16, 800 steps "
+           "at lr 0.03, 2 seeds",
            "N", ("r",), True, _vary_n),
     Preset("vary_d", "error against d at H = round(d^1.5 / r) (L = 2, N = 16)",
            "standard", _STANDARD + "; H rounded to an integer; ranks are inferred",

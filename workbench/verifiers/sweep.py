@@ -353,6 +353,22 @@ def _run_ray(todo: list[Group], store: Store, locks: GroupLocks, version: str,
             ray.shutdown()
 
 
+def grid(runs: Sequence[Run]) -> list[dict[str, Any]]:
+    """The planned configurations of ``runs``, one entry per set of labels: the task (name, d,
+    N, keys), the model (arch, rank, heads, layers), the training settings (steps, batch, lr) and
+    the seeds; what ``sweep --dry-run`` lists."""
+    by: dict[str, dict[str, Any]] = {}
+    for r in runs:
+        k = repr(sorted(r.label_dict().items()))
+        if k not in by:
+            by[k] = {"labels": r.label_dict(), "task": r.task.name, "d": r.task.d, "N": r.task.N,
+                     "points": r.task.points, "arch": r.spec.arch, "rank": r.spec.rank,
+                     "heads": r.spec.heads, "layers": r.spec.layers, "steps": r.config.steps,
+                     "batch": r.config.batch, "lr": r.spec.lr, "seeds": []}
+        by[k]["seeds"].append(r.seed)
+    return list(by.values())
+
+
 def best_of_seeds(rows: Sequence[dict[str, Any]]) -> list[dict[str, Any]]:
     """Per configuration (preset, scale and labels), the seed with the lowest held-out error,
     with the spread over seeds (``seeds``, ``worst``, ``all``)."""
