@@ -12,8 +12,10 @@ with ``D_l = D'_l`` for Eq. 2 (``value_class="eq2"``: one fixed value map M_h pe
 ``D_l = d(d+1)/2 * D'_l`` for the broader class whose value maps may depend on the query,
 ``M_h(y)`` (``value_class="query-dependent-values"``).
 
-for every odd L (conservative truncation: the degrees above L are *not* counted as lost energy,
-so ``LB_L`` increases with L towards the full bound; ``tail`` bounds what the rest could add).
+for every odd L. The degrees above L are counted too, by a proved lower bound on the fraction of
+their energy that stays uncaptured (``1 - H g_L``, :func:`tail_capture_ratio`; Lemma 6, "The
+counted tail"), so the enclosure contains the *full* series; L follows the one truncation rule
+of :mod:`.truncation` (``tail`` is what the remaining uncertainty could add).
 
 Evaluation is rigorous: N and D are exact integers; ``eta_l^2 = rational * pi^(-2 [d even])``
 is propagated by its exact ratio recurrence in fixed-point integer intervals (outward rounding,
@@ -37,6 +39,13 @@ from workbench.core.bounds.exact_energy import (
     eta2_ratio,
     to_float,
 )
+from workbench.core.bounds.truncation import (
+    digits_settled,
+    question_settled,
+    settle_degrees,
+    truncation_of,
+)
+from workbench.core.bounds.value import Truncation
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
 
@@ -48,6 +57,7 @@ __all__ = [
     "HeadsNeeded",
     "search_degree_cap",
     "degree_dimension_bound",
+    "tail_capture_ratio",
     "TAIL_TOL",
 ]
 
@@ -66,13 +76,14 @@ class HarmonicBound:
     d: int
     r: int
     heads: int
-    value: float  # nearest float to the exact truncated sum (inside the enclosure)
-    enclosure: tuple[float, float]  # rigorous: exact truncated sum lies in [lo, hi]
-    degrees_summed: int  # largest (odd) degree l summed
-    tail: float  # upper bound on what degrees > degrees_summed could add to the bound
+    value: float  # a float inside the enclosure (its midpoint, rounded)
+    enclosure: tuple[float, float]  # rigorous: the full series (all degrees) lies in [lo, hi]
+    degrees_summed: int  # largest (odd) degree l summed term by term
+    tail: float  # upper bound on what the degrees > degrees_summed could add beyond lo
     method: str
     value_class: str = "eq2"  # the model class the bound covers (VALUE_CLASSES)
     rigorous: bool = True  # the enclosure is proved (exact integers, outward rounding)
+    truncation: Truncation | None = None  # the truncation rule's record (.truncation)
 
 
 def _check_class(value_class: str) -> str:
@@ -200,8 +211,34 @@ def _tables(
     return degrees, Ns, Ds
 
 
+def tail_capture_ratio(d: int, r: int, L: int, value_class: str = "eq2") -> tuple[int, int]:
+    """``(num, den)``: ``D_l / N(d,l) <= num / den`` for every degree ``l >= L + 2`` (Lemma 6,
+    "The counted tail"): ``3 q C(L+r+3, r-1) / N(d, L+2)`` (q the class factor), because
+    ``D_l <= 3 q C(l+r+1, r-1)``, ``N(d,l) = C(l+d-2, d-2) (2l+d-2)/(l+d-2)``, and both
+    ``C(l+r+1, r-1) / C(l+d-2, d-2)`` and ``(l+d-2)/(2l+d-2)`` do not increase with l
+    (``r <= d-1``)."""
+    q = _class_factor(d, value_class)
+    n = L + 2
+    return 3 * q * math.comb(n + r + 1, r - 1), math.comb(n + d - 2, d - 2) + math.comb(
+        n + d - 3, d - 2)
+
+
+def _tail_energy(d: int, L: int, bits: int) -> tuple[int, int]:
+    """Integers ``lo <= (1 - sum_{l<=L} eta_l^2) 2^bits <= hi`` (``sum_l eta_l^2 = 1``)."""
+    e_lo, e_hi = eta2_enclosures(d, L, bits)
+    return max(0, (1 << bits) - sum(e_hi)), (1 << bits) - sum(e_lo)
+
+
+def _counted_tail(t_lo: int, H: int, num: int, den: int) -> int:
+    """Lower end of ``T (1 - min(1, H num/den))`` from ``t_lo <= T`` (floored)."""
+    gap = den - H * num
+    return t_lo * gap // den if gap > 0 else 0
+
+
 def _bound_interval(d: int, r: int, H: int, L: int, value_class: str = "eq2") -> tuple[int, int]:
-    """Integers ``lo <= 2 LB_L 2^_BITS <= hi`` (the sum before its halving)."""
+    """Integers ``lo <= 2 LB 2^_BITS <= hi`` for the *full* series (the sum before its halving):
+    the degrees ``<= L`` term by term, the rest by the counted tail (:func:`tail_capture_ratio`)
+    below and as fully uncaptured above."""
     degrees, Ns, Ds = _tables(d, r, L, value_class)
     e_lo, e_hi = eta2_enclosures(d, L, _BITS)
     lo = hi = 0
@@ -210,14 +247,15 @@ def _bound_interval(d: int, r: int, H: int, L: int, value_class: str = "eq2") ->
         if gap > 0:
             lo += e_lo[i] * gap // Ns[i]
             hi += ceil_div(e_hi[i] * gap, Ns[i])
-    return lo, hi
+    t_lo, t_hi = _tail_energy(d, L, _BITS)
+    num, den = tail_capture_ratio(d, r, L, value_class)
+    return lo + _counted_tail(t_lo, H, num, den), hi + t_hi
 
 
 @lru_cache(maxsize=32)
 def _tail_bound(d: int, L: int) -> float:
     """Rigorous upper bound on (1 - sum_{l<=L} eta_l^2)/2."""
-    e_lo, _ = eta2_enclosures(d, L, _BITS)
-    return to_float((1 << _BITS) - sum(e_lo), _BITS + 1) * (1 + 1e-15)
+    return to_float(_tail_energy(d, L, _BITS)[1], _BITS + 1) * (1 + 1e-15)
 
 
 def _resolve_degree(d: int, max_degree: int | None, tol: float, value_class: str) -> int:
@@ -252,22 +290,37 @@ def harmonic_bound(
 def trusted_harmonic_bound(d: int, r: int, H: int, max_degree: int | None, tol: float,
                            value_class: str) -> HarmonicBound:
     """:func:`harmonic_bound` on ``(d, r, H)``, ``tol`` and ``value_class`` already checked
-    (``certified_lower_bound`` checks them once for both of its parts)."""
+    (``certified_lower_bound`` checks them once for both of its parts). Without ``max_degree``
+    the truncation follows the rule of :mod:`.truncation` (raised until the printed digits are
+    settled, up to :func:`search_degree_cap`)."""
     L = _resolve_degree(d, max_degree, tol, value_class)
-    tail = _tail_bound(d, L)
     if r >= d - 1:
-        return HarmonicBound(
-            d, r, H, 0.0, (0.0, 0.0), L, tail, "arithmetic: r >= d-1 gives 0", value_class
-        )
-    lo, hi = _bound_interval(d, r, H, L, value_class)
-    lo_f = to_float(lo, _BITS + 1)  # nearest floats, then one step outward
-    hi_f = to_float(hi, _BITS + 1)
-    lo_f = max(0.0, math.nextafter(lo_f, -math.inf)) if lo_f > 0 else 0.0
-    hi_f = math.nextafter(hi_f, math.inf) if hi_f > 0 else 0.0
-    value = to_float(lo + hi, _BITS + 2) if hi > 0 else 0.0
-    value = min(max(value, lo_f), hi_f)
-    method = f"interval(fixed point, {_BITS} bits), exact binomials, odd degrees 1..{L}"
-    return HarmonicBound(d, r, H, value, (lo_f, hi_f), L, tail, method, value_class)
+        return HarmonicBound(d, r, H, 0.0, (0.0, 0.0), L, 0.0, "arithmetic: r >= d-1 gives 0",
+                             value_class, True, truncation_of(L, 0.0, True))
+
+    def evaluate(L: int) -> tuple[float, float, float]:
+        lo, hi = _bound_interval(d, r, H, L, value_class)
+        lo_f = to_float(lo, _BITS + 1)  # nearest floats, then one step outward
+        hi_f = to_float(hi, _BITS + 1)
+        lo_f = max(0.0, math.nextafter(lo_f, -math.inf)) if lo_f > 0 else 0.0
+        hi_f = math.nextafter(hi_f, math.inf) if hi_f > 0 else 0.0
+        return lo_f, hi_f, to_float(lo + hi, _BITS + 2)
+
+    def settled(res: tuple[float, float, float]) -> bool:
+        return digits_settled(res[0], res[1])
+
+    if max_degree is None:
+        cap = max(L, search_degree_cap(d))
+        L, (lo_f, hi_f, mid), ok = settle_degrees(evaluate, settled, L, cap)
+    else:
+        lo_f, hi_f, mid = evaluate(L)
+        ok = settled((lo_f, hi_f, mid))
+    value = min(max(mid, lo_f), hi_f)
+    method = (f"interval(fixed point, {_BITS} bits), exact binomials, odd degrees 1..{L}, "
+              "the rest as a counted tail")
+    tail = hi_f - lo_f
+    return HarmonicBound(d, r, H, value, (lo_f, hi_f), L, tail, method, value_class, True,
+                         truncation_of(L, tail, ok))
 
 
 def heads_needed(
@@ -297,18 +350,20 @@ def heads_needed(
     return _least_heads(d, r, eps, L, vc)[0]
 
 
-def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, float]:
-    """``(H, upper end of LB_L(H))``: the least H with ``LB_L(H) <= eps`` (degrees <= L)."""
+def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, float, float]:
+    """``(H, lower, upper)``: the least H whose full-series lower end (degrees <= L and the
+    counted tail) is <= eps, and the enclosure of the full series there."""
     if r >= d - 1:
-        return 1, 0.0
+        return 1, 0.0, 0.0
     degrees, Ns, Ds = _tables(d, r, L, vc)
     last = [(n - 1) // D for n, D in zip(Ns, Ds)]  # degree i is active for H <= last[i]
+    num, den = tail_capture_ratio(d, r, L, vc)
+    last_tail = (den - 1) // num  # the counted tail is positive for H <= last_tail
     order = sorted((i for i in range(len(degrees)) if last[i] >= 1), key=lambda i: -last[i])
-    if not order:
-        return 1, 0.0
-    h_max = last[order[0]] + 1  # the bound is 0 from here on
+    h_max = max(1, last_tail + 1, last[order[0]] + 1 if order else 1)  # the lower end is 0
     bits = h_max.bit_length() + 160  # H s1 is then known to 2^-128 L or better
     e_lo, e_hi = eta2_enclosures(d, L, bits)
+    t_lo, t_hi = _tail_energy(d, L, bits)
     s0_lo, s0_hi, s1_lo, s1_hi = [0], [0], [0], [0]  # prefix sums, fixed point at ``bits``
     for i in order:
         s0_lo.append(s0_lo[-1] + e_lo[i])
@@ -318,14 +373,15 @@ def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, floa
     neg_last = [-last[i] for i in order]  # ascending, for bisect
     eps_num, eps_den = eps.as_integer_ratio()  # the double, exactly
 
-    def bound(H: int) -> tuple[int, int]:  # 2 LB_L(H) 2^bits lies in [lo, hi]
+    def bound(H: int) -> tuple[int, int]:  # 2 LB(H) 2^bits (full series) lies in [lo, hi]
         k = bisect.bisect_right(neg_last, -H)  # active degrees: last[i] >= H
-        return s0_lo[k] - H * s1_hi[k], s0_hi[k] - H * s1_lo[k]
+        return (s0_lo[k] - H * s1_hi[k] + _counted_tail(t_lo, H, num, den),
+                s0_hi[k] - H * s1_lo[k] + t_hi)
 
     def excluded(H: int) -> bool:  # certified: error > eps for H heads
         return bound(H)[0] * eps_den > (2 * eps_num) << bits
 
-    lo_h, hi_h = 1, h_max  # excluded(lo_h), not excluded(hi_h) (the bound is 0 there)
+    lo_h, hi_h = 1, h_max  # excluded(lo_h), not excluded(hi_h) (the lower end is 0 there)
     if not excluded(1):
         hi_h = 1
     while hi_h - lo_h > 1:
@@ -334,7 +390,9 @@ def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, floa
             lo_h = mid
         else:
             hi_h = mid
-    return hi_h, to_float(bound(hi_h)[1], bits + 1) * (1 + 1e-15)
+    lo, hi = bound(hi_h)
+    return (hi_h, max(0.0, to_float(lo, bits + 1) * (1 - 1e-15)),
+            to_float(hi, bits + 1) * (1 + 1e-15))
 
 
 # Cost of the exact tables up to degree L: L binomials of about log10 N(d, L) digits each, then
@@ -362,17 +420,19 @@ def search_degree_cap(d: int) -> int:
 @dataclass(frozen=True)
 class HeadsNeeded:
     """Result of :func:`heads_needed_search`. ``heads`` is always a valid "at least": every
-    smaller H is certified to have error > eps. ``truncation_limited``: the degrees above
-    ``max_degree`` (energy ``<= tail``) could still raise the bound at ``heads`` above eps, so
-    the full series may need more heads; otherwise ``heads`` is the full bound's answer."""
+    smaller H is certified to have error > eps. ``truncation_limited``: the full series at
+    ``heads`` could still lie above eps (its enclosure's upper end ``bound_at_heads`` > eps), so
+    the full bound may need more heads; otherwise ``heads`` is the full bound's answer.
+    ``truncation`` is the rule's record (:mod:`.truncation`, settled by the question)."""
 
     heads: int
     max_degree: int
-    tail: float  # rigorous upper bound on the energy of the degrees above max_degree
-    bound_at_heads: float  # upper end of the truncated bound at ``heads``
+    tail: float  # rigorous upper bound on the energy of the degrees above max_degree, halved
+    bound_at_heads: float  # upper end of the full series' enclosure at ``heads``
     truncation_limited: bool
     degree_cap: int  # the highest truncation the search would raise to by itself
     raised: bool  # whether the search raised the truncation above the starting one
+    truncation: Truncation | None = None
 
 
 def heads_needed_search(
@@ -380,22 +440,29 @@ def heads_needed_search(
 ) -> HeadsNeeded:
     """:func:`heads_needed`, saying whether the truncation set the answer.
 
-    The full bound at H is at most ``LB_L(H) + tail_L``, so when that is <= eps the answer is
-    exact (``H - 1`` is excluded by ``LB_L`` alone). Otherwise, with ``max_degree`` not given,
-    the truncation is raised (x4) up to :func:`search_degree_cap` and the answer recomputed;
-    a ``max_degree`` given is used as it is.
+    The lower end at ``H - 1`` is above eps by construction; the answer is the full bound's
+    when the upper end at H is <= eps too (:func:`~.truncation.question_settled`). Otherwise,
+    with ``max_degree`` not given, the truncation is raised (x4) up to
+    :func:`search_degree_cap` (the rule of :mod:`.truncation`); a ``max_degree`` given is used
+    as it is.
     """
     d = check_dim(d)
     r = check_rank(r, d)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
     vc = _check_class(value_class)
     cap = search_degree_cap(d)
-    L = _resolve_degree(d, max_degree, TAIL_TOL, vc)
-    start = L
-    while True:
-        H, at_h = _least_heads(d, r, eps, L, vc)
-        tail = _tail_bound(d, L)
-        limited = r < d - 1 and at_h + tail > eps
-        if not limited or max_degree is not None or L >= cap:
-            return HeadsNeeded(H, L, tail, at_h, limited, cap, L > start)
-        L = min(4 * L + 1, cap)
+    start = _resolve_degree(d, max_degree, TAIL_TOL, vc)
+
+    def settled(res: tuple[int, float, float]) -> bool:  # res[1] <= eps by construction
+        return question_settled(res[1], res[2], eps)
+
+    def evaluate(L: int) -> tuple[int, float, float]:
+        return _least_heads(d, r, eps, L, vc)
+
+    if max_degree is None:
+        L, (H, lo, hi), ok = settle_degrees(evaluate, settled, start, max(start, cap))
+    else:
+        L, (H, lo, hi) = start, evaluate(start)
+        ok = settled((H, lo, hi))
+    return HeadsNeeded(H, L, _tail_bound(d, L), hi, not ok, cap, L > start,
+                       truncation_of(L, hi - lo, ok))
