@@ -35,6 +35,7 @@ from workbench.commands._target import (
     require_profile,
     target_options,
 )
+from workbench.commands._truncation import truncation_line, truncation_payload
 from workbench.core.bounds import EQ2, QUERY_VALUES, VALUE_CLASSES  # imports nothing: fast
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank
 
@@ -149,9 +150,9 @@ def _human_lower(p: dict[str, Any]) -> str:
         f"d={p['d']} rank={p['r']} heads={p['heads']}: every model of the class below "
         f"has error >= {p['lower_bound']:.6g}  (the larger of the two bounds: {p['source']}, "
         f"{how})",
-        f"  harmonic count: >= {hc['lower_bound']:.6g}, rigorous enclosure of the truncated sum "
-        f"[{hc['enclosure'][0]:.17g}, {hc['enclosure'][1]:.17g}], odd degrees "
-        f"<= {p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
+        f"  harmonic count: >= {hc['lower_bound']:.6g}, rigorous enclosure of the full series "
+        f"[{hc['enclosure'][0]:.17g}, {hc['enclosure'][1]:.17g}]",
+        truncation_line(p["truncation"]),
         f"  fiber bound:    >= {fb['lower_bound']:.6g}, "
         + ("rigorous enclosure " if fb["rigorous"] else "quadrature estimate (not a rigorous "
            "enclosure) ")
@@ -266,6 +267,8 @@ def lower(
         },
         "degrees_summed": lb.degrees_summed,
         "tail": lb.tail,
+        "truncation": truncation_payload(lb.truncation),  # the harmonic count's
+        "truncation_matters": lb.truncation is not None and not lb.truncation.settled,
         "method": best.method,
         "class": lb.value_class,
         "covers": CLASS_TEXT[lb.value_class],
@@ -306,7 +309,12 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
     payload: dict[str, Any] = {
         "d": d, "r": rank, "heads": heads, "target": chosen.describe(),
         "lower_bound": b.enclosure[0], "enclosure": list(b.enclosure), "rigorous": b.rigorous,
-        "source": "harmonic count", "degrees_summed": b.degrees_summed, "tail": b.tail,
+        "source": b.bound_value.source if b.parts else "harmonic count",
+        "degrees_summed": b.degrees_summed, "tail": b.tail,
+        "truncation": truncation_payload(b.truncation),
+        "truncation_matters": b.truncation is not None and not b.truncation.settled,
+        "parts": [{"name": q.name, "enclosure": list(q.enclosure), "rigorous": q.rigorous,
+                   "method": q.method} for q in b.parts],
         "method": b.method, "class": value_class, "covers": CLASS_TEXT[value_class],
         "fiber": None, "vacuous": vacuous_reason(d, rank),
         "null_reasons": {"fiber": "the fiber bound for a general profile is derived "
@@ -326,8 +334,11 @@ def _human_profile(p: dict[str, Any]) -> str:
     lines = [
         f"d={p['d']} rank={p['r']} heads={p['heads']}, target {t['name']} (profile "
         f"{t['profile']}): {head}",
-        f"  harmonic count: {kind} [{lo:.17g}, {hi:.17g}], odd degrees <= "
-        f"{p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
+        f"  harmonic count: {kind} [{lo:.17g}, {hi:.17g}] of the full series (from: "
+        f"{p['source']})",
+        *[f"    part {q['name']}: [{q['enclosure'][0]:.10g}, {q['enclosure'][1]:.10g}]"
+          for q in p.get("parts", [])],
+        truncation_line(p["truncation"]),
         "  fiber bound: not used for this target",
         f"  covers: {p['covers']}",
     ]
@@ -528,10 +539,11 @@ def _human_heads(p: dict[str, Any]) -> str:
         lines.append(
             f"  set by the truncation, not the bound: odd degrees <= {p['max_degree']} were "
             f"summed ({how}); the degrees above (energy <= {p['tail']:.3g}) could still exclude "
-            "this H, so the full bound may need more heads: the value is a valid 'at least'")
+            "this H, so the full bound may need more heads: the value is a valid 'at least'; "
+            "--max-degree sums further")
     else:
         lines.append(f"  set by the bound: the degrees above {p['max_degree']} (energy <= "
-                     f"{p['tail']:.3g}) cannot change it")
+                     f"{p['tail']:.3g}) are counted and cannot change it")
     if p["digits"] > 15:
         lines.append("  exact value: --json gives heads_needed (integer) and heads_needed_exact")
     if p["vacuous"]:
