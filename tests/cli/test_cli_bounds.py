@@ -138,7 +138,8 @@ def test_heads_needed_huge_is_exact_in_json_and_readable(capsys: pytest.CaptureF
     from workbench.core.bounds.harmonic import _tables
 
     d = 60
-    degrees, Ns, Ds = _tables(d, 1, harmonic_bound(d, 1, 1).degrees_summed)
+    L = p["max_degree"]
+    degrees, Ns, Ds = _tables(d, 1, L)
     with mp.workdps(60):
         def eta2(l: int) -> mp.mpf:
             m = (l - 1) // 2
@@ -149,9 +150,13 @@ def test_heads_needed_huge_is_exact_in_json_and_readable(capsys: pytest.CaptureF
 
         e2 = [eta2(l) for l in degrees]
 
+        # the degrees above L: their energy 1 - sum e2, uncaptured at least in the fraction
+        # 1 - h D_l/N(d,l) <= 1 - 3 h / N(d, L+2) (r = 1: D_l = 3; Lemma 6, the counted tail)
+        tail, n_next = 1 - sum(e2), dim_harmonics(d, L + 2)
+
         def bound(h: int) -> mp.mpf:
-            return sum((e * mp.mpf(n - h * D) / n for e, n, D in zip(e2, Ns, Ds) if n > h * D),
-                       mp.mpf(0)) / 2
+            return (sum((e * mp.mpf(n - h * D) / n for e, n, D in zip(e2, Ns, Ds) if n > h * D),
+                        mp.mpf(0)) + tail * max(mp.mpf(0), 1 - mp.mpf(3 * h) / n_next)) / 2
 
         assert bound(H) <= mp.mpf(0.02) < bound(H - 1)
     code, out, _ = _run(capsys, ["bounds", "heads-needed", "--d", "60", "--rank", "1", "--eps",

@@ -157,3 +157,19 @@ def test_heads_needed_saturates_in_beta_at_fixed_eps() -> None:
     hard = heads_needed_search(d, 1, eps).heads
     assert heads[4096.0] <= 1.2 * hard  # saturated near hardmax ...
     assert heads[1024.0] / heads[256.0] < 4.0 ** (d - 2) / 100  # ... far from beta^(d-2)
+
+
+@pytest.mark.parametrize("m,k", [(2, 0), (3, 0), (3, 1), (5, 2)])
+def test_r2_series_is_finite_at_one_because_gamma_minus_a_minus_b(m: int, k: int) -> None:
+    """docs/derivations/fiber_bound.md, Lemma R2 step 2: ``T_{k,n} ~ n^{-(m/2+k)-1}
+    Gamma(g)/(2 Gamma(a) Gamma(b))`` with ``g - a - b = m/2 - 1 + k >= 0`` (a = 1/2, b = m/2,
+    g = m - 1/2 + k), by the ratio of Lemma R2 (independent of the library)."""
+    a, b, g = 0.5, m / 2, m - 0.5 + k
+    T, n_max = 1.0, 200000
+    for n in range(n_max):
+        T *= (2 * n + 1) ** 2 * (2 * n + m) / (2 * (2 * n + 2 * m - 1 + 2 * k) * (n + 1)
+                                                * (2 * n + 3))
+    want = math.gamma(g) / (2 * math.gamma(a) * math.gamma(b))
+    got = n_max ** (m / 2 + k + 1) * T
+    assert got == pytest.approx(want, rel=2e-2)
+    assert g - a - b >= 0
