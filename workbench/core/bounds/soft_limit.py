@@ -34,7 +34,15 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
     beta = check_float("beta", beta, lo=0.0, lo_open=True)
     d = check_dim(d)
     from workbench.core.bounds.profile_energy import _rho
-    from workbench.core.rigorous import arb, ball, integrate, lower_float, pi, precision, upper_float
+    from workbench.core.rigorous import (
+        arb,
+        ball,
+        integrate,
+        lower_float,
+        pi,
+        precision,
+        upper_float,
+    )
 
     with precision(160):
         b = arb(beta) / arb(2).sqrt()
