@@ -277,7 +277,8 @@ def test_bounds_lower_default_keeps_its_output_and_names_the_bound(
         capsys: pytest.CaptureFixture[str]) -> None:
     args = ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4"]
     p = json.loads(_run(capsys, [*args, "--json"])[1])
-    assert set(p) == LOWER_FIELDS | {"bound", "law", "law_text", "rigorous", "certified"}
+    assert set(p) == LOWER_FIELDS | {"bound", "law", "law_text", "rigorous", "certified",
+                                     "truncation", "truncation_matters"}
     assert p["bound"] == "certified"
     assert json.loads(_run(capsys, [*args, "--bound", "certified", "--N", "2", "--json"])[1]) == p
     text = _run(capsys, args)[1]
@@ -385,15 +386,15 @@ def test_bounds_lower_names_an_installed_bound_as_it_was_given(
 
 
 def test_heads_needed_class_and_truncation(capsys: pytest.CaptureFixture[str]) -> None:
-    base = ["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.05",
+    base = ["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.01",
             "--max-degree", "201"]
     eq, qv = (json.loads(_run(capsys, base + extra + ["--json"])[1])
               for extra in ([], ["--class", "query-dependent-values"]))
     assert eq["class"] == "eq2" and qv["class"] == "query-dependent-values"
     for p, vc in ((eq, "eq2"), (qv, "query-dependent-values")):  # each its own class's least H
         H = p["heads_needed"]
-        assert harmonic_bound(8, 1, H, max_degree=201, value_class=vc).enclosure[0] <= 0.05
-        assert harmonic_bound(8, 1, H - 1, max_degree=201, value_class=vc).enclosure[0] > 0.05
+        assert harmonic_bound(8, 1, H, max_degree=201, value_class=vc).enclosure[0] <= 0.01
+        assert harmonic_bound(8, 1, H - 1, max_degree=201, value_class=vc).enclosure[0] > 0.01
         assert p["truncation_limited"] and p["set_by"] == "truncation" and not p["raised"]
     text = _run(capsys, base)[1]
     assert "set by the truncation, not the bound" in text and "--max-degree" in text

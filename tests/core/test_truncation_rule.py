@@ -112,9 +112,8 @@ def test_soft_full_series_at_beta_4_and_the_s6_part() -> None:
     trunc, energy = 0.0, 0.0
     for l in range(1, 42, 2):
         N = math.comb(l + d - 2, d - 2) + math.comb(l + d - 3, d - 2)
-        lam = mp.mpf(d - 2) / 2
-        g = lambda t: mp.gegenbauer(l, lam, t) / mp.gegenbauer(l, lam, 1)  # noqa: E731
-        eta = float(2 * rho * mp.quad(lambda t: psi(t) * mp.sqrt(N) * g(t) * w(t), [0, 1]))
+        eta = float(2 * rho * mp.quad(lambda t, l=l, N=N: psi(t) * mp.sqrt(N) * mp.gegenbauer(
+            l, mp.mpf(d - 2) / 2, t) / mp.gegenbauer(l, mp.mpf(d - 2) / 2, 1) * w(t), [0, 1]))
         Dl = sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
         trunc += eta**2 * max(0.0, 1 - H * Dl / N) / 2
         energy += eta**2
