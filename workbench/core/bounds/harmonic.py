@@ -41,7 +41,6 @@ from workbench.core.bounds.exact_energy import (
 )
 from workbench.core.bounds.truncation import (
     digits_settled,
-    question_settled,
     settle_degrees,
     truncation_of,
 )
@@ -58,6 +57,7 @@ __all__ = [
     "search_degree_cap",
     "degree_dimension_bound",
     "tail_capture_ratio",
+    "rule_enclosure",
     "TAIL_TOL",
 ]
 
@@ -235,21 +235,59 @@ def _counted_tail(t_lo: int, H: int, num: int, den: int) -> int:
     return t_lo * gap // den if gap > 0 else 0
 
 
-def _bound_interval(d: int, r: int, H: int, L: int, value_class: str = "eq2") -> tuple[int, int]:
-    """Integers ``lo <= 2 LB 2^_BITS <= hi`` for the *full* series (the sum before its halving):
+def _bound_interval(d: int, r: int, H: int, L: int, value_class: str = "eq2",
+                    bits: int = _BITS) -> tuple[int, int]:
+    """Integers ``lo <= 2 LB 2^bits <= hi`` for the *full* series (the sum before its halving):
     the degrees ``<= L`` term by term, the rest by the counted tail (:func:`tail_capture_ratio`)
     below and as fully uncaptured above."""
     degrees, Ns, Ds = _tables(d, r, L, value_class)
-    e_lo, e_hi = eta2_enclosures(d, L, _BITS)
+    e_lo, e_hi = eta2_enclosures(d, L, bits)
     lo = hi = 0
     for i in range(len(degrees)):
         gap = Ns[i] - H * Ds[i]
         if gap > 0:
             lo += e_lo[i] * gap // Ns[i]
             hi += ceil_div(e_hi[i] * gap, Ns[i])
-    t_lo, t_hi = _tail_energy(d, L, _BITS)
+    t_lo, t_hi = _tail_energy(d, L, bits)
     num, den = tail_capture_ratio(d, r, L, value_class)
     return lo + _counted_tail(t_lo, H, num, den), hi + t_hi
+
+
+def _bits_for(H: int) -> int:
+    """Fixed-point bits that tell H from H + 1 (``H s1`` known to 2^-128 L or better), in
+    steps of 64 so that the energy tables are shared."""
+    return -(-max(_BITS, H.bit_length() + 160) // 64) * 64
+
+
+def _ends(lo: int, hi: int, bits: int) -> tuple[float, float]:
+    """Outward floats of ``lo/2^(bits+1)`` and ``hi/2^(bits+1)`` (the halving included)."""
+    lo_f, hi_f = to_float(lo, bits + 1), to_float(hi, bits + 1)
+    lo_f = max(0.0, math.nextafter(lo_f, -math.inf)) if lo_f > 0 else 0.0
+    hi_f = math.nextafter(hi_f, math.inf) if hi_f > 0 else 0.0
+    return lo_f, hi_f
+
+
+def rule_enclosure(d: int, r: int, H: int, max_degree: int | None, tol: float, vc: str
+                 ) -> tuple[int, int, int, int, bool]:
+    """``(L, lo, hi, bits, settled)``: the full series' enclosure ``[lo, hi] / 2^(bits+1)`` at
+    the truncation the rule of :mod:`.truncation` picks (from the default start, raised x4 to
+    :func:`search_degree_cap` until the printed digits are settled), or at ``max_degree``.
+    ``harmonic_bound`` and ``heads_needed`` both read this one function, so they agree."""
+    L = _resolve_degree(d, max_degree, tol, vc)
+    bits = _bits_for(H)
+
+    def evaluate(L: int) -> tuple[int, int]:
+        return _bound_interval(d, r, H, L, vc, bits)
+
+    def settled(res: tuple[int, int]) -> bool:
+        return digits_settled(*_ends(res[0], res[1], bits))
+
+    if max_degree is None:
+        L, (lo, hi), ok = settle_degrees(evaluate, settled, L, max(L, search_degree_cap(d)))
+    else:
+        lo, hi = evaluate(L)
+        ok = settled((lo, hi))
+    return L, lo, hi, bits, ok
 
 
 @lru_cache(maxsize=32)
@@ -298,25 +336,10 @@ def trusted_harmonic_bound(d: int, r: int, H: int, max_degree: int | None, tol: 
         return HarmonicBound(d, r, H, 0.0, (0.0, 0.0), L, 0.0, "arithmetic: r >= d-1 gives 0",
                              value_class, True, truncation_of(L, 0.0, True))
 
-    def evaluate(L: int) -> tuple[float, float, float]:
-        lo, hi = _bound_interval(d, r, H, L, value_class)
-        lo_f = to_float(lo, _BITS + 1)  # nearest floats, then one step outward
-        hi_f = to_float(hi, _BITS + 1)
-        lo_f = max(0.0, math.nextafter(lo_f, -math.inf)) if lo_f > 0 else 0.0
-        hi_f = math.nextafter(hi_f, math.inf) if hi_f > 0 else 0.0
-        return lo_f, hi_f, to_float(lo + hi, _BITS + 2)
-
-    def settled(res: tuple[float, float, float]) -> bool:
-        return digits_settled(res[0], res[1])
-
-    if max_degree is None:
-        cap = max(L, search_degree_cap(d))
-        L, (lo_f, hi_f, mid), ok = settle_degrees(evaluate, settled, L, cap)
-    else:
-        lo_f, hi_f, mid = evaluate(L)
-        ok = settled((lo_f, hi_f, mid))
-    value = min(max(mid, lo_f), hi_f)
-    method = (f"interval(fixed point, {_BITS} bits), exact binomials, odd degrees 1..{L}, "
+    L, lo, hi, bits, ok = rule_enclosure(d, r, H, max_degree, tol, value_class)
+    lo_f, hi_f = _ends(lo, hi, bits)
+    value = min(max(to_float(lo + hi, bits + 2), lo_f), hi_f)
+    method = (f"interval(fixed point, {bits} bits), exact binomials, odd degrees 1..{L}, "
               "the rest as a counted tail")
     tail = hi_f - lo_f
     return HarmonicBound(d, r, H, value, (lo_f, hi_f), L, tail, method, value_class, True,
@@ -334,8 +357,9 @@ def heads_needed(
 ) -> int:
     """Least H whose harmonic count does not exclude error <= eps: every H below it is
     certified to have error > eps on D_2 (N = 2), for every generalized-attention model of
-    key-rank r (Theorem 2's ``D'_l`` count alone, degrees up to ``max_degree``; see
-    :func:`heads_needed_search` for whether that truncation set the answer).
+    key-rank r (Theorem 2's ``D'_l`` count alone): ``heads_needed_search(...).heads``, the
+    truncation raised by the one rule unless ``max_degree`` is given (see
+    :func:`heads_needed_search` for whether it set the answer).
 
     Fast and exact for huge H: the bound is ``(S0 - H S1) / 2`` over the degrees still active
     at H (``N_l > H D_l``), so after one sort, each H costs a bisection in the sorted thresholds;
@@ -346,8 +370,8 @@ def heads_needed(
     r = check_rank(r, d)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
     vc = _check_class(value_class)
-    L = _resolve_degree(d, max_degree, check_float("tol", tol, lo=0.0, lo_open=True), vc)
-    return _least_heads(d, r, eps, L, vc)[0]
+    tol = check_float("tol", tol, lo=0.0, lo_open=True)
+    return heads_needed_search(d, r, eps, max_degree=max_degree, value_class=vc, tol=tol).heads
 
 
 def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, float, float]:
@@ -436,33 +460,55 @@ class HeadsNeeded:
 
 
 def heads_needed_search(
-    d: int, r: int, eps: float, *, max_degree: int | None = None, value_class: str = "eq2"
+    d: int, r: int, eps: float, *, max_degree: int | None = None, value_class: str = "eq2",
+    tol: float = TAIL_TOL,
 ) -> HeadsNeeded:
     """:func:`heads_needed`, saying whether the truncation set the answer.
 
-    The lower end at ``H - 1`` is above eps by construction; the answer is the full bound's
-    when the upper end at H is <= eps too (:func:`~.truncation.question_settled`). Otherwise,
-    with ``max_degree`` not given, the truncation is raised (x4) up to
-    :func:`search_degree_cap` (the rule of :mod:`.truncation`); a ``max_degree`` given is used
-    as it is.
+    Every H is judged by the value :func:`harmonic_bound` gives (the one truncation rule), so
+    the two agree at ``H - 1`` (lower end > eps) and at H (lower end <= eps); every smaller H
+    is excluded because the full series does not increase with H. The answer is the full
+    bound's when the upper end at H is <= eps too; otherwise ``truncation_limited``. ``tol``
+    sets the starting truncation (as in :func:`harmonic_bound`).
     """
     d = check_dim(d)
     r = check_rank(r, d)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
     vc = _check_class(value_class)
     cap = search_degree_cap(d)
-    start = _resolve_degree(d, max_degree, TAIL_TOL, vc)
+    start = _resolve_degree(d, max_degree, check_float("tol", tol, lo=0.0, lo_open=True), vc)
 
-    def settled(res: tuple[int, float, float]) -> bool:  # res[1] <= eps by construction
-        return question_settled(res[1], res[2], eps)
+    eps_num, eps_den = eps.as_integer_ratio()  # the double, exactly
+    if r >= d - 1:
+        return HeadsNeeded(1, start, _tail_bound(d, start), 0.0, False, cap, False,
+                           truncation_of(start, 0.0, True))
 
-    def evaluate(L: int) -> tuple[int, float, float]:
-        return _least_heads(d, r, eps, L, vc)
+    def excluded(H: int) -> bool:  # certified by the value bounds lower prints: error > eps
+        _, lo, _, bits, _ = rule_enclosure(d, r, H, max_degree, tol, vc)
+        return lo * eps_den > (2 * eps_num) << bits
 
-    if max_degree is None:
-        L, (H, lo, hi), ok = settle_degrees(evaluate, settled, start, max(start, cap))
+    # fast: the prefix-sum answer at a fixed L, with L moved to the rule's L at that answer
+    # until it stops moving; then the rule's own values confirm H - 1 and H (or a bisection
+    # on them decides)
+    L = start
+    for _ in range(8):
+        guess = _least_heads(d, r, eps, L, vc)[0]
+        L_next = rule_enclosure(d, r, guess, max_degree, tol, vc)[0]
+        if L_next == L:
+            break
+        L = L_next
+    if not excluded(guess) and (guess == 1 or excluded(guess - 1)):
+        lo_h, hi_h = guess - 1, guess
     else:
-        L, (H, lo, hi) = start, evaluate(start)
-        ok = settled((H, lo, hi))
-    return HeadsNeeded(H, L, _tail_bound(d, L), hi, not ok, cap, L > start,
-                       truncation_of(L, hi - lo, ok))
+        lo_h = 0
+        hi_h = max(1, guess)
+        while excluded(hi_h):
+            lo_h, hi_h = hi_h, 2 * hi_h
+    while hi_h - lo_h > 1:
+        mid = (lo_h + hi_h) // 2
+        lo_h, hi_h = (mid, hi_h) if excluded(mid) else (lo_h, mid)
+    L, lo, hi, bits, _ = rule_enclosure(d, r, hi_h, max_degree, tol, vc)
+    ok = hi * eps_den <= (2 * eps_num) << bits  # the full series at H* is <= eps
+    lo_f, hi_f = _ends(lo, hi, bits)
+    return HeadsNeeded(hi_h, L, _tail_bound(d, L), hi_f, not ok, cap, L > start,
+                       truncation_of(L, hi_f - lo_f, ok))
