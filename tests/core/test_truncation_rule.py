@@ -172,3 +172,17 @@ def test_r2_series_is_finite_at_one_because_gamma_minus_a_minus_b(m: int, k: int
     got = n_max ** (m / 2 + k + 1) * T
     assert got == pytest.approx(want, rel=2e-2)
     assert g - a - b >= 0
+
+
+@pytest.mark.parametrize("beta,d,eps", [(32.0, 8, 0.1), (1024.0, 8, 0.1), (16.0, 16, 0.05)])
+def test_soft_heads_needed_and_lower_agree(beta: float, d: int, eps: float,
+                                           capsys: pytest.CaptureFixture[str]) -> None:
+    """The soft count: heads-needed --target and bounds lower --target at H* - 1 and H*."""
+    spec = ["--target", "soft-nearest", "--target-param", f"beta={beta}"]
+    assert main(["bounds", "heads-needed", "--d", str(d), "--rank", "1", "--eps", str(eps),
+                 "--json", *spec]) == 0
+    H = json.loads(capsys.readouterr().out)["heads_needed"]
+    for h, above in ((H - 1, True), (H, False)):
+        assert main(["bounds", "lower", "--d", str(d), "--rank", "1", "--heads", str(h),
+                     "--json", *spec]) == 0
+        assert (json.loads(capsys.readouterr().out)["lower_bound"] > eps) is above

@@ -229,9 +229,8 @@ def profile_heads_needed(
 ) -> ProfileHeads:
     """Least H whose harmonic count for ``profile`` (the larger of its parts, as in
     :func:`profile_bound`) does not exclude error <= eps (bisection in exact rationals: the
-    bound is non-increasing in H). The truncation follows the rule of :mod:`.truncation`
-    (settled by the question), doubling from ``PROFILE_START`` up to PROFILE_AUTO_CAP unless
-    ``max_degree`` is given. ``sign`` is :func:`heads_needed_search`."""
+    bound is non-increasing in H), every H judged by :func:`profile_bound`'s own lower end (its
+    truncation rule, or ``max_degree``). ``sign`` is :func:`heads_needed_search`."""
     d = check_dim(d)
     r = check_rank(r, d)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
@@ -241,17 +240,29 @@ def profile_heads_needed(
         return ProfileHeads(hn.heads, hn.max_degree, hn.tail, hn.bound_at_heads,
                             hn.truncation_limited, True, hn.truncation)
 
-    def evaluate(L: int) -> ProfileHeads:
-        return _least_heads(profile, d, r, eps, L, vc)
+    def lower(H: int) -> ProfileBound:  # the value bounds lower prints at H
+        return profile_bound(profile, d, r, H, max_degree=max_degree, value_class=vc)
 
-    def settled(res: ProfileHeads) -> bool:
-        return not res.truncation_limited
-
-    if max_degree is None:
-        _, res, _ = settle_degrees(evaluate, settled, PROFILE_START, PROFILE_AUTO_CAP,
-                                   growth=2)
-        return res
-    return evaluate(_odd(max_degree))
+    # a first answer from the prefix sums at the starting truncation, then every H is judged by
+    # profile_bound's own lower end (so heads-needed and bounds lower agree at H - 1 and H);
+    # every smaller H is excluded because the full series does not increase with H
+    start = PROFILE_START if max_degree is None else _odd(max_degree)
+    guess = _least_heads(profile, d, r, eps, start, vc).heads
+    if guess > 1 and not lower(guess - 1).enclosure[0] > eps:
+        lo_h, hi_h = 0, guess - 1
+    else:
+        lo_h, hi_h = guess - 1, guess
+        while lower(hi_h).enclosure[0] > eps:
+            lo_h, hi_h = hi_h, 2 * hi_h
+    while hi_h - lo_h > 1:
+        mid = (lo_h + hi_h) // 2
+        lo_h, hi_h = (mid, hi_h) if lower(mid).enclosure[0] > eps else (lo_h, mid)
+    at = lower(hi_h)
+    ok = at.enclosure[1] <= eps
+    e = profile_energies(profile, d, at.degrees_summed)
+    return ProfileHeads(hi_h, at.degrees_summed, _tail(e), at.enclosure[1], not ok,
+                        at.rigorous, truncation_of(at.degrees_summed,
+                                                   at.enclosure[1] - at.enclosure[0], ok))
 
 
 def _least_heads(profile: Profile, d: int, r: int, eps: float, L: int, vc: str) -> ProfileHeads:
