@@ -603,6 +603,13 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.soft_profile_temperature", "workbench.core.profiles:tanh_profile", "core",
           "constant", "psi_beta = tanh(beta t/2) in place of tanh(beta t/sqrt2) (z/2 read as "
           "<y,w>/2)", arg_scaled(0, "beta", 1 / math.sqrt(2))),
+    # the truncation rule (docs/derivations/lower_bound.md, Lemma 6, "The counted tail")
+    Fault("core.harmonic_tail_dropped", "workbench.core.bounds.harmonic:_counted_tail", "core",
+          "dropped term", "the degrees above L counted as captured energy (the tail dropped "
+          "from the lower end)", mapped(lambda v: 0)),
+    Fault("core.s6_distance_5pct_low", "workbench.core.bounds.soft_limit:distance_to_sign",
+          "core", "constant", "step S6's ||psi_beta - sign|| 5 % too small",
+          mapped(lambda iv: (0.9025 * iv[0], 0.9025 * iv[1]))),
     Fault("core.profile_bound_high", "workbench.core.bounds.profile_harmonic:profile_bound",
           "core", "constant", "the soft target's harmonic count 50 % high",
           mapped(lambda b: replace(b, value=1.5 * b.value,

@@ -138,7 +138,8 @@ def test_heads_needed_huge_is_exact_in_json_and_readable(capsys: pytest.CaptureF
     from workbench.core.bounds.harmonic import _tables
 
     d = 60
-    degrees, Ns, Ds = _tables(d, 1, harmonic_bound(d, 1, 1).degrees_summed)
+    L = p["max_degree"]
+    degrees, Ns, Ds = _tables(d, 1, L)
     with mp.workdps(60):
         def eta2(l: int) -> mp.mpf:
             m = (l - 1) // 2
@@ -149,9 +150,13 @@ def test_heads_needed_huge_is_exact_in_json_and_readable(capsys: pytest.CaptureF
 
         e2 = [eta2(l) for l in degrees]
 
+        # the degrees above L: their energy 1 - sum e2, uncaptured at least in the fraction
+        # 1 - h D_l/N(d,l) <= 1 - 3 h / N(d, L+2) (r = 1: D_l = 3; Lemma 6, the counted tail)
+        tail, n_next = 1 - sum(e2), dim_harmonics(d, L + 2)
+
         def bound(h: int) -> mp.mpf:
-            return sum((e * mp.mpf(n - h * D) / n for e, n, D in zip(e2, Ns, Ds) if n > h * D),
-                       mp.mpf(0)) / 2
+            return (sum((e * mp.mpf(n - h * D) / n for e, n, D in zip(e2, Ns, Ds) if n > h * D),
+                        mp.mpf(0)) + tail * max(mp.mpf(0), 1 - mp.mpf(3 * h) / n_next)) / 2
 
         assert bound(H) <= mp.mpf(0.02) < bound(H - 1)
     code, out, _ = _run(capsys, ["bounds", "heads-needed", "--d", "60", "--rank", "1", "--eps",
@@ -277,7 +282,7 @@ def test_bounds_lower_default_keeps_its_output_and_names_the_bound(
     args = ["bounds", "lower", "--d", "12", "--rank", "2", "--heads", "4"]
     p = json.loads(_run(capsys, [*args, "--json"])[1])
     assert set(p) == LOWER_FIELDS | {"bound", "law", "law_text", "rigorous", "certified",
-                                     "status", "parts", "truncation_matters"}
+                                     "status", "parts", "truncation", "truncation_matters"}
     assert p["bound"] == "certified"
     assert json.loads(_run(capsys, [*args, "--bound", "certified", "--N", "2", "--json"])[1]) == p
     text = _run(capsys, args)[1]
@@ -386,15 +391,15 @@ def test_bounds_lower_names_an_installed_bound_as_it_was_given(
 
 
 def test_heads_needed_class_and_truncation(capsys: pytest.CaptureFixture[str]) -> None:
-    base = ["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.05",
+    base = ["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.01",
             "--max-degree", "201"]
     eq, qv = (json.loads(_run(capsys, base + extra + ["--json"])[1])
               for extra in ([], ["--class", "query-dependent-values"]))
     assert eq["class"] == "eq2" and qv["class"] == "query-dependent-values"
     for p, vc in ((eq, "eq2"), (qv, "query-dependent-values")):  # each its own class's least H
         H = p["heads_needed"]
-        assert harmonic_bound(8, 1, H, max_degree=201, value_class=vc).enclosure[0] <= 0.05
-        assert harmonic_bound(8, 1, H - 1, max_degree=201, value_class=vc).enclosure[0] > 0.05
+        assert harmonic_bound(8, 1, H, max_degree=201, value_class=vc).enclosure[0] <= 0.01
+        assert harmonic_bound(8, 1, H - 1, max_degree=201, value_class=vc).enclosure[0] > 0.01
         assert p["truncation_limited"] and p["set_by"] == "truncation" and not p["raised"]
     text = _run(capsys, base)[1]
     assert "set by the truncation, not the bound" in text and "--max-degree" in text

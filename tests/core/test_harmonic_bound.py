@@ -204,18 +204,30 @@ def test_lemma_5_prime_fixed_form_below_all_forms() -> None:
 
 # ---------------------------------------------------------------- the bound itself
 def test_enclosure_contains_exact_sympy_value() -> None:
+    """The enclosure of the full series at L = 41 against a sympy-exact evaluation: the
+    truncated sum plus the tail energy ``T = 1 - sum eta_l^2`` counted with the largest capture
+    fraction met among the next degrees (at least the library's proved one), and at most T."""
     d, r, H, L = 5, 1, 2, 41
-    exact = sp.Integer(0)
+    exact = energy = sp.Integer(0)
     for l in range(1, L + 1, 2):
         N = dim_harmonics(d, l)
         Dl = degree_dimension_bound(d, r, l)
         m = min(Fraction(1), Fraction(H * Dl, N))
-        exact += sp.expand(sign_coefficient_exact(d, l) ** 2) * sp.Rational(1 - m)
-    exact = float(sp.N(exact / 2, 30))
+        e2 = sp.expand(sign_coefficient_exact(d, l) ** 2)
+        exact += e2 * sp.Rational(1 - m)
+        energy += e2
+    worst = max(Fraction(H * degree_dimension_bound(d, r, l), dim_harmonics(d, l))
+                for l in range(L + 2, 20 * L, 2))
+    T = 1 - energy
+    lowest = float(sp.N((exact + T * (1 - sp.Rational(worst))) / 2, 30))
+    highest = float(sp.N((exact + T) / 2, 30))
     lb = harmonic_bound(d, r, H, max_degree=L)
     lo, hi = lb.enclosure
-    assert lo <= exact <= hi and lo <= lb.value <= hi
-    assert hi - lo < 1e-14 and lb.degrees_summed == L
+    assert float(sp.N(exact / 2, 30)) < lo <= lowest * (1 + 1e-15)
+    assert hi >= highest * (1 - 1e-15) and lo <= lb.value <= hi and lb.degrees_summed == L
+    # what is left open is the capture of the tail, no more (the truncation's record says so)
+    assert hi - lo <= (highest - lowest) * 1.01 + 1e-15 and lb.tail == hi - lo
+    assert lb.truncation is not None and not lb.truncation.settled  # 0.5 % of the value
 
 
 def test_paper_sanity_values_d64_r1() -> None:
@@ -321,15 +333,20 @@ def test_heads_needed_search_says_when_the_truncation_sets_the_answer() -> None:
     for d, r, eps in ((8, 1, 0.3), (16, 1, 0.3), (16, 2, 0.2)):
         res = heads_needed_search(d, r, eps)
         assert not res.truncation_limited and not res.raised
-        assert res.bound_at_heads + res.tail <= eps
+        assert res.bound_at_heads <= eps  # the full series' upper end
         assert heads_needed(d, r, eps, max_degree=8 * res.max_degree + 1) == res.heads
-    low = heads_needed_search(8, 1, 0.05, max_degree=201)
+    # settled at L = 201 (the counted tail): a truncation ten times higher gives the same H
+    mid = heads_needed_search(8, 1, 0.05, max_degree=201)
+    assert not mid.truncation_limited and heads_needed(8, 1, 0.05, max_degree=2001) == mid.heads
+    low = heads_needed_search(8, 1, 0.01, max_degree=201)
     assert low.truncation_limited and low.max_degree == 201 and not low.raised
-    assert harmonic_bound(8, 1, low.heads - 1, max_degree=201).enclosure[0] > 0.05
-    assert heads_needed(8, 1, 0.05, max_degree=2001) > low.heads  # the truncation did set it
+    assert low.truncation is not None and not low.truncation.settled
+    assert harmonic_bound(8, 1, low.heads - 1, max_degree=201).enclosure[0] > 0.01
+    assert heads_needed(8, 1, 0.01, max_degree=2001) > low.heads  # the truncation did set it
     auto = heads_needed_search(16, 1, 1e-6)
     assert auto.raised and auto.max_degree == auto.degree_cap and auto.truncation_limited
-    assert auto.heads > heads_needed(16, 1, 1e-6)  # the default truncation, raised
+    # heads_needed is the search itself; at the starting truncation alone the answer is smaller
+    assert auto.heads == heads_needed(16, 1, 1e-6) > heads_needed(16, 1, 1e-6, max_degree=961)
 
 
 def test_heads_needed_search_class_and_cap() -> None:

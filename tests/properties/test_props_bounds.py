@@ -17,6 +17,7 @@ from tests.properties.property_helpers import RF_DIMS, fewer
 from workbench import strategies as S
 from workbench.constructions.random_features import random_features
 from workbench.core.bounds import harmonic as lbm
+from workbench.core.bounds.truncation import digits_tolerance
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.symbolic import bounds as sb
 from workbench.core.symbolic.symbols import H as H_
@@ -38,7 +39,11 @@ def test_bound_is_a_finite_number_in_0_half(a: S.BoundArgs) -> None:
     lo, hi = lb.enclosure
     assert all(math.isfinite(v) for v in (lo, hi, lb.value, lb.tail))
     assert 0.0 <= lo <= lb.value <= hi <= 0.5
-    assert hi - lo <= 1e-12 + 1e-9 * hi
+    # the width is the counted tail's open part, settled to the printed digits unless the
+    # truncation says it matters (docs/derivations/lower_bound.md, Lemma 6)
+    assert lb.truncation is not None and hi - lo <= lb.tail + 1e-15
+    if lb.truncation.settled:
+        assert hi - lo <= digits_tolerance(lo) + 1e-15
     assert lb.tail >= 0
     if a.r >= a.d - 1:
         assert lb.enclosure == (0.0, 0.0)
@@ -97,7 +102,12 @@ def test_bound_equals_the_sympy_encoding_evaluated_in_floats(a: S.BoundArgs) -> 
     with mpmath.workdps(20):
         total = sum(f(a.d, a.r, a.H, l, mpmath.mpf(eta[l]) ** 2)
                     for l in range(1, lb.degrees_summed + 1, 2))
-    assert float(total) / 2 == pytest.approx(lb.value, rel=1e-9, abs=1e-15)
+        rest = 1 - sum(mpmath.mpf(eta[l]) ** 2 for l in range(1, lb.degrees_summed + 1, 2))
+    # plus the counted tail (Lemma 6): the rest of the energy, uncaptured in 1 - min(1, H g)
+    num, den = lbm.tail_capture_ratio(a.d, a.r, lb.degrees_summed)
+    kept = 0.0 if a.r >= a.d - 1 else max(0.0, 1 - a.H * num / den)
+    want = float(total) / 2 + float(rest) / 2 * kept
+    assert want == pytest.approx(lb.enclosure[0], rel=1e-9, abs=1e-15)
 
 
 @fewer(3)

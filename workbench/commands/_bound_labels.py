@@ -7,6 +7,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from workbench.commands._truncation import truncation_payload
 from workbench.core.bounds.value import BoundValue
 
 # the text line, parsed back by tests that compare every command's labels
@@ -34,12 +35,9 @@ def label_fields(bv: BoundValue) -> dict[str, Any]:
 
 def part_fields(p: Any) -> dict[str, Any]:
     """One part as JSON (a :class:`~workbench.core.bounds.value.Part`)."""
-    t = p.truncation
     return {"name": p.name, "lower_bound": p.lower, "enclosure": list(p.enclosure),
             "rigorous": p.rigorous, "proved": p.proved, "method": p.method,
-            "truncation": None if t is None else {
-                "degrees_summed": t.degrees_summed, "tail": t.tail, "settled": t.settled,
-                "flag": t.flag}}
+            "truncation": truncation_payload(p.truncation)}
 
 
 def labels_text(p: dict[str, Any]) -> str:

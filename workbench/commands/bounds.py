@@ -45,6 +45,7 @@ from workbench.commands._target import (
     require_profile,
     target_options,
 )
+from workbench.commands._truncation import truncation_line, truncation_payload
 from workbench.core.bounds import VALUE_CLASSES  # imports nothing: fast
 from workbench.core.validation import check_heads, check_int
 
@@ -61,8 +62,8 @@ def _human_lower(p: dict[str, Any]) -> str:
         f"d={p['d']} rank={p['r']} heads={p['heads']}: every model of the class below "
         f"has error >= {p['lower_bound']:.6g}  (the larger of the two bounds)",
         f"  {labels_text(p)}",
-        f"  {part_text(hc)} (the truncated sum), odd degrees <= {p['degrees_summed']}, "
-        f"uncounted tail <= {p['tail']:.3g}",
+        f"  {part_text(hc)} (the full series)",
+        truncation_line(p["truncation"]),
         f"  {part_text(fb)}, keys span r* = {fb['span_rank']} of d = {p['d']}"
         + ("" if fb["span_rank"] < p["d"] else " (no fiber)"),
         f"  covers: {p['covers']}",
@@ -159,6 +160,7 @@ def lower(
         "fiber": {**part_fields(bv.part("fiber")), "span_rank": fb.span_rank},
         "degrees_summed": lb.degrees_summed,
         "tail": lb.tail,
+        "truncation": truncation_payload(lb.truncation),  # the harmonic count's
         "method": bv.chosen.method,
         "class": lb.value_class,
         "covers": CLASS_TEXT[lb.value_class],
@@ -198,7 +200,8 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
     b = profile_bound(profile, d, rank, heads, max_degree=max_degree, value_class=value_class)
     payload: dict[str, Any] = {
         "d": d, "r": rank, "heads": heads, "target": chosen.describe(),
-        **label_fields(b.bound_value()), "degrees_summed": b.degrees_summed, "tail": b.tail,
+        **label_fields(b.bound_value), "degrees_summed": b.degrees_summed, "tail": b.tail,
+        "truncation": truncation_payload(b.truncation),
         "method": b.method, "class": value_class, "covers": CLASS_TEXT[value_class],
         "fiber": None, "vacuous": vacuous_reason(d, rank),
         "null_reasons": {"fiber": "the fiber bound for a general profile is derived "
@@ -216,8 +219,8 @@ def _human_profile(p: dict[str, Any]) -> str:
         f"d={p['d']} rank={p['r']} heads={p['heads']}, target {t['name']} (profile "
         f"{t['profile']}): {head}",
         f"  {labels_text(p)}",
-        f"  {part_text(p['parts'][0])}, odd degrees <= {p['degrees_summed']}, uncounted tail "
-        f"<= {p['tail']:.3g}",
+        *[f"  {part_text(q)}" for q in p["parts"]],
+        truncation_line(p["truncation"]),
         "  fiber bound: not used for this target",
         f"  covers: {p['covers']}",
     ]

@@ -125,7 +125,7 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
     def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
         from workbench.core.bounds.profile_harmonic import profile_bound
 
-        return profile_bound(profile, d, r, H).bound_value()
+        return profile_bound(profile, d, r, H).bound_value
 
     # its energies are arb enclosures where the profile has an exact form, else quadrature
     kind = PartKind(HARMONIC_COUNT.name, rigorous=profile.has_exact_form)

@@ -137,10 +137,11 @@ def _human_heads(p: dict[str, Any]) -> str:
         lines.append(
             f"  set by the truncation, not the bound: odd degrees <= {p['max_degree']} were "
             f"summed ({how}); the degrees above (energy <= {p['tail']:.3g}) could still exclude "
-            "this H, so the full bound may need more heads: the value is a valid 'at least'")
+            "this H, so the full bound may need more heads: the value is a valid 'at least'; "
+            "--max-degree sums further")
     else:
         lines.append(f"  set by the bound: the degrees above {p['max_degree']} (energy <= "
-                     f"{p['tail']:.3g}) cannot change it")
+                     f"{p['tail']:.3g}) are counted and cannot change it")
     if p["digits"] > 15:
         lines.append("  exact value: --json gives heads_needed (integer) and heads_needed_exact")
     if p["vacuous"]:

@@ -245,7 +245,7 @@ def _target_sandwich(chosen: ChosenTarget, d: int, r: int, heads: int, budget: s
     b = profile_bound(profile, d, r, heads)
     task = TargetTask("nearest", d=d, N=2, points="orthonormal", target=chosen.spec,
                       target_params=tuple(sorted(chosen.params.items())), fn=chosen.map())
-    bv = b.bound_value()
+    bv = b.bound_value
     s = target_sandwich(task, profile, r, heads, bv.value, bv.rigorous,
                         steps=200 if budget == "quick" else 1000,
                         seeds=1 if budget == "quick" else 3, seed=seed)

@@ -262,7 +262,7 @@ def _certified(
             return None
         from workbench.core.bounds.profile_harmonic import profile_bound
 
-        bv = profile_bound(chosen.profile, d, rank, heads).bound_value()
+        bv = profile_bound(chosen.profile, d, rank, heads).bound_value
     else:
         from workbench.core.bounds.certified import certified_lower_bound
 

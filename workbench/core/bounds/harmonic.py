@@ -12,8 +12,10 @@ with ``D_l = D'_l`` for Eq. 2 (``value_class="eq2"``: one fixed value map M_h pe
 ``D_l = d(d+1)/2 * D'_l`` for the broader class whose value maps may depend on the query,
 ``M_h(y)`` (``value_class="query-dependent-values"``).
 
-for every odd L (conservative truncation: the degrees above L are *not* counted as lost energy,
-so ``LB_L`` increases with L towards the full bound; ``tail`` bounds what the rest could add).
+for every odd L. The degrees above L are counted too, by a proved lower bound on the fraction of
+their energy that stays uncaptured (``1 - H g_L``, :func:`tail_capture_ratio`; Lemma 6, "The
+counted tail"), so the enclosure contains the *full* series; L follows the one truncation rule
+of :mod:`.truncation` (``tail`` is what the remaining uncertainty could add).
 
 Evaluation is rigorous: N and D are exact integers; ``eta_l^2 = rational * pi^(-2 [d even])``
 is propagated by its exact ratio recurrence in fixed-point integer intervals (outward rounding,
@@ -27,18 +29,21 @@ import math
 from dataclasses import dataclass
 from functools import lru_cache
 
-import numpy as np
-
 from workbench.core.bounds import VALUE_CLASSES
 from workbench.core.bounds.exact_energy import (
     ceil_div,
-    eta1_sq_exact,
     eta2_enclosures,
-    eta2_ratio,
     to_float,
 )
-from workbench.core.bounds.value import HARMONIC_COUNT, Part, Truncation, digits_settled
-from workbench.core.harmonics import sign_coefficients
+from workbench.core.bounds.harmonic_degrees import AUTO_DEGREE_CAP
+from workbench.core.bounds.harmonic_degrees import choose_degree as _choose_degree
+from workbench.core.bounds.harmonic_degrees import class_factor as _class_factor
+from workbench.core.bounds.truncation import (
+    digits_settled,
+    settle_degrees,
+    truncation_of,
+)
+from workbench.core.bounds.value import HARMONIC_COUNT, Part, Truncation
 from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
 
 __all__ = [
@@ -49,14 +54,12 @@ __all__ = [
     "HeadsNeeded",
     "search_degree_cap",
     "degree_dimension_bound",
+    "tail_capture_ratio",
+    "rule_enclosure",
     "TAIL_TOL",
 ]
 
 TAIL_TOL = 1e-3  # default: sum degrees until the uncounted tail can add at most this much
-MAX_DEGREE_CAP = 20001
-# Highest degree the automatic truncation may reach to find the first contributing degree of
-# r = d-2 (query-dependent values need ~0.75 d^3; above this cap r near d can still give 0).
-AUTO_DEGREE_CAP = 60001
 _BITS = 128  # fixed-point fraction bits of the enclosures (an error of 2^-112 at most)
 
 
@@ -67,34 +70,28 @@ class HarmonicBound:
     d: int
     r: int
     heads: int
-    value: float  # nearest float to the exact truncated sum (inside the enclosure)
-    enclosure: tuple[float, float]  # rigorous: exact truncated sum lies in [lo, hi]
-    degrees_summed: int  # largest (odd) degree l summed
-    tail: float  # upper bound on what degrees > degrees_summed could add to the bound
+    value: float  # a float inside the enclosure (its midpoint, rounded)
+    enclosure: tuple[float, float]  # rigorous: the full series (all degrees) lies in [lo, hi]
+    degrees_summed: int  # largest (odd) degree l summed term by term
+    tail: float  # upper bound on what the degrees > degrees_summed could add beyond lo
     method: str
     value_class: str = "eq2"  # the model class the bound covers (VALUE_CLASSES)
+    truncation: Truncation | None = None  # the truncation rule's record
 
     @property
     def rigorous(self) -> bool:
         return self.part().rigorous
 
     def part(self) -> Part:
-        """This bound as a part of a :class:`~workbench.core.bounds.value.BoundValue`, with its
-        truncation (settled when the tail cannot change the printed digits)."""
-        trunc = Truncation(self.degrees_summed, self.tail,
-                           digits_settled(self.enclosure[0], self.tail))
-        return HARMONIC_COUNT.at(self.enclosure, self.method, trunc)
+        """This bound as a part of a :class:`~workbench.core.bounds.value.BoundValue`, with the
+        truncation rule's record (core/bounds/truncation.py)."""
+        return HARMONIC_COUNT.at(self.enclosure, self.method, self.truncation)
 
 
 def _check_class(value_class: str) -> str:
     if value_class not in VALUE_CLASSES:
         raise ValueError(f"value_class must be one of {VALUE_CLASSES} (got {value_class!r})")
     return value_class
-
-
-def _class_factor(d: int, value_class: str) -> int:
-    """Multiplier of D'_l: 1 for Eq. 2, d(d+1)/2 (all quadratic forms) for M_h(y)."""
-    return 1 if value_class == "eq2" else d * (d + 1) // 2
 
 
 def degree_dimension_bound(d: int, r: int, l: int, value_class: str = "eq2") -> int:
@@ -108,84 +105,6 @@ def degree_dimension_bound(d: int, r: int, l: int, value_class: str = "eq2") -> 
     factor = _class_factor(d, _check_class(value_class))
     inv = sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
     return factor * inv
-
-
-@lru_cache(maxsize=32)
-def _choose_degree(d: int, tol: float, value_class: str = "eq2") -> int:
-    """Truncation degree, a function of d and the class only (so the bound stays monotone in r
-    and H): the least odd L with (1 - sum_{l<=L} eta_l^2)/2 <= tol, raised to the first degree
-    at which the r = d-2, H = 1 term is non-zero when that degree is <= AUTO_DEGREE_CAP."""
-    L = 401
-    while True:
-        e = sign_coefficients(d, L)
-        _check_energies(d, e)
-        partial = np.cumsum(e[1::2] ** 2)
-        ok = np.nonzero((1 - partial) / 2 <= tol)[0]
-        if len(ok):
-            L = 2 * int(ok[0]) + 1
-            break
-        if L >= MAX_DEGREE_CAP:
-            L = MAX_DEGREE_CAP
-            break
-        L = min(4 * L + 1, MAX_DEGREE_CAP)
-    first = _first_contributing_degree(d, d - 2, value_class) if d >= 3 else None
-    if first is not None and first <= AUTO_DEGREE_CAP:
-        # a few degrees past the first one, so that r = d-2 collects a visible amount
-        L = max(L, first + 2 * (first // 20))
-    return L
-
-
-def _check_energies(d: int, e: np.ndarray) -> None:
-    """Before a search relies on ``sum eta_l^2 -> 1``: the float ``eta_1^2`` and
-    ``eta_3^2 / eta_1^2`` must equal their exact values (``exact_energy``; relative 1e-9), so a
-    slip in the sign coefficients (a degree, a normalisation) fails here at once instead of
-    sending the truncation search to its cap."""
-    e1, has_pi = eta1_sq_exact(d)
-    want1 = float(e1) / (math.pi**2 if has_pi else 1.0)
-    num, den = eta2_ratio(d, 1)
-    got1 = float(e[1]) ** 2
-    got3 = float(e[3]) ** 2 / got1 if got1 > 0 else math.inf
-    if not (abs(got1 - want1) <= 1e-9 * want1 and abs(got3 - num / den) <= 1e-9 * num / den):
-        raise ArithmeticError(
-            f"sign energies at d={d} disagree with their exact values: eta_1^2 = {got1!r} "
-            f"(exact {want1!r}), eta_3^2/eta_1^2 = {got3!r} (exact {num / den!r})")
-
-
-def _lgamma_table(n: int) -> np.ndarray:
-    """``math.lgamma(i)`` for ``i = 1..n`` at index i (index 0 unused)."""
-    return np.array([math.nan] + [math.lgamma(i) for i in range(1, n + 1)])
-
-
-def _first_contributing_degree(d: int, r: int, value_class: str = "eq2") -> int | None:
-    """First odd l <= AUTO_DEGREE_CAP with D_l < N(d,l) (float log-binomials; a guide only).
-    Searched in blocks of degrees four times longer each, so a small answer is found at once."""
-    start = 1
-    while start <= AUTO_DEGREE_CAP:
-        stop = min(4 * start + 255, AUTO_DEGREE_CAP)
-        l = np.arange(start, stop + 1, 2, dtype=np.float64)
-        found = _contributing(d, r, value_class, l)
-        if len(found):
-            return int(found[0])
-        start = stop + 2
-    return None
-
-
-def _contributing(d: int, r: int, value_class: str, l: np.ndarray) -> np.ndarray:
-    """The degrees of ``l`` with ``D_l < N(d,l)``, by log-binomials (margin 1e-9)."""
-    lgamma = _lgamma_table(int(l[-1]) + d + 2)  # the arguments are integers
-
-    def log_comb(n: np.ndarray, k: float) -> np.ndarray:
-        nn = np.maximum(n, k)  # n < k gives C(n, k) = 0 below; lgamma(0) would raise
-        out = lgamma[(nn + 1).astype(np.int64)] - math.lgamma(k + 1)
-        out = out - lgamma[(nn - k + 1).astype(np.int64)]
-        return np.where(n >= k, out, -np.inf)
-
-    terms = np.stack(
-        [log_comb(l + r - 3, r - 1), log_comb(l + r - 1, r - 1), log_comb(l + r + 1, r - 1)]
-    )
-    log_d = math.log(_class_factor(d, value_class)) + np.logaddexp.reduce(terms, axis=0)
-    log_n = np.logaddexp(log_comb(l + d - 2, d - 2), log_comb(l + d - 3, d - 2))
-    return l[log_d < log_n - 1e-9]
 
 
 @lru_cache(maxsize=16)
@@ -211,24 +130,89 @@ def _tables(
     return degrees, Ns, Ds
 
 
-def _bound_interval(d: int, r: int, H: int, L: int, value_class: str = "eq2") -> tuple[int, int]:
-    """Integers ``lo <= 2 LB_L 2^_BITS <= hi`` (the sum before its halving)."""
+def tail_capture_ratio(d: int, r: int, L: int, value_class: str = "eq2") -> tuple[int, int]:
+    """``(num, den)``: ``D_l / N(d,l) <= num / den`` for every degree ``l >= L + 2`` (Lemma 6,
+    "The counted tail"): ``3 q C(L+r+3, r-1) / N(d, L+2)`` (q the class factor), because
+    ``D_l <= 3 q C(l+r+1, r-1)``, ``N(d,l) = C(l+d-2, d-2) (2l+d-2)/(l+d-2)``, and both
+    ``C(l+r+1, r-1) / C(l+d-2, d-2)`` and ``(l+d-2)/(2l+d-2)`` do not increase with l
+    (``r <= d-1``)."""
+    q = _class_factor(d, value_class)
+    n = L + 2
+    return 3 * q * math.comb(n + r + 1, r - 1), math.comb(n + d - 2, d - 2) + math.comb(
+        n + d - 3, d - 2)
+
+
+def _tail_energy(d: int, L: int, bits: int) -> tuple[int, int]:
+    """Integers ``lo <= (1 - sum_{l<=L} eta_l^2) 2^bits <= hi`` (``sum_l eta_l^2 = 1``)."""
+    e_lo, e_hi = eta2_enclosures(d, L, bits)
+    return max(0, (1 << bits) - sum(e_hi)), (1 << bits) - sum(e_lo)
+
+
+def _counted_tail(t_lo: int, H: int, num: int, den: int) -> int:
+    """Lower end of ``T (1 - min(1, H num/den))`` from ``t_lo <= T`` (floored)."""
+    gap = den - H * num
+    return t_lo * gap // den if gap > 0 else 0
+
+
+def _bound_interval(d: int, r: int, H: int, L: int, value_class: str = "eq2",
+                    bits: int = _BITS) -> tuple[int, int]:
+    """Integers ``lo <= 2 LB 2^bits <= hi`` for the *full* series (the sum before its halving):
+    the degrees ``<= L`` term by term, the rest by the counted tail (:func:`tail_capture_ratio`)
+    below and as fully uncaptured above."""
     degrees, Ns, Ds = _tables(d, r, L, value_class)
-    e_lo, e_hi = eta2_enclosures(d, L, _BITS)
+    e_lo, e_hi = eta2_enclosures(d, L, bits)
     lo = hi = 0
     for i in range(len(degrees)):
         gap = Ns[i] - H * Ds[i]
         if gap > 0:
             lo += e_lo[i] * gap // Ns[i]
             hi += ceil_div(e_hi[i] * gap, Ns[i])
-    return lo, hi
+    t_lo, t_hi = _tail_energy(d, L, bits)
+    num, den = tail_capture_ratio(d, r, L, value_class)
+    return lo + _counted_tail(t_lo, H, num, den), hi + t_hi
+
+
+def _bits_for(H: int) -> int:
+    """Fixed-point bits that tell H from H + 1 (``H s1`` known to 2^-128 L or better), in
+    steps of 64 so that the energy tables are shared."""
+    return -(-max(_BITS, H.bit_length() + 160) // 64) * 64
+
+
+def _ends(lo: int, hi: int, bits: int) -> tuple[float, float]:
+    """Outward floats of ``lo/2^(bits+1)`` and ``hi/2^(bits+1)`` (the halving included)."""
+    lo_f, hi_f = to_float(lo, bits + 1), to_float(hi, bits + 1)
+    lo_f = max(0.0, math.nextafter(lo_f, -math.inf)) if lo_f > 0 else 0.0
+    hi_f = math.nextafter(hi_f, math.inf) if hi_f > 0 else 0.0
+    return lo_f, hi_f
+
+
+def rule_enclosure(d: int, r: int, H: int, max_degree: int | None, tol: float, vc: str
+                 ) -> tuple[int, int, int, int, bool]:
+    """``(L, lo, hi, bits, settled)``: the full series' enclosure ``[lo, hi] / 2^(bits+1)`` at
+    the truncation the rule of :mod:`.truncation` picks (from the default start, raised x4 to
+    :func:`search_degree_cap` until the printed digits are settled), or at ``max_degree``.
+    ``harmonic_bound`` and ``heads_needed`` both read this one function, so they agree."""
+    L = _resolve_degree(d, max_degree, tol, vc)
+    bits = _bits_for(H)
+
+    def evaluate(L: int) -> tuple[int, int]:
+        return _bound_interval(d, r, H, L, vc, bits)
+
+    def settled(res: tuple[int, int]) -> bool:
+        return digits_settled(*_ends(res[0], res[1], bits))
+
+    if max_degree is None:
+        L, (lo, hi), ok = settle_degrees(evaluate, settled, L, max(L, search_degree_cap(d)))
+    else:
+        lo, hi = evaluate(L)
+        ok = settled((lo, hi))
+    return L, lo, hi, bits, ok
 
 
 @lru_cache(maxsize=32)
 def _tail_bound(d: int, L: int) -> float:
     """Rigorous upper bound on (1 - sum_{l<=L} eta_l^2)/2."""
-    e_lo, _ = eta2_enclosures(d, L, _BITS)
-    return to_float((1 << _BITS) - sum(e_lo), _BITS + 1) * (1 + 1e-15)
+    return to_float(_tail_energy(d, L, _BITS)[1], _BITS + 1) * (1 + 1e-15)
 
 
 def _resolve_degree(d: int, max_degree: int | None, tol: float, value_class: str) -> int:
@@ -263,22 +247,22 @@ def harmonic_bound(
 def trusted_harmonic_bound(d: int, r: int, H: int, max_degree: int | None, tol: float,
                            value_class: str) -> HarmonicBound:
     """:func:`harmonic_bound` on ``(d, r, H)``, ``tol`` and ``value_class`` already checked
-    (``certified_lower_bound`` checks them once for both of its parts)."""
+    (``certified_lower_bound`` checks them once for both of its parts). Without ``max_degree``
+    the truncation follows the rule of :mod:`.truncation` (raised until the printed digits are
+    settled, up to :func:`search_degree_cap`)."""
     L = _resolve_degree(d, max_degree, tol, value_class)
-    tail = _tail_bound(d, L)
     if r >= d - 1:
-        return HarmonicBound(
-            d, r, H, 0.0, (0.0, 0.0), L, tail, "arithmetic: r >= d-1 gives 0", value_class
-        )
-    lo, hi = _bound_interval(d, r, H, L, value_class)
-    lo_f = to_float(lo, _BITS + 1)  # nearest floats, then one step outward
-    hi_f = to_float(hi, _BITS + 1)
-    lo_f = max(0.0, math.nextafter(lo_f, -math.inf)) if lo_f > 0 else 0.0
-    hi_f = math.nextafter(hi_f, math.inf) if hi_f > 0 else 0.0
-    value = to_float(lo + hi, _BITS + 2) if hi > 0 else 0.0
-    value = min(max(value, lo_f), hi_f)
-    method = f"interval(fixed point, {_BITS} bits), exact binomials, odd degrees 1..{L}"
-    return HarmonicBound(d, r, H, value, (lo_f, hi_f), L, tail, method, value_class)
+        return HarmonicBound(d, r, H, 0.0, (0.0, 0.0), L, 0.0, "arithmetic: r >= d-1 gives 0",
+                             value_class, truncation_of(L, 0.0, True))
+
+    L, lo, hi, bits, ok = rule_enclosure(d, r, H, max_degree, tol, value_class)
+    lo_f, hi_f = _ends(lo, hi, bits)
+    value = min(max(to_float(lo + hi, bits + 2), lo_f), hi_f)
+    method = (f"interval(fixed point, {bits} bits), exact binomials, odd degrees 1..{L}, "
+              "the rest as a counted tail")
+    tail = hi_f - lo_f
+    return HarmonicBound(d, r, H, value, (lo_f, hi_f), L, tail, method, value_class,
+                         truncation_of(L, tail, ok))
 
 
 def heads_needed(
@@ -292,8 +276,9 @@ def heads_needed(
 ) -> int:
     """Least H whose harmonic count does not exclude error <= eps: every H below it is
     certified to have error > eps on D_2 (N = 2), for every generalized-attention model of
-    key-rank r (Theorem 2's ``D'_l`` count alone, degrees up to ``max_degree``; see
-    :func:`heads_needed_search` for whether that truncation set the answer).
+    key-rank r (Theorem 2's ``D'_l`` count alone): ``heads_needed_search(...).heads``, the
+    truncation raised by the one rule unless ``max_degree`` is given (see
+    :func:`heads_needed_search` for whether it set the answer).
 
     Fast and exact for huge H: the bound is ``(S0 - H S1) / 2`` over the degrees still active
     at H (``N_l > H D_l``), so after one sort, each H costs a bisection in the sorted thresholds;
@@ -304,22 +289,24 @@ def heads_needed(
     r = check_rank(r, d)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
     vc = _check_class(value_class)
-    L = _resolve_degree(d, max_degree, check_float("tol", tol, lo=0.0, lo_open=True), vc)
-    return _least_heads(d, r, eps, L, vc)[0]
+    tol = check_float("tol", tol, lo=0.0, lo_open=True)
+    return heads_needed_search(d, r, eps, max_degree=max_degree, value_class=vc, tol=tol).heads
 
 
-def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, float]:
-    """``(H, upper end of LB_L(H))``: the least H with ``LB_L(H) <= eps`` (degrees <= L)."""
+def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, float, float]:
+    """``(H, lower, upper)``: the least H whose full-series lower end (degrees <= L and the
+    counted tail) is <= eps, and the enclosure of the full series there."""
     if r >= d - 1:
-        return 1, 0.0
+        return 1, 0.0, 0.0
     degrees, Ns, Ds = _tables(d, r, L, vc)
     last = [(n - 1) // D for n, D in zip(Ns, Ds)]  # degree i is active for H <= last[i]
+    num, den = tail_capture_ratio(d, r, L, vc)
+    last_tail = (den - 1) // num  # the counted tail is positive for H <= last_tail
     order = sorted((i for i in range(len(degrees)) if last[i] >= 1), key=lambda i: -last[i])
-    if not order:
-        return 1, 0.0
-    h_max = last[order[0]] + 1  # the bound is 0 from here on
+    h_max = max(1, last_tail + 1, last[order[0]] + 1 if order else 1)  # the lower end is 0
     bits = h_max.bit_length() + 160  # H s1 is then known to 2^-128 L or better
     e_lo, e_hi = eta2_enclosures(d, L, bits)
+    t_lo, t_hi = _tail_energy(d, L, bits)
     s0_lo, s0_hi, s1_lo, s1_hi = [0], [0], [0], [0]  # prefix sums, fixed point at ``bits``
     for i in order:
         s0_lo.append(s0_lo[-1] + e_lo[i])
@@ -329,14 +316,15 @@ def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, floa
     neg_last = [-last[i] for i in order]  # ascending, for bisect
     eps_num, eps_den = eps.as_integer_ratio()  # the double, exactly
 
-    def bound(H: int) -> tuple[int, int]:  # 2 LB_L(H) 2^bits lies in [lo, hi]
+    def bound(H: int) -> tuple[int, int]:  # 2 LB(H) 2^bits (full series) lies in [lo, hi]
         k = bisect.bisect_right(neg_last, -H)  # active degrees: last[i] >= H
-        return s0_lo[k] - H * s1_hi[k], s0_hi[k] - H * s1_lo[k]
+        return (s0_lo[k] - H * s1_hi[k] + _counted_tail(t_lo, H, num, den),
+                s0_hi[k] - H * s1_lo[k] + t_hi)
 
     def excluded(H: int) -> bool:  # certified: error > eps for H heads
         return bound(H)[0] * eps_den > (2 * eps_num) << bits
 
-    lo_h, hi_h = 1, h_max  # excluded(lo_h), not excluded(hi_h) (the bound is 0 there)
+    lo_h, hi_h = 1, h_max  # excluded(lo_h), not excluded(hi_h) (the lower end is 0 there)
     if not excluded(1):
         hi_h = 1
     while hi_h - lo_h > 1:
@@ -345,7 +333,9 @@ def _least_heads(d: int, r: int, eps: float, L: int, vc: str) -> tuple[int, floa
             lo_h = mid
         else:
             hi_h = mid
-    return hi_h, to_float(bound(hi_h)[1], bits + 1) * (1 + 1e-15)
+    lo, hi = bound(hi_h)
+    return (hi_h, max(0.0, to_float(lo, bits + 1) * (1 - 1e-15)),
+            to_float(hi, bits + 1) * (1 + 1e-15))
 
 
 # Cost of the exact tables up to degree L: L binomials of about log10 N(d, L) digits each, then
@@ -373,40 +363,71 @@ def search_degree_cap(d: int) -> int:
 @dataclass(frozen=True)
 class HeadsNeeded:
     """Result of :func:`heads_needed_search`. ``heads`` is always a valid "at least": every
-    smaller H is certified to have error > eps. ``truncation_limited``: the degrees above
-    ``max_degree`` (energy ``<= tail``) could still raise the bound at ``heads`` above eps, so
-    the full series may need more heads; otherwise ``heads`` is the full bound's answer."""
+    smaller H is certified to have error > eps. ``truncation_limited``: the full series at
+    ``heads`` could still lie above eps (its enclosure's upper end ``bound_at_heads`` > eps), so
+    the full bound may need more heads; otherwise ``heads`` is the full bound's answer.
+    ``truncation`` is the rule's record (:mod:`.truncation`, settled by the question)."""
 
     heads: int
     max_degree: int
-    tail: float  # rigorous upper bound on the energy of the degrees above max_degree
-    bound_at_heads: float  # upper end of the truncated bound at ``heads``
+    tail: float  # rigorous upper bound on the energy of the degrees above max_degree, halved
+    bound_at_heads: float  # upper end of the full series' enclosure at ``heads``
     truncation_limited: bool
     degree_cap: int  # the highest truncation the search would raise to by itself
     raised: bool  # whether the search raised the truncation above the starting one
+    truncation: Truncation | None = None
 
 
 def heads_needed_search(
-    d: int, r: int, eps: float, *, max_degree: int | None = None, value_class: str = "eq2"
+    d: int, r: int, eps: float, *, max_degree: int | None = None, value_class: str = "eq2",
+    tol: float = TAIL_TOL,
 ) -> HeadsNeeded:
     """:func:`heads_needed`, saying whether the truncation set the answer.
 
-    The full bound at H is at most ``LB_L(H) + tail_L``, so when that is <= eps the answer is
-    exact (``H - 1`` is excluded by ``LB_L`` alone). Otherwise, with ``max_degree`` not given,
-    the truncation is raised (x4) up to :func:`search_degree_cap` and the answer recomputed;
-    a ``max_degree`` given is used as it is.
+    Every H is judged by the value :func:`harmonic_bound` gives (the one truncation rule), so
+    the two agree at ``H - 1`` (lower end > eps) and at H (lower end <= eps); every smaller H
+    is excluded because the full series does not increase with H. The answer is the full
+    bound's when the upper end at H is <= eps too; otherwise ``truncation_limited``. ``tol``
+    sets the starting truncation (as in :func:`harmonic_bound`).
     """
     d = check_dim(d)
     r = check_rank(r, d)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
     vc = _check_class(value_class)
     cap = search_degree_cap(d)
-    L = _resolve_degree(d, max_degree, TAIL_TOL, vc)
-    start = L
-    while True:
-        H, at_h = _least_heads(d, r, eps, L, vc)
-        tail = _tail_bound(d, L)
-        limited = r < d - 1 and at_h + tail > eps
-        if not limited or max_degree is not None or L >= cap:
-            return HeadsNeeded(H, L, tail, at_h, limited, cap, L > start)
-        L = min(4 * L + 1, cap)
+    start = _resolve_degree(d, max_degree, check_float("tol", tol, lo=0.0, lo_open=True), vc)
+
+    eps_num, eps_den = eps.as_integer_ratio()  # the double, exactly
+    if r >= d - 1:
+        return HeadsNeeded(1, start, _tail_bound(d, start), 0.0, False, cap, False,
+                           truncation_of(start, 0.0, True))
+
+    def excluded(H: int) -> bool:  # certified by the value bounds lower prints: error > eps
+        _, lo, _, bits, _ = rule_enclosure(d, r, H, max_degree, tol, vc)
+        return lo * eps_den > (2 * eps_num) << bits
+
+    # fast: the prefix-sum answer at a fixed L, with L moved to the rule's L at that answer
+    # until it stops moving; then the rule's own values confirm H - 1 and H (or a bisection
+    # on them decides)
+    L = start
+    for _ in range(8):
+        guess = _least_heads(d, r, eps, L, vc)[0]
+        L_next = rule_enclosure(d, r, guess, max_degree, tol, vc)[0]
+        if L_next == L:
+            break
+        L = L_next
+    if not excluded(guess) and (guess == 1 or excluded(guess - 1)):
+        lo_h, hi_h = guess - 1, guess
+    else:
+        lo_h = 0
+        hi_h = max(1, guess)
+        while excluded(hi_h):
+            lo_h, hi_h = hi_h, 2 * hi_h
+    while hi_h - lo_h > 1:
+        mid = (lo_h + hi_h) // 2
+        lo_h, hi_h = (mid, hi_h) if excluded(mid) else (lo_h, mid)
+    L, lo, hi, bits, _ = rule_enclosure(d, r, hi_h, max_degree, tol, vc)
+    ok = hi * eps_den <= (2 * eps_num) << bits  # the full series at H* is <= eps
+    lo_f, hi_f = _ends(lo, hi, bits)
+    return HeadsNeeded(hi_h, L, _tail_bound(d, L), hi_f, not ok, cap, L > start,
+                       truncation_of(L, hi_f - lo_f, ok))

@@ -21,14 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 
-__all__ = ["BoundValue", "Part", "PartKind", "Truncation", "digits_settled", "FIBER",
+__all__ = ["BoundValue", "Part", "PartKind", "Truncation", "FIBER",
            "HARMONIC_COUNT", "THEOREM3_LOWER"]
-
-
-def digits_settled(lower: float, tail: float, digits: int = 6) -> bool:
-    """Whether adding up to ``tail`` to ``lower`` leaves its ``digits`` printed significant
-    digits unchanged (the default question a truncated series must settle)."""
-    return f"{lower:.{digits}g}" == f"{lower + tail:.{digits}g}"
 
 
 @dataclass(frozen=True)

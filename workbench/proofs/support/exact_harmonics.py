@@ -93,16 +93,26 @@ def float_enclosure(x: mpmath.ctx_iv.ivmpf) -> tuple[float, float]:
 def independent_bound(
     d: int, r: int, H: int, L: int, value_class: str = "eq2"
 ) -> tuple[float, float]:
-    """Rigorous float enclosure of ``LB_L`` recomputed without the library's bound code:
-    ``eta_l^2`` from exact factorials, ``N`` from the homogeneous-polynomial count, ``D_l`` from
-    ``math.comb`` (times ``d(d+1)/2`` for query-dependent values); summed in mpmath intervals."""
+    """Rigorous float enclosure of the full series ``LB`` recomputed without the library's bound
+    code: ``eta_l^2`` from exact factorials, ``N`` from the homogeneous-polynomial count,
+    ``D_l`` from ``math.comb`` (times ``d(d+1)/2`` for query-dependent values), summed in mpmath
+    intervals to L; the rest ``T = 1 - S_L`` counted between ``(1 - min(1, H g)) T`` and T,
+    ``g = 3 q C(L+r+3, r-1) / N(d, L+2)`` (Lemma 6, "The counted tail")."""
     q = 1 if value_class == "eq2" else d * (d + 1) // 2
     with iv_precision():
-        total = iv.mpf(0)
+        total = energy = iv.mpf(0)
         for l in range(1, L + 1, 2):
             N = harmonic_count(d, l)
             D = q * sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
+            e2 = eta_squared_interval(d, l)
+            energy += e2
             if N > H * D:
-                total += eta_squared_interval(d, l) * (iv.mpf(N - H * D) / iv.mpf(N))
-        return float_enclosure(total / 2)
-
+                total += e2 * (iv.mpf(N - H * D) / iv.mpf(N))
+        if r >= d - 1:
+            return float_enclosure(total / 2)
+        rest = 1 - energy
+        num, den = 3 * q * math.comb(L + r + 3, r - 1), harmonic_count(d, L + 2)
+        kept = iv.mpf(max(0, den - H * num)) / iv.mpf(den)
+        lo = float_enclosure((total + rest * kept) / 2)[0]
+        hi = float_enclosure((total + rest) / 2)[1]
+        return lo, hi

@@ -109,8 +109,17 @@ def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
         at = harmonic.harmonic_bound(d, r, h).enclosure[0]  # the certified lower end itself
         out.append(Evidence(at, e, "<=", "interval", {**p, "H": h},
                             note=f"{HARMONIC_ONLY}: at H* it does not exclude eps"))
-        if h > 1:  # the 96-bit enclosure may straddle eps where heads_needed resolved it
+        if h > 1:
             below = harmonic.harmonic_bound(d, r, h - 1).enclosure
+            if below[0] <= e:  # the float ends lose the last ulps: read the exact fixed point
+                _, lo, _, bits, _ = harmonic.rule_enclosure(d, r, h - 1, None, harmonic.TAIL_TOL,
+                                                          "eq2")
+                num, den = e.as_integer_ratio()
+                out.append(Evidence(float(lo * den > (2 * num) << bits), 1.0, "==", "exact",
+                                    {**p, "H": h - 1, "bits": bits},
+                                    note=f"{HARMONIC_ONLY}: at H* - 1 it exceeds eps (the "
+                                    "exact fixed-point lower end; its float is within an ulp)"))
+                continue
             out.append(Evidence(below[0], math.nextafter(e, math.inf), ">=", "interval",
                                 {**p, "H": h - 1}, ci=below, ci_level=1.0, interval="enclosure",
                                 note=f"{HARMONIC_ONLY}: at H* - 1 it exceeds eps"))
