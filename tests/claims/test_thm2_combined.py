@@ -9,7 +9,6 @@ import dataclasses
 
 from tests.claims.conftest import run_claim
 from workbench.core.bounds import EQ2, QUERY_VALUES
-from workbench.core.bounds.value import BoundValue
 from workbench.testing import plant
 
 
@@ -33,9 +32,10 @@ def test_the_query_class_given_the_eq2_numbers_in_the_combination_is_violated() 
 def _part_scaled(name: str, k: float):  # type: ignore[no-untyped-def]
     def wrap(f):  # type: ignore[no-untyped-def]
         def faulty(harmonic, fiber):  # type: ignore[no-untyped-def]
-            parts = tuple(dataclasses.replace(p, enclosure=(k * p.enclosure[0], k * p.enclosure[1]))
-                          if p.name == name else p for p in f(harmonic, fiber).parts)
-            return BoundValue(parts)
+            right = f(harmonic, fiber)
+            return dataclasses.replace(right, parts=tuple(
+                dataclasses.replace(p, enclosure=(k * p.enclosure[0], k * p.enclosure[1]))
+                if p.name == name else p for p in right.parts))
 
         return faulty
 

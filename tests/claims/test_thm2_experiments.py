@@ -10,7 +10,7 @@ import torch
 
 from tests.claims.conftest import assert_module_holds, run_claim
 from workbench.constructions import random_features
-from workbench.core.bounds.certified import CertifiedBound
+from workbench.core.bounds.certified import combined
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement
 from workbench.proofs.claim import INTERVALS
 from workbench.proofs.paper.thm2.experiments import solve_random_features
@@ -51,7 +51,7 @@ def _scaled_certified(factor: float):  # type: ignore[no-untyped-def]
     def wrap(f):  # type: ignore[no-untyped-def]
         def fake(*a, **k):  # type: ignore[no-untyped-def]
             cb = f(*a, **k)
-            return CertifiedBound(times(cb.harmonic), times(cb.fiber))
+            return combined(times(cb.harmonic), times(cb.fiber))
 
         return fake
 

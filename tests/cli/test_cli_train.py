@@ -194,7 +194,7 @@ def test_planted_low_error_below_bound_exits_1(capsys, monkeypatch) -> None:
 
     def inflated(d, r, H, *a):  # a bound planted 10x too high must be reported as broken
         cb = real(d, r, H, *a)
-        return dataclasses.replace(cb, fiber=dataclasses.replace(cb.fiber, enclosure=(10.0, 10.0)))
+        return cb_mod.combined(cb.harmonic, dataclasses.replace(cb.fiber, enclosure=(10.0, 10.0)))
 
     monkeypatch.setattr(cb_mod, "certified_lower_bound", inflated)
     code, out, err = run(capsys, *ARGS, "--points", "orthonormal")

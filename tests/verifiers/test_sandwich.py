@@ -16,7 +16,7 @@ from workbench.constructions.optimized import (
     bayes_heads,
     hardmax_rank1,
 )
-from workbench.core.bounds.certified import CertifiedBound
+from workbench.core.bounds.certified import CertifiedBound, combined
 from workbench.core.bounds.certified import certified_lower_bound as true_certified
 from workbench.proofs.claim import combine
 from workbench.proofs.paper.thm2 import sandwich as claims
@@ -72,7 +72,7 @@ def _scaled_bound(factor: float, heads: int | None = 1):  # type: ignore[no-unty
             return cb
         v = factor * cb.value  # planted through the fiber side, which then is the larger
         fiber = dataclasses.replace(cb.fiber, value=v, enclosure=(v, v))
-        return dataclasses.replace(cb, fiber=fiber)
+        return combined(cb.harmonic, fiber)
 
     return inflated
 

@@ -18,48 +18,24 @@ from workbench.core.validation import check_choice, check_layer
 __all__ = ["CertifiedBound", "certified_lower_bound", "combined"]
 
 
-def combined(harmonic: HarmonicBound, fiber: FiberBound) -> BoundValue:
+def combined(harmonic: HarmonicBound, fiber: FiberBound) -> CertifiedBound:
     """The combination layer: ``max(harmonic count, fiber bound)`` at one point, as the one
     value every command prints."""
-    return BoundValue((harmonic.part(), fiber.part()))
+    return CertifiedBound((harmonic.part(), fiber.part()), harmonic, fiber)
 
 
 @dataclass(frozen=True)
-class CertifiedBound:
-    """The two bounds for a model class and their combination ``bound_value``; every label
-    (``value``, ``enclosure``, ``source``, ``rigorous``, ``certified``) is read from it."""
+class CertifiedBound(BoundValue):
+    """The two bounds for a model class as one :class:`BoundValue` (every label is computed
+    from its two parts), with the two results kept for what only they say (``harmonic``: the
+    degrees summed; ``fiber``: the span of the keys)."""
 
     harmonic: HarmonicBound
     fiber: FiberBound
 
     @property
     def bound_value(self) -> BoundValue:
-        return combined(self.harmonic, self.fiber)
-
-    @property
-    def chosen(self) -> HarmonicBound | FiberBound:
-        """The bound that gives ``value`` (the harmonic count on ties)."""
-        return self.fiber if self.bound_value.chosen.name == "fiber" else self.harmonic
-
-    @property
-    def value(self) -> float:
-        return self.bound_value.value
-
-    @property
-    def enclosure(self) -> tuple[float, float]:
-        return self.bound_value.enclosure
-
-    @property
-    def source(self) -> str:
-        return self.bound_value.source
-
-    @property
-    def rigorous(self) -> bool:
-        return self.bound_value.rigorous
-
-    @property
-    def certified(self) -> float:
-        return self.bound_value.certified
+        return self
 
 
 def certified_lower_bound(
@@ -69,5 +45,5 @@ def certified_lower_bound(
     harmonic count. The arguments are checked here, once, for both parts."""
     d, r, H = check_layer(d, r, H)
     value_class = check_choice("value_class", value_class, VALUE_CLASSES)
-    return CertifiedBound(trusted_harmonic_bound(d, r, H, max_degree, TAIL_TOL, value_class),
-                          trusted_fiber_bound(d, r, H, value_class))
+    return combined(trusted_harmonic_bound(d, r, H, max_degree, TAIL_TOL, value_class),
+                    trusted_fiber_bound(d, r, H, value_class))

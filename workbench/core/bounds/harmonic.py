@@ -65,7 +65,8 @@ _BITS = 128  # fixed-point fraction bits of the enclosures (an error of 2^-112 a
 
 @dataclass(frozen=True)
 class HarmonicBound:
-    """Result of :func:`harmonic_bound`: use ``enclosure[0]`` as the certified number."""
+    """Result of :func:`harmonic_bound`: ``enclosure[0]`` is the number; its labels are those of
+    :meth:`part`."""
 
     d: int
     r: int
