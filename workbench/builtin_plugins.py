@@ -87,8 +87,31 @@ def _theorem3_lower() -> Bound:
                  "queries, D_2 keys), valid with probability 0.999 (Hoeffding over the strata)")
 
 
+def _n_keys(value_class: str) -> Bound:
+    """The bound beyond two keys (3 <= N <= d-2 on D_N), ``n_keys_bound``'s lower end."""
+
+    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+        from workbench.core.bounds.n_keys import n_keys_bound
+
+        return n_keys_bound(d, r, H, N, value_class).enclosure
+
+    def domain(d: int, r: int, H: int, N: int) -> str | None:
+        from workbench.core.bounds.n_keys import covered
+
+        return covered(d, N)
+
+    suffix = "" if value_class == "eq2" else "-query-values"
+    return Bound(f"n-keys{suffix}", lambda d, r, H, N: enclosure(d, r, H, N)[0], N=None,
+                 N_text="3..d-2", domain=domain, value_class=value_class, enclosure=enclosure, rigorous=True,
+                 encoding=f"nkeys.bound{suffix.replace('-', '_')}",
+                 ref="derivations/beyond_two_keys.md#result",
+                 description="the bound beyond two keys: 3 <= N <= d-2 on D_N (N orthonormal "
+                 "keys, uniform queries), generalized attention (Eq. 2)"
+                 + ("" if value_class == "eq2" else " with query-dependent value maps"))
+
+
 def _bounds() -> list[Bound]:
-    return [make(vc) for make in (_certified, _harmonic, _fiber)
+    return [make(vc) for make in (_certified, _harmonic, _fiber, _n_keys)
             for vc in ("eq2", "query-dependent-values")] + [_theorem3_lower()]
 
 

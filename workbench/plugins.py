@@ -83,6 +83,7 @@ class Bound:
     ref: str = ""
     source: str = "workbench"
     spec: str = ""
+    N_text: str = ""  # the N it covers in words where ``N`` is None and ``domain`` narrows it
 
     def __post_init__(self) -> None:
         _check_name("bound", self.name)
@@ -136,7 +137,7 @@ class Bound:
     def describe(self) -> dict[str, Any]:
         """The bound's fields as JSON: ``N`` is the list of the N it covers, ``null`` for
         every N (``N_text`` says which)."""
-        n = "every N" if self.N is None else ", ".join(str(k) for k in self.N)
+        n = (self.N_text or "every N") if self.N is None else ", ".join(str(k) for k in self.N)
         return {"name": self.name, "side": self.side, "status": self.status,
                 "rigorous": self.rigorous, "target": self.target, "law": self.law,
                 "value_class": self.value_class,

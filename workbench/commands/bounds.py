@@ -176,7 +176,8 @@ def _human_lower(p: dict[str, Any]) -> str:
               help="A registered bound (workbench bounds list) or module:function "
               "f(d, rank, heads, N).")
 @click.option("--N", "N", type=int, default=2, show_default=True,
-              help="Number of keys N (the certified bound covers N = 2).")
+              help="Number of keys N: the certified bound at N = 2, the n-keys bound for "
+              "3 <= N <= d-2 (orthonormal keys).")
 @click.option("--max-degree", type=int, default=None,
               help="Sum odd degrees up to this (the certified bound).")
 @click.option(
@@ -206,6 +207,12 @@ def lower(
     if not chosen.is_hardmax:
         _lower_profile(chosen, bound, d, rank, heads, N, max_degree, value_class, points,
                        as_json)
+        return
+    if _beyond_two_keys(bound, N, click.get_current_context().get_parameter_source(
+            "bound") is ParameterSource.COMMANDLINE):
+        from workbench.commands.bounds_n_keys import lower_n_keys
+
+        lower_n_keys(d, rank, heads, N, max_degree, value_class, points, as_json)
         return
     if bound not in CERTIFIED:
         if points == "iid":
@@ -278,6 +285,12 @@ def lower(
     if target != "nearest":  # the default output keeps its fields
         payload["target"] = chosen.describe()
     emit(payload, as_json, _human_lower)
+
+
+def _beyond_two_keys(bound: str, N: int, bound_given: bool) -> bool:
+    """Whether ``bounds lower`` answers with the n-keys bound: ``--N`` other than 2 without
+    ``--bound`` (the default is the largest valid bound there), or ``--bound n-keys``."""
+    return N != 2 and (not bound_given or bound == "n-keys")
 
 
 def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: int, N: int,
@@ -430,6 +443,9 @@ def _human_other(p: dict[str, Any]) -> str:
 @click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
 @click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
 @click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
+@click.option("--N", "N", type=int, default=2, show_default=True,
+              help="Number of keys: the harmonic count at N = 2, the n-keys bound for "
+              "3 <= N <= d-2.")
 @click.option("--max-degree", type=int, default=None,
               help="Sum odd degrees up to this (default: raised automatically up to a cost cap).")
 @click.option("--class", "value_class", type=click.Choice(VALUE_CLASSES), default=EQ2,
@@ -439,11 +455,19 @@ def _human_other(p: dict[str, Any]) -> str:
 @target_options
 @json_option
 def heads_needed_cmd(
-    d: int, rank: int, eps: float, max_degree: int | None, value_class: str, target: str,
-    target_params: tuple[str, ...], as_json: bool,
+    d: int, rank: int, eps: float, N: int, max_degree: int | None, value_class: str,
+    target: str, target_params: tuple[str, ...], as_json: bool,
 ) -> None:
     """Least H for which the harmonic count allows error <= eps (all smaller H cannot);
-    --target gives it for another target's profile (e.g. soft-nearest at beta)."""
+    --target gives it for another target's profile (e.g. soft-nearest at beta); --N 3..d-2
+    gives it for the n-keys bound."""
+    if N != 2 and target == "nearest":
+        from workbench.commands.bounds_n_keys import heads_needed_n_keys
+
+        heads_needed_n_keys(d, rank, N, eps, max_degree, value_class, as_json)
+        return
+    if N != 2:
+        raise ValueError(f"--N must be 2 with --target {target} (got --N {N})")
     d, rank = _check_common(d, rank, max_degree)
     eps = check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)
     chosen = choose_target(target, target_params)

@@ -21,16 +21,17 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from fractions import Fraction
+from typing import Any
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
-from workbench.core.bounds.n_keys_energy import energy_enclosures
+from workbench.core.bounds.n_keys_energy import energy_enclosures, fiber_dim
 from workbench.core.bounds.value import BoundValue, Part, Truncation
 from workbench.core.harmonics import dim_harmonics
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
 __all__ = ["NAME", "DEFAULT_DEGREE", "NKeysHeads", "covered", "degree_count", "fiber_dim",
-           "n_keys_bound", "n_keys_heads_needed", "tail_factor"]
+           "form_counts", "n_keys_bound", "n_keys_heads_needed", "pair_factor", "tail_factor"]
 
 NAME = "n-keys"
 DEFAULT_DEGREE = 21  # odd degrees summed by default (--max-degree sets it); the counted tail
@@ -58,17 +59,13 @@ def _check(d: int, r: int, H: int, N: int, value_class: str) -> tuple[int, int, 
     return d, r, H, N, check_choice("value_class", value_class, VALUE_CLASSES)
 
 
-def fiber_dim(d: int, N: int) -> int:
-    """``n = d - N + 1``: the dimension of the space E the pair direction w ranges over."""
-    return d - N + 1
-
-
 def _inv(r: int, k: int) -> int:
     return math.comb(k + r - 1, r - 1) if k >= 0 else 0
 
 
-def _factors(n: int, N: int, value_class: str) -> tuple[int, int]:
-    """``(A, B)``: quadratic forms and linear forms per head on the fiber."""
+def form_counts(n: int, N: int, value_class: str) -> tuple[int, int]:
+    """``(A, B)``: the quadratic and the linear forms of w on E one head contributes (step 6):
+    ``(1, min(N - 1, n))`` for Eq. 2, ``(n(n+1)/2, n)`` for query-dependent value maps."""
     if value_class == EQ2:
         return 1, min(N - 1, n)
     return n * (n + 1) // 2, n
@@ -78,7 +75,7 @@ def degree_count(d: int, r: int, N: int, l: int, value_class: str = EQ2) -> int:
     """``D_l``: the bound on ``dim Pi_l V_h`` on ``S^{n-1}`` for one head (step 8)."""
     d, r, _, N, value_class = _check(d, r, 1, N, value_class)
     l = check_int("l", l, lo=0)
-    a, b = _factors(fiber_dim(d, N), N, value_class)
+    a, b = form_counts(fiber_dim(d, N), N, value_class)
     return (a * (_inv(r, l - 2) + _inv(r, l) + _inv(r, l + 2))
             + b * (_inv(r, l - 1) + _inv(r, l + 1)))
 
@@ -88,9 +85,15 @@ def tail_factor(d: int, r: int, H: int, N: int, L: int, value_class: str = EQ2) 
     n = fiber_dim(d, N)
     if r > n - 2:
         return Fraction(1)
-    a, b = _factors(n, N, value_class)
+    a, b = form_counts(n, N, value_class)
     t = Fraction(H * (3 * a + 2 * b) * _inv(r, L + 3), math.comb(L + n - 1, n - 2))
     return min(Fraction(1), t)
+
+
+def pair_factor(N: int) -> Fraction:
+    """``(N - 1)/2``: the pairs' weight (step 2: ``(2/N) C(N, 2) = N - 1``) times the 1/2 of
+    ``E<w, f - A>^2 = E(t - G)^2/2`` (step 3)."""
+    return Fraction(N - 1, 2)
 
 
 def _loss(d: int, r: int, H: int, N: int, l: int, value_class: str) -> Fraction:
@@ -100,7 +103,7 @@ def _loss(d: int, r: int, H: int, N: int, l: int, value_class: str) -> Fraction:
     return Fraction(max(0, big - H * degree_count(d, r, N, l, value_class)), big)
 
 
-def _frac(x: Fraction) -> object:
+def _frac(x: Fraction) -> Any:
     return rig.arb(x.numerator) / rig.arb(x.denominator)
 
 
@@ -120,7 +123,7 @@ def _enclose(d: int, r: int, H: int, N: int, L: int, value_class: str
         tail_lo = two_n - summed_hi  # the energy above L lies in [tail_lo, tail_hi]
         tail_hi = two_n - summed_lo
         tail_lo = tail_lo if tail_lo > 0 else rig.arb(0)
-        half = rig.arb(N - 1) / 2
+        half = _frac(pair_factor(N))
         tau = _frac(tail_factor(d, r, H, N, L, value_class))
         lo = half * (kept + (1 - tau) * tail_lo)
         hi = half * (kept + tail_hi)

@@ -30,16 +30,23 @@ from workbench.core import rigorous as rig
 from workbench.core.harmonics import dim_harmonics
 from workbench.core.validation import check_int
 
-__all__ = ["coefficient", "energy_enclosures", "kappa_density", "atom_at_zero", "X_CUT"]
+__all__ = ["coefficient", "density_bound", "energy_enclosures", "fiber_dim", "kappa_density", "atom_at_zero", "X_CUT"]
 
 _BITS = 64
 X_CUT = 10  # the maximum of the Gaussians is integrated over [-X_CUT, X_CUT]
 
 
+def fiber_dim(d: int, N: int) -> int:
+    """``n = d - N + 1``: the dimension of the space E that the pair direction
+    ``w = (x1 - x2)/sqrt2`` ranges over once ``u = (x1 + x2)/sqrt2`` and ``x_3..x_N`` are fixed
+    (step 4)."""
+    return d - N + 1
+
+
 def _check(d: int, N: int) -> tuple[int, int]:
     d = check_int("d", d, lo=5)
     N = check_int("N", N, lo=3, hi=d - 2)
-    return d, d - N + 1
+    return d, fiber_dim(d, N)
 
 
 def _gegenbauer(j: int, mu: Any, x: Any) -> Any:
