@@ -102,7 +102,8 @@ def _n_keys(value_class: str) -> Bound:
 
     suffix = "" if value_class == "eq2" else "-query-values"
     return Bound(f"n-keys{suffix}", lambda d, r, H, N: enclosure(d, r, H, N)[0], N=None,
-                 N_text="3..d-2", domain=domain, value_class=value_class, enclosure=enclosure, rigorous=True,
+                 N_text="3..d-2", domain=domain, value_class=value_class, enclosure=enclosure,
+                 rigorous=True,
                  encoding=f"nkeys.bound{suffix.replace('-', '_')}",
                  ref="derivations/beyond_two_keys.md#result",
                  description="the bound beyond two keys: 3 <= N <= d-2 on D_N (N orthonormal "

@@ -30,7 +30,8 @@ from workbench.core import rigorous as rig
 from workbench.core.harmonics import dim_harmonics
 from workbench.core.validation import check_int
 
-__all__ = ["coefficient", "density_bound", "energy_enclosures", "fiber_dim", "kappa_density", "atom_at_zero", "X_CUT"]
+__all__ = ["X_CUT", "atom_at_zero", "coefficient", "density_bound", "energy_enclosures",
+           "fiber_dim", "kappa_density"]
 
 _BITS = 64
 X_CUT = 10  # the maximum of the Gaussians is integrated over [-X_CUT, X_CUT]
