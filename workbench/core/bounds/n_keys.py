@@ -122,7 +122,8 @@ def _enclose(d: int, r: int, H: int, N: int, L: int, value_class: str
         two_n = rig.arb(2) / N
         tail_lo = two_n - summed_hi  # the energy above L lies in [tail_lo, tail_hi]
         tail_hi = two_n - summed_lo
-        tail_lo = tail_lo if tail_lo > 0 else rig.arb(0)
+        tail_lo = tail_lo if tail_lo > 0 else rig.arb(0)  # an energy is >= 0
+        tail_hi = tail_hi if tail_hi > 0 else rig.arb(0)
         half = _frac(pair_factor(N))
         tau = _frac(tail_factor(d, r, H, N, L, value_class))
         lo = half * (kept + (1 - tau) * tail_lo)
