@@ -16,8 +16,8 @@ import torch
 
 from workbench.core.bounds.n_keys import degree_count, n_keys_bound
 from workbench.core.bounds.n_keys_energy import coefficient, energy_enclosures
-from workbench.core.invariant_harmonics import fiber_head_rank
 from workbench.core.intervals import bonferroni_level
+from workbench.core.invariant_harmonics import fiber_head_rank
 from workbench.core.montecarlo import sample_mean
 from workbench.core.sphere import sample_instances
 from workbench.core.symbolic.n_keys import (
