@@ -108,6 +108,8 @@ def heads_needed_n_keys(d: int, rank: int, N: int, eps: float, max_degree: int |
 
     res = n_keys_heads_needed(d, rank, N, eps, value_class, max_degree=L)
     below = res.bound_below
+    trunc = res.bound_at_heads.truncation
+    assert trunc is not None  # the n-keys part always records its truncation
     payload = {
         "d": d, "r": rank, "N": N, "eps": eps, "class": value_class,
         "covers": COVERS[value_class], "heads_needed": res.heads,
@@ -115,7 +117,7 @@ def heads_needed_n_keys(d: int, rank: int, N: int, eps: float, max_degree: int |
         "bound": res.bound_at_heads.source,
         "bound_at_heads": list(res.bound_at_heads.enclosure),
         "bound_below": None if below is None else list(below.enclosure),
-        "degrees_summed": res.bound_at_heads.truncation.degrees_summed,
+        "degrees_summed": trunc.degrees_summed,
         "truncation_settled": not res.bound_at_heads.truncation_matters,
     }
     emit(payload, as_json, _human_heads)

@@ -91,8 +91,8 @@ def bound_value_claim(ctx: CheckContext) -> list[Evidence]:
 
 
 def _fiber_form(n_draws: int, d: int, N: int) -> Evidence:
-    X, y = sample_instances(n_draws, N, d, points="orthonormal", generator=d * 31 + N)
-    X, y = X.numpy(), y.numpy()
+    Xt, yt = sample_instances(n_draws, N, d, points="orthonormal", generator=d * 31 + N)
+    X, y = Xt.numpy(), yt.numpy()
     u = (X[:, 0] + X[:, 1]) / math.sqrt(2)
     w = (X[:, 0] - X[:, 1]) / math.sqrt(2)
     fixed = np.concatenate([u[:, None], X[:, 2:]], axis=1)
