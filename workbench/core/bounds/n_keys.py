@@ -135,20 +135,21 @@ def _enclose(d: int, r: int, H: int, N: int, L: int, value_class: str
 def n_keys_bound(d: int, r: int, H: int, N: int, value_class: str = EQ2, *,
                  max_degree: int | None = None) -> BoundValue:
     """The bound beyond two keys at ``(d, r, H, N)`` (``3 <= N <= d - 2``, D_N), one rigorous
-    part named ``n-keys``; degrees up to ``max_degree`` (default ``DEFAULT_DEGREE``) are summed
+    part named ``n-keys`` (``n-keys-query-values`` for that class); degrees up to ``max_degree`` (default ``DEFAULT_DEGREE``) are summed
     and the rest counted (module docstring)."""
     d, r, H, N, value_class = _check(d, r, H, N, value_class)
     L = DEFAULT_DEGREE if max_degree is None else check_int("max_degree", max_degree, lo=1,
                                                                hi=MAX_DEGREE)
     L = L if L % 2 else L - 1
+    name = NAME if value_class == EQ2 else f"{NAME}-query-values"  # the registered names
     if r >= fiber_dim(d, N) - 1:  # D_l >= N(n, l) at every degree: exactly 0
-        return BoundValue(parts=(Part(NAME, (0.0, 0.0), True, "arithmetic: r >= d - N gives 0",
+        return BoundValue(parts=(Part(name, (0.0, 0.0), True, "arithmetic: r >= d - N gives 0",
                                       Truncation(L, 0.0, True, "--max-degree")),))
     lo, hi, trunc = _enclose(d, r, H, N, L, value_class)
     settled = trunc <= SETTLED_REL * max(lo, 1e-300)
     method = (f"arb balls: Gamma_l by Gauss-Legendre with a proved error (odd l <= {L}), the "
               f"degrees above counted by Parseval (sum Gamma_l = 2/N)")
-    return BoundValue(parts=(Part(NAME, (lo, hi), True, method,
+    return BoundValue(parts=(Part(name, (lo, hi), True, method,
                                   Truncation(L, trunc, settled, "--max-degree")),))
 
 
