@@ -135,8 +135,9 @@ def _enclose(d: int, r: int, H: int, N: int, L: int, value_class: str
 def n_keys_bound(d: int, r: int, H: int, N: int, value_class: str = EQ2, *,
                  max_degree: int | None = None) -> BoundValue:
     """The bound beyond two keys at ``(d, r, H, N)`` (``3 <= N <= d - 2``, D_N), one rigorous
-    part named ``n-keys`` (``n-keys-query-values`` for that class); degrees up to ``max_degree`` (default ``DEFAULT_DEGREE``) are summed
-    and the rest counted (module docstring)."""
+    part named ``n-keys`` (``n-keys-query-values`` for that class); degrees up to
+    ``max_degree`` (default ``DEFAULT_DEGREE``) are summed and the rest counted (module
+    docstring)."""
     d, r, H, N, value_class = _check(d, r, H, N, value_class)
     L = DEFAULT_DEGREE if max_degree is None else check_int("max_degree", max_degree, lo=1,
                                                                hi=MAX_DEGREE)
