@@ -14,6 +14,7 @@ from __future__ import annotations
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from typing import Any
 
 from workbench.testing import (
@@ -23,6 +24,7 @@ from workbench.testing import (
     edited,
     mapped,
     plant_for_process,
+    replaced,
     scaled,
 )
 
@@ -614,6 +616,19 @@ FAULTS: tuple[Fault, ...] = (
           "core", "constant", "the soft target's harmonic count 50 % high",
           mapped(lambda b: replace(b, value=1.5 * b.value,
                                    enclosure=(1.5 * b.enclosure[0], 1.5 * b.enclosure[1])))),
+    # the bound beyond two keys (docs/derivations/beyond_two_keys.md)
+    Fault("core.nkeys_fiber_dim", "workbench.core.bounds.n_keys_energy:fiber_dim", "core",
+          "argument", "the fiber's dimension n = d - N in place of d - N + 1 (the pair "
+          "direction's own dimension forgotten)", mapped(lambda n: n - 1)),
+    Fault("core.nkeys_linear_forms_dropped", "workbench.core.bounds.n_keys:form_counts", "core",
+          "dropped term", "the count D_l without the min(N-1, n) linear forms per head (the N = 2 "
+          "count D'_l reused)", mapped(lambda ab: (ab[0], 0))),
+    Fault("core.nkeys_energies_high", "workbench.core.bounds.n_keys_energy:energy_enclosures",
+          "core", "normalisation", "every Gamma_l enclosure 5 % high",
+          mapped(lambda e: tuple((1.05 * lo, 1.05 * hi) for lo, hi in e))),
+    Fault("core.nkeys_pair_factor", "workbench.core.bounds.n_keys:pair_factor", "core",
+          "constant", "the pairs' factor (N-1)/2 replaced by (N/2)/2",
+          replaced(lambda N: Fraction(N, 4))),
 )
 BY_ID: dict[str, Fault] = {f.id: f for f in FAULTS}
 

@@ -7,7 +7,13 @@ from __future__ import annotations
 
 from typing import Any
 
-from workbench.core.bounds.value import FIBER, HARMONIC_COUNT, THEOREM3_LOWER, BoundValue
+from workbench.core.bounds.value import (
+    FIBER,
+    HARMONIC_COUNT,
+    N_KEYS,
+    THEOREM3_LOWER,
+    BoundValue,
+)
 from workbench.core.profiles import Profile, Target, sign_profile, tanh_profile
 from workbench.plugins import (
     Bound,
@@ -89,28 +95,33 @@ def _theorem3_lower() -> Bound:
                  "queries, D_2 keys), valid with probability 0.999 (Hoeffding over the strata)")
 
 
-def _n_keys() -> Bound:
-    """``B_N`` beyond two keys: 3 <= N <= d - 2 on D_N, Eq. 2 (provisional registration)."""
+def _n_keys(value_class: str) -> Bound:
+    """The bound beyond two keys (3 <= N <= d-2 on D_N), ``n_keys_bound``."""
 
-    def enclosure(d: int, r: int, H: int, N: int) -> tuple[float, float]:
+    def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
         from workbench.core.bounds.n_keys import n_keys_bound
 
-        return n_keys_bound(d, r, H, N).enclosure
+        return n_keys_bound(d, r, H, N, value_class)
 
     def domain(d: int, r: int, H: int, N: int) -> str | None:
-        from workbench.core.bounds.n_keys import n_keys_outside
+        from workbench.core.bounds.n_keys import covered
 
-        return n_keys_outside(d, N)
+        return covered(d, N)
 
-    return Bound("n-keys", lambda d, r, H, N: enclosure(d, r, H, N)[0], N=None, domain=domain,
-                 enclosure=enclosure, ref="paper.md#beyond-two-keys",
-                 description="the bound beyond two keys, B_N: 3 <= N <= d - 2 on D_N "
-                 "(orthonormal keys, uniform queries), generalized attention (Eq. 2)")
+    suffix = "" if value_class == "eq2" else "-query-values"
+    return Bound(f"n-keys{suffix}", _value_only(evaluate), N=None, N_text="3..d-2",
+                 domain=domain, value_class=value_class, parts=(N_KEYS,), evaluator=evaluate,
+                 encoding=f"nkeys.bound{suffix.replace('-', '_')}",
+                 ref="derivations/beyond_two_keys.md#result",
+                 description="the bound beyond two keys: 3 <= N <= d-2 on D_N (N orthonormal "
+                 "keys, uniform queries), generalized attention (Eq. 2)"
+                 + ("" if value_class == "eq2" else " with query-dependent value maps"))
 
 
 def _bounds() -> list[Bound]:
-    return [make(vc) for make in (_certified, _harmonic, _fiber)
-            for vc in ("eq2", "query-dependent-values")] + [_theorem3_lower(), _n_keys()]
+    return [make(vc) for make in (_certified, _harmonic, _fiber, _n_keys)
+            for vc in ("eq2", "query-dependent-values")] + [_theorem3_lower()]
+
 
 
 # --------------------------------------------------------------------------- constructions

@@ -54,6 +54,7 @@ class Bound:
     spec: str
     parts: tuple[PartKind, ...] | None
     evaluator: Callable[[int, int, int, int], BoundValue] | None
+    N_text: str  # the N it covers in words where ``N`` is None and ``domain`` narrows it
 
     def __init__(self, name: str, fn: Callable[[int, int, int, int], float],
                  side: str = "lower", status: str = "proved", target: str = "nearest",
@@ -65,7 +66,7 @@ class Bound:
                  parts: tuple[PartKind, ...] | None = None,
                  evaluator: Callable[[int, int, int, int], BoundValue] | None = None, *,
                  declared_status: str | None = None,
-                 declared_rigorous: bool | None = None) -> None:
+                 declared_rigorous: bool | None = None, N_text: str = "") -> None:
         status = status if declared_status is None else declared_status  # from replace()
         rigorous = rigorous if declared_rigorous is None else declared_rigorous
         if status == "certified":  # the old spelling of proved
@@ -74,7 +75,8 @@ class Bound:
                       law=law, value_class=value_class, N=N, domain=domain, enclosure=enclosure,
                       declared_rigorous=bool(rigorous), encoding=encoding,
                       description=description, ref=ref, source=source, spec=spec,
-                      parts=None if parts is None else tuple(parts), evaluator=evaluator)
+                      parts=None if parts is None else tuple(parts), evaluator=evaluator,
+                      N_text=N_text)
         for k, v in values.items():
             object.__setattr__(self, k, v)
         check_name("bound", name)
@@ -178,7 +180,7 @@ class Bound:
     def describe(self) -> dict[str, Any]:
         """The bound's fields as JSON: ``N`` is the list of the N it covers, ``null`` for
         every N (``N_text`` says which)."""
-        n = "every N" if self.N is None else ", ".join(str(k) for k in self.N)
+        n = (self.N_text or "every N") if self.N is None else ", ".join(str(k) for k in self.N)
         return {"name": self.name, "side": self.side, "status": self.status,
                 "rigorous": self.rigorous, "target": self.target, "law": self.law,
                 "value_class": self.value_class,

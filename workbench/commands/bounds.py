@@ -85,7 +85,8 @@ def _human_lower(p: dict[str, Any]) -> str:
               help="A registered bound (workbench bounds list) or module:function "
               "f(d, rank, heads, N).")
 @click.option("--N", "N", type=int, default=2, show_default=True,
-              help="Number of keys N (the certified bound covers N = 2).")
+              help="Number of keys N: the certified bound at N = 2, the n-keys bound for "
+              "3 <= N <= d-2 (orthonormal keys).")
 @click.option("--max-degree", type=int, default=None,
               help="Sum odd degrees up to this (the certified bound).")
 @click.option(
@@ -115,6 +116,12 @@ def lower(
     if not chosen.is_hardmax:
         _lower_profile(chosen, bound, d, rank, heads, N, max_degree, value_class, points,
                        as_json)
+        return
+    if _beyond_two_keys(bound, N, click.get_current_context().get_parameter_source(
+            "bound") is ParameterSource.COMMANDLINE):
+        from workbench.commands.bounds_n_keys import lower_n_keys
+
+        lower_n_keys(d, rank, heads, N, max_degree, value_class, points, as_json)
         return
     if bound not in CERTIFIED:
         if points == "iid":
@@ -173,6 +180,12 @@ def lower(
     if target != "nearest":  # the default output keeps its fields
         payload["target"] = chosen.describe()
     emit(payload, as_json, _human_lower)
+
+
+def _beyond_two_keys(bound: str, N: int, bound_given: bool) -> bool:
+    """Whether ``bounds lower`` answers with the n-keys bound: ``--N`` other than 2 without
+    ``--bound`` (the default is the largest valid bound there), or ``--bound n-keys``."""
+    return N != 2 and (not bound_given or bound == "n-keys")
 
 
 def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: int, N: int,

@@ -39,6 +39,9 @@ from workbench.core.validation import check_float
 @click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
 @click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
 @click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
+@click.option("--N", "N", type=int, default=2, show_default=True,
+              help="Number of keys: the harmonic count at N = 2, the n-keys bound for "
+              "3 <= N <= d-2.")
 @click.option("--max-degree", type=int, default=None,
               help="Sum odd degrees up to this (default: raised automatically up to a cost cap).")
 @click.option("--class", "value_class", type=click.Choice(VALUE_CLASSES), default=EQ2,
@@ -48,11 +51,19 @@ from workbench.core.validation import check_float
 @target_options
 @json_option
 def heads_needed_cmd(
-    d: int, rank: int, eps: float, max_degree: int | None, value_class: str, target: str,
-    target_params: tuple[str, ...], as_json: bool,
+    d: int, rank: int, eps: float, N: int, max_degree: int | None, value_class: str,
+    target: str, target_params: tuple[str, ...], as_json: bool,
 ) -> None:
     """Least H for which the harmonic count allows error <= eps (all smaller H cannot);
-    --target gives it for another target's profile (e.g. soft-nearest at beta)."""
+    --target gives it for another target's profile (e.g. soft-nearest at beta); --N 3..d-2
+    gives it for the n-keys bound."""
+    if N != 2 and target == "nearest":
+        from workbench.commands.bounds_n_keys import heads_needed_n_keys
+
+        heads_needed_n_keys(d, rank, N, eps, max_degree, value_class, as_json)
+        return
+    if N != 2:
+        raise ValueError(f"--N must be 2 with --target {target} (got --N {N})")
     d, rank = check_common(d, rank, max_degree)
     eps = check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)
     chosen = choose_target(target, target_params)

@@ -85,6 +85,14 @@ def head_degree_dimension(d: int, r: int, l: int, seed: int, fixed_form: bool = 
     else:
         quads = [x[:, i] * x[:, j] for i in range(d) for j in range(i, d)]
     F = np.stack([mo * q for mo in mons for q in quads], 1)
+    return _degree_rank(x, wts, F, d, l, rng)
+
+
+def _degree_rank(x: np.ndarray, wts: np.ndarray, F: np.ndarray, d: int, l: int,
+                 rng: np.random.Generator) -> int:
+    """Numerical rank of the degree-l parts of the feature columns ``F`` (values at the
+    cubature points ``x`` of S^{d-1}): each is projected on H_l through ``N(d,l)``-spanning
+    zonal harmonics with exact inner products."""
     N = dim_harmonics(d, l)
     A = rng.standard_normal((2 * N + 5, d))
     A /= np.linalg.norm(A, axis=1, keepdims=True)
@@ -96,6 +104,28 @@ def head_degree_dimension(d: int, r: int, l: int, seed: int, fixed_form: bool = 
     ortho = coef @ U[:, keep] / np.sqrt(ev[keep])  # coordinates in an orthonormal basis of H_l
     s = np.linalg.svd(ortho, compute_uv=False)
     return int((s > 1e-9 * s[0]).sum())
+
+
+def fiber_head_rank(n: int, r: int, l: int, n_linear: int, seed: int) -> int:
+    """``dim Pi_l V_h`` on the fiber S^{n-1} for one head beyond two keys
+    (docs/derivations/beyond_two_keys.md, steps 6 and 8): ``V_h = {F_0(P w) q(w) +
+    sum_k F_k(P w) l_k(w)}`` with one fixed random quadratic form q and ``n_linear`` fixed
+    random linear forms, F ranging over the monomials of degree ``<= l+2`` in the r row-space
+    coordinates (every invariant harmonic that can reach degree l). Exact cubature of degree
+    ``2l+4``; the count of step 8 is ``D'_l + n_linear (I(l-1) + I(l+1))``."""
+    rng = np.random.default_rng(seed)
+    B = np.linalg.qr(rng.standard_normal((n, r)))[0].T
+    x, wts = sphere_cubature(n, l + 3, 2 * l + 5)
+    v = x @ B.T
+    mons = [np.ones(len(x))]
+    for deg in range(1, l + 3):
+        for c in itertools.combinations_with_replacement(range(r), deg):
+            mons.append(np.prod(v[:, list(c)], axis=1))
+    M = rng.standard_normal((n, n))
+    forms = [np.einsum("ni,ij,nj->n", x, M + M.T, x)]
+    forms += [x @ rng.standard_normal(n) for _ in range(n_linear)]
+    F = np.stack([mo * q for mo in mons for q in forms], 1)
+    return _degree_rank(x, wts, F, n, l, rng)
 
 
 def marginal_cubature(d: int, p: int, n: int) -> tuple[np.ndarray, np.ndarray]:

@@ -27,6 +27,7 @@ __all__ = [
     "ball",
     "beta",
     "integrate",
+    "integrate_complex",
     "lower_float",
     "pi",
     "precision",
@@ -149,3 +150,13 @@ def integrate(
     if not val.is_finite():
         raise ArithmeticError(f"the integral over [{a}, {b}] has no finite enclosure")
     return val
+
+
+def integrate_complex(f: Callable[[Any, bool], Any], a: object, b: object, *,
+                      rel_tol: float | None = None) -> Any:
+    """A complex ball that contains ``int_a^b f`` (``acb.integral``; ``f`` as in
+    :func:`integrate`), for integrands with complex parameters: an integral nested inside
+    another one's integrand. Its ball may be non-finite; the outer integral then bisects."""
+    acb_t = _flint().acb
+    kwargs: dict[str, Any] = {} if rel_tol is None else {"rel_tol": rel_tol}
+    return acb_t.integral(f, acb_t(a), acb_t(b), **kwargs)

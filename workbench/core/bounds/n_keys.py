@@ -1,112 +1,185 @@
-"""The lower bound beyond two keys, ``B_N`` for 3 <= N <= d - 2 on D_N against Eq. 2 models
-(docs/paper.md, "Beyond two keys").
+"""The bound beyond two keys: a certified lower bound for ``3 <= N <= d - 2`` on D_N
+(orthonormal keys, uniform queries) against generalized attention (docs/derivations/
+beyond_two_keys.md; docs/paper.md). With ``n = d - N + 1`` (the fiber's dimension),
 
-PROVISIONAL: a plain float evaluation (scipy quadrature over the law of kappa), not a proved
-enclosure; its one part says ``rigorous=False``. It stands in for the rigorous evaluation of the
-same formula until that one replaces this module.
+    err >= B_N = (N - 1)/2 sum_{l odd} Gamma_l (1 - m_l),   m_l = min(1, H D_l / N(n, l)),
 
-    B_N = (N - 1)/2 * sum_{l odd} Gamma_l (1 - min(1, H D_l / N(n, l))),  n = d - N + 1,
-    D_l = [I(l-2) + I(l) + I(l+2)] + min(N - 1, n) [I(l-1) + I(l+1)],  I(k) = C(k + r - 1, r - 1),
-    Gamma_l = E gamma_l(kappa)^2,  kappa = (sqrt2 max_{j<=N-2} g_j - g_u) / chi_n.
+``D_l = A [I(l-2) + I(l) + I(l+2)] + B [I(l-1) + I(l+1)]``, ``I(k) = C(k+r-1, r-1)``, with
+``(A, B) = (1, min(N-1, n))`` for Eq. 2 (``value_class="eq2"``) and ``(n(n+1)/2, n)`` for value
+maps that may depend on the query (``"query-dependent-values"``). ``Gamma_l`` are rigorous
+enclosures (:mod:`.n_keys_energy`). The degrees above L are *counted*: their energy is exactly
+``2/N - sum_{l<=L} Gamma_l`` (Parseval) and each loses at least ``1 - tau_L``, where
+``tau_L = min(1, H (3A + 2B) I(L+3) / C(L+n-1, n-2)) >= m_l`` for every ``l > L``
+(``r <= n - 2``; ``tau_L = 1`` otherwise). So ``[lo, hi]`` encloses the full series:
+
+    lo = (N-1)/2 [sum_{l<=L} Gamma_l (1 - m_l) + (1 - tau_L) (2/N - sum_{l<=L} Gamma_l)],
+    hi = (N-1)/2 [sum_{l<=L} Gamma_l (1 - m_l) +             (2/N - sum_{l<=L} Gamma_l)].
 """
 
 from __future__ import annotations
 
 import math
-from functools import lru_cache
+from dataclasses import dataclass
+from fractions import Fraction
+from typing import Any
 
-import numpy as np
-
-from workbench.core.bounds.value import BoundValue, Part, Truncation
+from workbench.core import rigorous as rig
+from workbench.core.bounds import EQ2, VALUE_CLASSES
+from workbench.core.bounds.n_keys_energy import energy_enclosures, fiber_dim
+from workbench.core.bounds.truncation import digits_settled, truncation_of
+from workbench.core.bounds.value import N_KEYS, BoundValue
 from workbench.core.harmonics import dim_harmonics
-from workbench.core.validation import check_choice, check_dim, check_int, check_rank
+from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
-__all__ = ["n_keys_bound", "n_keys_outside"]
+__all__ = ["NAME", "DEFAULT_DEGREE", "NKeysHeads", "covered", "degree_count", "fiber_dim",
+           "form_counts", "n_keys_bound", "n_keys_heads_needed", "pair_factor", "tail_factor"]
 
-VALUE_CLASSES = ("eq2",)
-_TAIL = 1e-7  # sum odd degrees until (N - 1)/2 (2/N - sum Gamma_l) is below this
+NAME = "n-keys"
+DEFAULT_DEGREE = 21  # odd degrees summed by default (--max-degree sets it); the counted tail
+# above it is below 1e-7 of the bound at d = 16, r = 1, H = 8, N <= 4
+MAX_DEGREE = 201
 
 
-def n_keys_outside(d: int, N: int) -> str | None:
-    """Why ``(d, N)`` is outside what ``B_N`` covers (3 <= N <= d - 2), or ``None``."""
-    if not 3 <= N <= d - 2:
-        return f"N must lie in 3..d - 2 = 3..{d - 2} for the bound beyond two keys (got {N})"
+def covered(d: int, N: int) -> str | None:
+    """Why ``(d, N)`` is outside the bound (``3 <= N <= d - 2``), or ``None``."""
+    if N < 3:
+        return f"N must lie in [3, d - 2] for {NAME} (got {N}; N = 2 has its own bounds)"
+    if N > d - 2:
+        return (f"N must lie in [3, d - 2] = [3, {d - 2}] for {NAME} (got {N}): the method "
+                f"conditions on all but d - N + 1 directions and gives 0 for N >= d - 1")
     return None
 
 
-def _I(k: int, r: int) -> int:
+def _check(d: int, r: int, H: int, N: int, value_class: str) -> tuple[int, int, int, int, str]:
+    d, r, H = check_layer(d, r, H)
+    N = check_int("N", N, lo=1)
+    why = covered(d, N)
+    if why is not None:
+        raise ValueError(why)
+    return d, r, H, N, check_choice("value_class", value_class, VALUE_CLASSES)
+
+
+def _inv(r: int, k: int) -> int:
     return math.comb(k + r - 1, r - 1) if k >= 0 else 0
 
 
-def _D(l: int, r: int, N: int, n: int) -> int:
-    return (_I(l - 2, r) + _I(l, r) + _I(l + 2, r)
-            + min(N - 1, n) * (_I(l - 1, r) + _I(l + 1, r)))
+def form_counts(n: int, N: int, value_class: str) -> tuple[int, int]:
+    """``(A, B)``: the quadratic and the linear forms of w on E one head contributes (step 6):
+    ``(1, min(N - 1, n))`` for Eq. 2, ``(n(n+1)/2, n)`` for query-dependent value maps."""
+    if value_class == EQ2:
+        return 1, min(N - 1, n)
+    return n * (n + 1) // 2, n
 
 
-@lru_cache(maxsize=64)
-def _kappa_law(N: int, n: int) -> tuple[float, np.ndarray, np.ndarray]:
-    """``P(kappa <= 0)`` and Gauss-Legendre nodes/weights on (0, 1) times kappa's density."""
-    from scipy import special, stats
-
-    gx, gw = np.polynomial.hermite_e.hermegauss(96)  # E over g_u ~ N(0, 1)
-    gw = gw / gw.sum()
-    z = np.linspace(-12.0, 12.0, 4801)  # Z = sqrt2 M - g_u
-    u = (z[:, None] + gx[None, :]) / math.sqrt(2)
-    m = N - 2
-    fz = (gw * m * stats.norm.cdf(u) ** (m - 1) * stats.norm.pdf(u) / math.sqrt(2)).sum(1)
-    p0 = float((gw * stats.norm.cdf(gx / math.sqrt(2)) ** m).sum())  # P(Z <= 0)
-    sx, sw = special.roots_genlaguerre(80, n / 2 - 1)  # chi_n^2 / 2 = t ~ Gamma(n/2)
-    s = np.sqrt(2 * sx)
-    sw = sw / math.gamma(n / 2)
-    kx, kw = special.roots_legendre(200)
-    k = (kx + 1) / 2
-    dens = (sw[None, :] * s[None, :] * np.interp(k[:, None] * s[None, :], z, fz)).sum(1)
-    return p0, k, kw / 2 * dens
+def degree_count(d: int, r: int, N: int, l: int, value_class: str = EQ2) -> int:
+    """``D_l``: the bound on ``dim Pi_l V_h`` on ``S^{n-1}`` for one head (step 8)."""
+    d, r, _, N, value_class = _check(d, r, 1, N, value_class)
+    l = check_int("l", l, lo=0)
+    a, b = form_counts(fiber_dim(d, N), N, value_class)
+    return (a * (_inv(r, l - 2) + _inv(r, l) + _inv(r, l + 2))
+            + b * (_inv(r, l - 1) + _inv(r, l + 1)))
 
 
-def _gammas(l_max: int, N: int, n: int) -> np.ndarray:
-    """``Gamma_l`` for odd l <= l_max (index l), from the closed form of gamma_l."""
-    from scipy import special
-
-    lam = (n - 2) / 2
-    p0, k, wk = _kappa_law(N, n)
-    out = np.zeros(l_max + 1)
-    beta = special.beta(0.5, lam + 0.5)
-    for l in range(1, l_max + 1, 2):
-        norm = 2 * math.sqrt(dim_harmonics(n, l)) / (beta * special.eval_gegenbauer(l, lam, 1.0))
-
-        def gamma(kap: np.ndarray, l: int = l, norm: float = norm) -> np.ndarray:
-            integral = ((1 - kap ** 2) ** (lam + 0.5) * 2 * lam
-                        * special.eval_gegenbauer(l - 1, lam + 1, kap) / (l * (l + 2 * lam)))
-            return norm * integral
-
-        out[l] = p0 * gamma(np.zeros(1))[0] ** 2 + float((wk * gamma(k) ** 2).sum())
-    return out
+def tail_factor(d: int, r: int, H: int, N: int, L: int, value_class: str = EQ2) -> Fraction:
+    """``tau_L``: a number ``>= m_l`` for every degree ``l > L`` (exact rational)."""
+    n = fiber_dim(d, N)
+    if r > n - 2:
+        return Fraction(1)
+    a, b = form_counts(n, N, value_class)
+    t = Fraction(H * (3 * a + 2 * b) * _inv(r, L + 3), math.comb(L + n - 1, n - 2))
+    return min(Fraction(1), t)
 
 
-def n_keys_bound(d: int, r: int, H: int, N: int, value_class: str = "eq2") -> BoundValue:
-    """``B_N`` at ``(d, r, H, N)`` (3 <= N <= d - 2, D_N, Eq. 2), one non-rigorous part."""
-    d = check_dim(d)
-    r = check_rank(r, d)
-    H = check_int("heads", H, lo=1)
-    N = check_int("N", N, lo=1)
-    check_choice("value_class", value_class, VALUE_CLASSES)
-    why = n_keys_outside(d, N)
-    if why is not None:
-        raise ValueError(why)
-    n = d - N + 1
-    l_max, total, G = 1, 0.0, np.zeros(0)
-    while True:
-        l_max = 2 * l_max + 1
-        G = _gammas(l_max, N, n)
-        total = (N - 1) / 2 * (2 / N - G.sum())
-        if total < _TAIL or l_max > 400:
-            break
-    value = 0.0
-    for l in range(1, l_max + 1, 2):
-        value += G[l] * (1 - min(1.0, H * _D(l, r, N, n) / dim_harmonics(n, l)))
-    value *= (N - 1) / 2
-    tail = max(total, 0.0)
-    return BoundValue((Part("n keys", (value, value), False,
-                            "float quadrature of Gamma_l over the law of kappa (provisional)",
-                            Truncation(l_max, tail, tail < 5e-5)),))
+def pair_factor(N: int) -> Fraction:
+    """``(N - 1)/2``: the pairs' weight (step 2: ``(2/N) C(N, 2) = N - 1``) times the 1/2 of
+    ``E<w, f - A>^2 = E(t - G)^2/2`` (step 3)."""
+    return Fraction(N - 1, 2)
+
+
+def _loss(d: int, r: int, H: int, N: int, l: int, value_class: str) -> Fraction:
+    """``1 - m_l``, exact."""
+    n = fiber_dim(d, N)
+    big = dim_harmonics(n, l)
+    return Fraction(max(0, big - H * degree_count(d, r, N, l, value_class)), big)
+
+
+def _frac(x: Fraction) -> Any:
+    return rig.arb(x.numerator) / rig.arb(x.denominator)
+
+
+def _enclose(d: int, r: int, H: int, N: int, L: int, value_class: str
+             ) -> tuple[float, float, float]:
+    """``(lo, hi, truncation)`` of the full series (module docstring)."""
+    energies = energy_enclosures(d, N, L)
+    with rig.precision(128):
+        kept = rig.arb(0)
+        summed_lo, summed_hi = rig.arb(0), rig.arb(0)
+        for i, (g_lo, g_hi) in enumerate(energies):
+            loss = _frac(_loss(d, r, H, N, 2 * i + 1, value_class))
+            kept += rig.ball((g_lo + g_hi) / 2, (g_hi - g_lo) / 2) * loss
+            summed_lo += rig.arb(g_lo)
+            summed_hi += rig.arb(g_hi)
+        two_n = rig.arb(2) / N
+        tail_lo = two_n - summed_hi  # the energy above L lies in [tail_lo, tail_hi]
+        tail_hi = two_n - summed_lo
+        tail_lo = tail_lo if tail_lo > 0 else rig.arb(0)  # an energy is >= 0
+        tail_hi = tail_hi if tail_hi > 0 else rig.arb(0)
+        half = _frac(pair_factor(N))
+        tau = _frac(tail_factor(d, r, H, N, L, value_class))
+        lo = half * (kept + (1 - tau) * tail_lo)
+        hi = half * (kept + tail_hi)
+        trunc = half * tau * tail_hi
+        return max(0.0, rig.lower_float(lo)), rig.upper_float(hi), rig.upper_float(trunc)
+
+
+def n_keys_bound(d: int, r: int, H: int, N: int, value_class: str = EQ2, *,
+                 max_degree: int | None = None) -> BoundValue:
+    """The bound beyond two keys at ``(d, r, H, N)`` (``3 <= N <= d - 2``, D_N), one rigorous
+    part of kind ``N_KEYS`` (named ``n-keys``, for both classes); degrees up to
+    ``max_degree`` (default ``DEFAULT_DEGREE``) are summed and the rest counted (module
+    docstring)."""
+    d, r, H, N, value_class = _check(d, r, H, N, value_class)
+    L = DEFAULT_DEGREE if max_degree is None else check_int("max_degree", max_degree, lo=1,
+                                                               hi=MAX_DEGREE)
+    L = L if L % 2 else L - 1
+    if r >= fiber_dim(d, N) - 1:  # D_l >= N(n, l) at every degree: exactly 0
+        return BoundValue(parts=(N_KEYS.at((0.0, 0.0), "arithmetic: r >= d - N gives 0",
+                                           truncation_of(L, 0.0, True)),))
+    lo, hi, trunc = _enclose(d, r, H, N, L, value_class)
+    settled = digits_settled(lo, lo + trunc)
+    method = (f"arb balls: Gamma_l by Gauss-Legendre with a proved error (odd l <= {L}), the "
+              f"degrees above counted by Parseval (sum Gamma_l = 2/N)")
+    return BoundValue(parts=(N_KEYS.at((lo, hi), method, truncation_of(L, trunc, settled)),))
+
+
+@dataclass(frozen=True)
+class NKeysHeads:
+    """The least H whose bound does not exceed ``eps``: every smaller H is certified to have
+    error > eps (``bound_below`` at ``heads - 1`` is the lower end that excludes it)."""
+
+    heads: int
+    bound_at_heads: BoundValue
+    bound_below: BoundValue | None
+
+
+def n_keys_heads_needed(d: int, r: int, N: int, eps: float, value_class: str = EQ2, *,
+                        max_degree: int | None = None, h_cap: int = 10 ** 30) -> NKeysHeads:
+    """Least ``H >= 1`` with ``lower end of B_N(H) <= eps`` (bisection: the lower end is
+    non-increasing in H at a fixed truncation)."""
+    d, r, _, N, value_class = _check(d, r, 1, N, value_class)
+    eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
+
+    def at(H: int) -> BoundValue:
+        return n_keys_bound(d, r, H, N, value_class, max_degree=max_degree)
+
+    if at(1).value <= eps:
+        return NKeysHeads(1, at(1), None)
+    lo_h, hi_h = 1, 2
+    while at(hi_h).value > eps:
+        lo_h, hi_h = hi_h, hi_h * 2
+        if hi_h > h_cap:
+            raise ValueError(f"eps = {eps} needs more than {h_cap} heads at this truncation")
+    while hi_h - lo_h > 1:
+        mid = (lo_h + hi_h) // 2
+        lo_h, hi_h = (mid, hi_h) if at(mid).value > eps else (lo_h, mid)
+    return NKeysHeads(hi_h, at(hi_h), at(lo_h))

@@ -22,7 +22,7 @@ from __future__ import annotations
 from dataclasses import dataclass, replace
 
 __all__ = ["BoundValue", "Part", "PartKind", "Truncation", "FIBER",
-           "HARMONIC_COUNT", "THEOREM3_LOWER"]
+           "HARMONIC_COUNT", "N_KEYS", "THEOREM3_LOWER"]
 
 
 @dataclass(frozen=True)
@@ -90,6 +90,7 @@ FIBER = PartKind("fiber", rigorous=True)  # arb balls: series with exact tails, 
 # Theorem 3's lower side: the lower end of a Hoeffding interval over strata, a statistical
 # statement (probability 0.999), not a proved enclosure
 THEOREM3_LOWER = PartKind("theorem 3 lower side", rigorous=False)
+N_KEYS = PartKind("n-keys", rigorous=True)  # arb balls: Gamma_l enclosures, tail by Parseval
 
 
 @dataclass(frozen=True)

@@ -17,6 +17,7 @@ import sympy as sp
 from workbench.core.bounds.fiber import fiber_bound
 from workbench.core.bounds.harmonic import harmonic_bound
 from workbench.core.symbolic.fiber import fiber_bound_expr
+from workbench.core.symbolic.n_keys import bound_rhs as n_keys_rhs
 from workbench.core.symbolic.symbols import H, N, V, beta, check_params, d, eps, err, gap, r
 
 c_2a, c_2b, c_2c, c_2d = sp.symbols("c_2a c_2b c_2c c_2d", positive=True)
@@ -197,6 +198,29 @@ BOUNDS: tuple[Bound, ...] = (
           "fiber bound alone: the certified bound is the larger of this and n2.harmonic_bound.",
           numeric=_numeric(fiber_bound)),
 )
+def _n_keys_numeric(value_class: str) -> Callable[..., float]:
+    """``evaluate`` of the bound beyond two keys: the lower end of its enclosure."""
+
+    def numeric(**p: float) -> float:
+        from workbench.core.bounds.n_keys import n_keys_bound
+
+        return n_keys_bound(int(p["d"]), int(p["r"]), int(p["H"]), int(p["N"]),
+                            value_class).value
+
+    return numeric
+
+
+_N_KEYS_NOTE = ("3 <= N <= d-2 on D_N (orthonormal keys); Gamma_l = E gamma_l(kappa)^2 "
+                "enclosed rigorously by workbench.core.bounds.n_keys (the tail counted by "
+                "sum Gamma_l = 2/N). docs/derivations/beyond_two_keys.md.")
+BOUNDS = (*BOUNDS,
+          Bound("nkeys.bound", "The bound beyond two keys, Eq. 2 (3 <= N <= d-2, D_N)",
+                "derived", err, ">=", n_keys_rhs("eq2"), note=_N_KEYS_NOTE,
+                numeric=_n_keys_numeric("eq2")),
+          Bound("nkeys.bound_query_values",
+                "The bound beyond two keys, query-dependent value maps (3 <= N <= d-2, D_N)",
+                "derived", err, ">=", n_keys_rhs("query-dependent-values"), note=_N_KEYS_NOTE,
+                numeric=_n_keys_numeric("query-dependent-values")))
 ALL_BOUNDS: dict[str, Bound] = {b.id: b for b in BOUNDS}
 
 
