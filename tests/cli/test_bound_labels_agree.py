@@ -44,9 +44,10 @@ def _text_labels(text: str) -> list[tuple[str, bool, float, str]]:
 
 
 def _points(b: Any) -> list[tuple[int, int, int, int]]:
-    n = 2 if b.N is None or 2 in b.N else b.N[0]
+    """The points it covers, each at the least N in 2..4 it covers there."""
     pts = CHEAP if b.name == "theorem3-lower" else POINTS
-    return [(d, r, H, n) for d, r, H in pts if b.outside(d, r, H, n) is None]
+    return [(d, r, H, n) for d, r, H in pts
+            for n in [next((k for k in (2, 3, 4) if b.outside(d, r, H, k) is None), 0)] if n]
 
 
 def _at(d: int, r: int, H: int, N: int) -> list[str]:
