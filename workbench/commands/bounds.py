@@ -300,37 +300,52 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
         raise ValueError(f"--N must be 2 with --target {chosen.spec} (its profile bound covers "
                          f"N = 2 on D_2; got --N {N})")
     profile = require_profile(chosen, "the harmonic count")
-    from workbench.core.bounds.profile_harmonic import profile_bound
+    from workbench.core.bounds.profile_fiber import profile_lower_bound
 
-    b = profile_bound(profile, d, rank, heads, max_degree=max_degree, value_class=value_class)
+    bv = profile_lower_bound(profile, d, rank, heads, value_class, max_degree=max_degree)
+    hb = bv.part("harmonic count")
+    parts = {}
+    for part in bv.parts:
+        t = part.truncation
+        parts[part.name] = {
+            "lower_bound": part.lower, "enclosure": list(part.enclosure),
+            "rigorous": part.rigorous, "method": part.method,
+            "degrees_summed": None if t is None else t.degrees_summed,
+            "tail": None if t is None else t.tail,
+            "settled": None if t is None else t.settled,
+        }
     payload: dict[str, Any] = {
         "d": d, "r": rank, "heads": heads, "target": chosen.describe(),
-        "lower_bound": b.enclosure[0], "enclosure": list(b.enclosure), "rigorous": b.rigorous,
-        "source": "harmonic count", "degrees_summed": b.degrees_summed, "tail": b.tail,
-        "method": b.method, "class": value_class, "covers": CLASS_TEXT[value_class],
-        "fiber": None, "vacuous": vacuous_reason(d, rank),
-        "null_reasons": {"fiber": "the fiber bound for a general profile is derived "
-                         "(docs/derivations/soft_targets.md, step F) but not implemented"},
+        "lower_bound": bv.value, "enclosure": list(bv.enclosure), "rigorous": bv.rigorous,
+        "certified": bv.certified, "source": bv.source,
+        "truncation_matters": bv.truncation_matters,
+        "degrees_summed": None if hb.truncation is None else hb.truncation.degrees_summed,
+        "tail": None if hb.truncation is None else hb.truncation.tail,
+        "method": bv.chosen.method, "class": value_class, "covers": CLASS_TEXT[value_class],
+        "parts": parts, "fiber": parts.get("fiber"), "vacuous": vacuous_reason(d, rank),
         "error_meaning": TARGET_ERROR, "bound": bound,
     }
     emit(payload, as_json, _human_profile)
 
 
 def _human_profile(p: dict[str, Any]) -> str:
-    lo, hi = p["enclosure"]
     t = p["target"]
-    kind = ("rigorous enclosure (arb balls)" if p["rigorous"] else
-            "quadrature estimate, NOT rigorous (give the profile an exact form to certify it)")
+    how = ("a rigorous enclosure's lower end" if p["rigorous"] else
+           f"an estimate, NOT rigorous; certified (rigorous): >= {p['certified']:.6g}")
     head = (f"every model of the class below has error >= {p['lower_bound']:.6g}"
             if p["rigorous"] else f"estimated bound {p['lower_bound']:.6g} (not certified)")
-    lines = [
-        f"d={p['d']} rank={p['r']} heads={p['heads']}, target {t['name']} (profile "
-        f"{t['profile']}): {head}",
-        f"  harmonic count: {kind} [{lo:.17g}, {hi:.17g}], odd degrees <= "
-        f"{p['degrees_summed']}, uncounted tail <= {p['tail']:.3g}",
-        "  fiber bound: not used for this target",
-        f"  covers: {p['covers']}",
-    ]
+    lines = [f"d={p['d']} rank={p['r']} heads={p['heads']}, target {t['name']} (profile "
+             f"{t['profile']}): {head}  (the largest part: {p['source']}, {how})"]
+    for name, q in p["parts"].items():
+        kind = "rigorous enclosure" if q["rigorous"] else "estimate (not rigorous)"
+        line = (f"  {name}: >= {q['lower_bound']:.6g}, {kind} [{q['enclosure'][0]:.17g}, "
+                f"{q['enclosure'][1]:.17g}]")
+        if q["degrees_summed"] is not None:
+            line += (f", odd degrees <= {q['degrees_summed']}, uncounted tail <= "
+                     f"{q['tail']:.3g}" + ("" if q["settled"] else
+                                          " (could change the digits: raise --max-degree)"))
+        lines.append(line)
+    lines.append(f"  covers: {p['covers']}")
     if p["vacuous"]:
         lines.append(f"  {p['vacuous']}")
     return "\n".join(lines + [f"  {p['error_meaning']}"])

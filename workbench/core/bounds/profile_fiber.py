@@ -28,7 +28,6 @@ from workbench.core.bounds.fiber_enclosure import ky_fan_average
 from workbench.core.bounds.profile_energy import ProfileEnergies, profile_energies
 from workbench.core.bounds.profile_fiber_kernel import ProfileFiber, value_multiplicities
 from workbench.core.bounds.profile_harmonic import (
-    PROFILE_TOL,
     _is_sign,
     _odd,
     _tail,
@@ -47,6 +46,7 @@ _TOL = 1e-12  # target absolute error of E_c KyFan (cells left crude, spread as 
 SETTLED_TAIL = 5e-7  # a tail below this cannot change the six printed digits
 HARDMAX_BELOW = 0.25  # ... and below this the hardmax route (Lemma P5) as well
 _DIRECT_ALWAYS = 0.05  # below this distance the direct series is skipped (too many degrees)
+FIBER_TOL = 1e-5  # the fiber part sums the odd degrees until its uncounted tail is below this
 
 
 def _span_count(d: int, r: int, H: int, value_class: str) -> tuple[int, int]:
@@ -130,7 +130,7 @@ def profile_fiber_parts(profile: Profile, d: int, r: int, H: int, value_class: s
     parts = []
     if max_degree is not None or math.isnan(dist[0]) or dist[0] >= _DIRECT_ALWAYS:
         L = _odd(max_degree) if max_degree is not None else profile_degree(
-            profile, d, PROFILE_TOL)
+            profile, d, FIBER_TOL)
         parts.append(direct_fiber_part(profile, d, r, H, value_class, L))
     if not math.isnan(dist[1]) and dist[1] < HARDMAX_BELOW:
         parts.append(hardmax_fiber_part(d, r, H, value_class, dist))
