@@ -1,0 +1,35 @@
+"""The soft profile's fiber bound against an independent Monte Carlo
+(``targets.profile_fiber_value``): the claim holds at quick scale, and each planted fault turns
+it violated: the kernel's eta_l 5 % high, the Ky Fan top-H replaced by top-(H+1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tests.claims.conftest import run_claim
+from workbench.testing import plant
+
+
+def test_profile_fiber_value_holds_at_quick_scale() -> None:
+    verdict, ev = run_claim("targets.profile_fiber_value")
+    assert verdict == "holds", [(e.params, e.verdict) for e in ev if e.verdict != "holds"]
+
+
+def _eta_high(f: Any) -> Any:
+    return lambda e: [x * 1.05**2 for x in f(e)]
+
+
+def _one_more(f: Any) -> Any:
+    return lambda fib, count, tol, cap: f(fib, count + 1, tol, cap)
+
+
+def test_eta_five_percent_high_is_violated() -> None:
+    with plant("workbench.core.bounds.profile_fiber:_eta_balls", _eta_high):
+        verdict, _ = run_claim("targets.profile_fiber_value")
+    assert verdict == "violated"
+
+
+def test_ky_fan_top_h_plus_one_is_violated() -> None:
+    with plant("workbench.core.bounds.fiber_enclosure:ky_fan_average", _one_more):
+        verdict, ev = run_claim("targets.profile_fiber_value")
+    assert verdict == "violated"
