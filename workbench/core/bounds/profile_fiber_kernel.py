@@ -182,6 +182,6 @@ class ProfileFiber:
             for _ in range(n):
                 moments.append(chain.value)
                 chain.step()
-            J = flint.arb_mat(_shifted_chebyshev(n - 1)) * flint.arb_mat(n, 1, moments)
-            J = [self.W * J[k, 0] for k in range(n)]
+            col = flint.arb_mat(_shifted_chebyshev(n - 1)) * flint.arb_mat(n, 1, moments)
+            J = [self.W * col[k, 0] for k in range(n)]
         return [sum((bn * J[k] for k, bn in enumerate(b)), rig.arb(0)) for b in self.coeffs]
