@@ -57,6 +57,8 @@ POINTS_TEXT = {
     "iid": "N = 2 i.i.d. uniform keys, uniform query (the i.i.d. transfer: the same number, "
     "since E[1 - <x1, x2>] = 1)",
 }
+SOFT_IID_TEXT = ("N = 2 i.i.d. uniform keys, uniform query (a mixture over the effective "
+                 "temperatures beta sqrt(1 - <x1, x2>), docs/derivations/soft_targets.md, step T)")
 EPS_RANGE = "(0, 1]"  # the error of the zero model is 1: a target above 1 needs no heads
 
 
@@ -290,20 +292,25 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
                          "target)")
     if bound != "certified":
         value_class = CERTIFIED[bound]
-    if points != "orthonormal":
-        raise ValueError(f"--points must be orthonormal with --target {chosen.spec}: the i.i.d. "
-                         "transfer of a soft profile is a mixture over key gaps "
-                         "(docs/derivations/soft_targets.md, step T), not this number")
     d, rank = _check_common(d, rank, max_degree)
     check_heads(heads, "--heads")
     if check_int("--N", N, lo=1) != 2:
         raise ValueError(f"--N must be 2 with --target {chosen.spec} (its profile bound covers "
                          f"N = 2 on D_2; got --N {N})")
     profile = require_profile(chosen, "the harmonic count")
-    from workbench.core.bounds.profile_fiber import profile_lower_bound
+    if points != "orthonormal" and (profile.key[:1] != ("tanh",) or max_degree is not None):
+        raise ValueError(f"--points iid with --target {chosen.spec}: the i.i.d. mixture "
+                         "(docs/derivations/soft_targets.md, step T) is implemented for "
+                         "soft-nearest only, without --max-degree; use --points orthonormal")
+    if points != "orthonormal":
+        from workbench.core.bounds.profile_iid import soft_iid_bound
 
-    bv = profile_lower_bound(profile, d, rank, heads, value_class, max_degree=max_degree)
-    hb = bv.part("harmonic count")
+        bv = soft_iid_bound(float(profile.key[1]), d, rank, heads, value_class)
+    else:
+        from workbench.core.bounds.profile_fiber import profile_lower_bound
+
+        bv = profile_lower_bound(profile, d, rank, heads, value_class, max_degree=max_degree)
+    hb = bv.chosen if points != "orthonormal" else bv.part("harmonic count")
     parts = {}
     for part in bv.parts:
         t = part.truncation
@@ -323,7 +330,8 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
         "tail": None if hb.truncation is None else hb.truncation.tail,
         "method": bv.chosen.method, "class": value_class, "covers": CLASS_TEXT[value_class],
         "parts": parts, "fiber": parts.get("fiber"), "vacuous": vacuous_reason(d, rank),
-        "error_meaning": TARGET_ERROR, "bound": bound,
+        "error_meaning": TARGET_ERROR, "bound": bound, "law": points,
+        "law_text": POINTS_TEXT[points] if points == "orthonormal" else SOFT_IID_TEXT,
     }
     emit(payload, as_json, _human_profile)
 
@@ -346,6 +354,7 @@ def _human_profile(p: dict[str, Any]) -> str:
                                           " (could change the digits: raise --max-degree)"))
         lines.append(line)
     lines.append(f"  covers: {p['covers']}")
+    lines.append(f"  law of the keys: {p['law_text']}")
     if p["vacuous"]:
         lines.append(f"  {p['vacuous']}")
     return "\n".join(lines + [f"  {p['error_meaning']}"])

@@ -38,7 +38,7 @@ from workbench.core.bounds.value import BoundValue, Part, Truncation
 from workbench.core.profiles import Profile
 from workbench.core.validation import check_choice, check_layer
 
-__all__ = ["HARDMAX_BELOW", "SETTLED_TAIL", "distance_to_sign",
+__all__ = ["HARDMAX_BELOW", "SETTLED_TAIL", "distance_to_sign", "profile_distance",
            "direct_fiber_part", "hardmax_fiber_part", "profile_fiber_parts",
            "profile_lower_bound"]
 
@@ -84,17 +84,25 @@ def direct_fiber_part(profile: Profile, d: int, r: int, H: int, value_class: str
 
 
 def distance_to_sign(profile: Profile, d: int) -> tuple[float, float]:
-    """An enclosure of ``||psi - sign||`` in ``L^2`` of the law of ``t = <y, w>``:
-    ``(2 rho_d int_0^{pi/2} (1 - psi(sin th))^2 cos^{d-2} th dth)^{1/2}`` (psi odd), an arb
-    integral; ``(nan, nan)`` for a profile without an exact form."""
-    if not profile.has_exact_form:
+    """An enclosure of ``||psi - sign||`` (:func:`profile_distance` to ``sign``)."""
+    from workbench.core.profiles import sign_profile
+
+    return profile_distance(profile, sign_profile(), d)
+
+
+def profile_distance(a: Profile, b: Profile, d: int) -> tuple[float, float]:
+    """An enclosure of ``||psi_a - psi_b||`` in ``L^2`` of the law of ``t = <y, w>``:
+    ``(2 rho_d int_0^{pi/2} (psi_a - psi_b)(sin th)^2 cos^{d-2} th dth)^{1/2}`` (both odd), an
+    arb integral; ``(nan, nan)`` unless both profiles have an exact form."""
+    if not (a.has_exact_form and b.has_exact_form):
         return (math.nan, math.nan)
     from workbench.core.bounds.profile_energy import _exact_form, _rho
 
-    form = _exact_form(profile)
+    fa, fb = _exact_form(a), _exact_form(b)
     with rig.precision(128):
         def f(th: Any, analytic: bool) -> Any:
-            gap = 1 - form(th.sin(), analytic)
+            s = th.sin()
+            gap = fa(s, analytic) - fb(s, analytic)
             return gap * gap * th.cos() ** (d - 2)
 
         sq = 2 * _rho(d) * rig.integrate(f, 0, rig.pi() / 2, eval_limit=10**6)
