@@ -453,6 +453,9 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.profile_fiber_top_h_plus_one",
           "workbench.core.bounds.fiber_enclosure:ky_fan_average", "core", "off-by-one",
           "Ky Fan average: top-(H+1) fiber values instead of top-H", _ky_fan_one_more),
+    Fault("core.soft_iid_no_key_gap", "workbench.core.bounds.profile_iid:effective_temperature",
+          "core", "dropped term", "i.i.d. soft mixture: effective temperature beta, not "
+          "beta sqrt(1 - t)", lambda f: lambda beta, t: f(beta, 0 * t)),
     Fault("core.fiber_series_ratio", "workbench.core.bounds.fiber_series:FiberSeries.next_term",
           "core", "constant", "eigenvalue series: term ratio 0.1 % high", _series_ratio_off),
     Fault("core.fiber_series_tail_dropped",

@@ -33,3 +33,16 @@ def test_ky_fan_top_h_plus_one_is_violated() -> None:
     with plant("workbench.core.bounds.fiber_enclosure:ky_fan_average", _one_more):
         verdict, ev = run_claim("targets.profile_fiber_value")
     assert verdict == "violated"
+
+
+def test_soft_iid_mixture_holds_at_quick_scale() -> None:
+    verdict, ev = run_claim("targets.soft_iid_mixture")
+    assert verdict == "holds", [(e.params, e.verdict) for e in ev]
+
+
+def test_effective_temperature_without_the_key_gap_is_violated() -> None:
+    """The soft head's temperature taken as beta on every pair (no sqrt(1 - t))."""
+    with plant("workbench.core.bounds.profile_iid:effective_temperature",
+               lambda f: lambda beta, t: f(beta, 0 * t)):
+        verdict, _ = run_claim("targets.soft_iid_mixture")
+    assert verdict == "violated"
