@@ -46,3 +46,20 @@ def test_effective_temperature_without_the_key_gap_is_violated() -> None:
                lambda f: lambda beta, t: f(beta, 0 * t)):
         verdict, _ = run_claim("targets.soft_iid_mixture")
     assert verdict == "violated"
+
+
+def test_an_iid_bound_three_times_too_high_is_refuted_by_the_trained_model() -> None:
+
+    with plant("workbench.core.bounds.profile_iid:soft_iid_bound",
+               lambda f: lambda *a, **k: _times(f(*a, **k), 3.0)):
+        verdict, ev = run_claim("targets.soft_iid_mixture")
+    assert verdict == "violated"
+    assert any(e.params.get("points") == "iid" and e.verdict == "violated" for e in ev)
+
+
+def _times(bv: Any, k: float) -> Any:
+    import dataclasses
+
+    part = bv.parts[0]
+    lo, hi = part.enclosure
+    return dataclasses.replace(bv, parts=(dataclasses.replace(part, enclosure=(k * lo, k * hi)),))
