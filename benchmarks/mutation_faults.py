@@ -400,6 +400,14 @@ def _flip(relation: str) -> str:
     return {">=": "<=", "<=": ">="}.get(relation, relation)
 
 
+def _profile_eta_high(f: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda e: [x * 1.05**2 for x in f(e)]
+
+
+def _ky_fan_one_more(f: Callable[..., Any]) -> Callable[..., Any]:
+    return lambda fib, count, tol, cap: f(fib, count + 1, tol, cap)
+
+
 FAULTS: tuple[Fault, ...] = (
     # core
     Fault("core.dim_harmonics_binomial", "workbench.core.harmonics:dim_harmonics", "core",
@@ -461,6 +469,15 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.fiber_enclosure_beta_shifted",
           "workbench.core.bounds.fiber_enclosure:_Fiber.__init__", "core", "off-by-one",
           "rigorous enclosure: c ~ Beta((r*+1)/2, m/2)", _enclosure_beta_shifted),
+    Fault("core.profile_fiber_eta_5pct", "workbench.core.bounds.profile_fiber:_eta_balls",
+          "core", "constant", "profile fiber bound: the kernel's eta_l 5 % high",
+          _profile_eta_high),
+    Fault("core.profile_fiber_top_h_plus_one",
+          "workbench.core.bounds.fiber_enclosure:ky_fan_average", "core", "off-by-one",
+          "Ky Fan average: top-(H+1) fiber values instead of top-H", _ky_fan_one_more),
+    Fault("core.soft_iid_no_key_gap", "workbench.core.bounds.profile_iid:effective_temperature",
+          "core", "dropped term", "i.i.d. soft mixture: effective temperature beta, not "
+          "beta sqrt(1 - t)", lambda f: lambda beta, t: f(beta, 0 * t)),
     Fault("core.fiber_series_ratio", "workbench.core.bounds.fiber_series:FiberSeries.next_term",
           "core", "constant", "eigenvalue series: term ratio 0.1 % high", _series_ratio_off),
     Fault("core.fiber_series_tail_dropped",

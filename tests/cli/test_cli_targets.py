@@ -7,7 +7,7 @@ import json
 import pytest
 
 from workbench.cli import main
-from workbench.core.bounds.harmonic import harmonic_bound
+from workbench.core.bounds.fiber import fiber_bound
 from workbench.core.bounds.profile_harmonic import profile_bound
 from workbench.core.profiles import tanh_profile
 
@@ -23,9 +23,12 @@ def test_lower_soft_nearest_is_the_profile_count(capsys: pytest.CaptureFixture[s
     p = _json(capsys, ["bounds", "lower", "--d", "8", "--rank", "1", "--heads", "2",
                        "--target", "soft-nearest", "--target-param", "beta=16"])
     want = profile_bound(tanh_profile(16.0), 8, 1, 2)
-    assert p["lower_bound"] == want.enclosure[0] and p["rigorous"] is True
-    assert p["target"]["params"] == {"beta": 16.0} and p["fiber"] is None
-    assert p["lower_bound"] < harmonic_bound(8, 1, 2).enclosure[0]
+    assert p["parts"]["harmonic count"]["lower_bound"] == want.enclosure[0]
+    assert p["rigorous"] is True and p["target"]["params"] == {"beta": 16.0}
+    fiber = p["parts"]["fiber"]
+    assert fiber["rigorous"] is True and fiber["lower_bound"] > want.enclosure[0]
+    assert p["lower_bound"] == fiber["lower_bound"] and p["source"] == "fiber"
+    assert p["lower_bound"] < fiber_bound(8, 1, 2).enclosure[0]
 
 
 def test_nearest_and_farthest_keep_the_certified_numbers(capsys: pytest.CaptureFixture[str]

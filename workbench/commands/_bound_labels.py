@@ -49,5 +49,9 @@ def labels_text(p: dict[str, Any]) -> str:
 def part_text(p: dict[str, Any]) -> str:
     """One part of :func:`part_fields` as text."""
     kind = "rigorous enclosure" if p["rigorous"] else "enclosure, not rigorous"
+    t = p["truncation"]
+    cut = ("" if t is None or t["settled"] else
+           f" (truncated at degree {t['degrees_summed']}: up to {t['tail']:.3g} more could "
+           f"change the digits; {t['flag']} sums further)")
     return (f"{p['name']}: >= {p['lower_bound']:.6g}, {kind} [{p['enclosure'][0]:.17g}, "
-            f"{p['enclosure'][1]:.17g}]")
+            f"{p['enclosure'][1]:.17g}]{cut}")

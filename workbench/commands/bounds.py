@@ -24,6 +24,7 @@ from workbench.commands._bounds_common import (
     CLASS_TEXT,
     MAX_D,
     POINTS_TEXT,
+    SOFT_IID_TEXT,
     check_common,
     check_covered,
     point_error,
@@ -198,28 +199,35 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
                          "target)")
     if bound != "certified":
         value_class = CERTIFIED[bound]
-    if points != "orthonormal":
-        raise ValueError(f"--points must be orthonormal with --target {chosen.spec}: the i.i.d. "
-                         "transfer of a soft profile is a mixture over key gaps "
-                         "(docs/derivations/soft_targets.md, step T), not this number")
     d, rank = check_common(d, rank, max_degree)
     check_heads(heads, "--heads")
     if check_int("--N", N, lo=1) != 2:
         raise ValueError(f"--N must be 2 with --target {chosen.spec} (its profile bound covers "
                          f"N = 2 on D_2; got --N {N})")
     profile = require_profile(chosen, "the harmonic count")
-    from workbench.core.bounds.profile_harmonic import profile_bound
+    if points != "orthonormal" and (profile.key[:1] != ("tanh",) or max_degree is not None):
+        raise ValueError(f"--points iid with --target {chosen.spec}: the i.i.d. mixture "
+                         "(docs/derivations/soft_targets.md, step T) is implemented for "
+                         "soft-nearest only, without --max-degree; use --points orthonormal")
+    if points != "orthonormal":
+        from workbench.core.bounds.profile_iid import soft_iid_bound
 
-    b = profile_bound(profile, d, rank, heads, max_degree=max_degree, value_class=value_class)
+        bv = soft_iid_bound(float(profile.key[1]), d, rank, heads, value_class)
+    else:
+        from workbench.core.bounds.profile_fiber import profile_lower_bound
+
+        bv = profile_lower_bound(profile, d, rank, heads, value_class, max_degree=max_degree)
+    hb = bv.chosen if points != "orthonormal" else bv.part("harmonic count")
+    fiber = next((part_fields(q) for q in bv.parts if q.name == "fiber"), None)
     payload: dict[str, Any] = {
         "d": d, "r": rank, "heads": heads, "target": chosen.describe(),
-        **label_fields(b.bound_value), "degrees_summed": b.degrees_summed, "tail": b.tail,
-        "truncation": truncation_payload(b.truncation),
-        "method": b.method, "class": value_class, "covers": CLASS_TEXT[value_class],
-        "fiber": None, "vacuous": vacuous_reason(d, rank),
-        "null_reasons": {"fiber": "the fiber bound for a general profile is derived "
-                         "(docs/derivations/soft_targets.md, step F) but not implemented"},
-        "error_meaning": TARGET_ERROR, "bound": bound,
+        **label_fields(bv), "truncation": truncation_payload(bv.truncation or hb.truncation),
+        "degrees_summed": None if hb.truncation is None else hb.truncation.degrees_summed,
+        "tail": None if hb.truncation is None else hb.truncation.tail,
+        "method": bv.chosen.method, "class": value_class, "covers": CLASS_TEXT[value_class],
+        "fiber": fiber, "vacuous": vacuous_reason(d, rank),
+        "error_meaning": TARGET_ERROR, "bound": bound, "law": points,
+        "law_text": POINTS_TEXT[points] if points == "orthonormal" else SOFT_IID_TEXT,
     }
     emit(payload, as_json, _human_profile)
 
@@ -234,8 +242,8 @@ def _human_profile(p: dict[str, Any]) -> str:
         f"  {labels_text(p)}",
         *[f"  {part_text(q)}" for q in p["parts"]],
         truncation_line(p["truncation"]),
-        "  fiber bound: not used for this target",
         f"  covers: {p['covers']}",
+        f"  law of the keys: {p['law_text']}",
     ]
     if p["vacuous"]:
         lines.append(f"  {p['vacuous']}")

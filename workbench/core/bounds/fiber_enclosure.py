@@ -24,7 +24,8 @@ from workbench.core.bounds.fiber_series import FiberSeries, fiber_series
 from workbench.core.validation import check_int
 
 __all__ = ["TABLE_FILE", "TABLE_TERMS", "TABLE_TOL", "captured_enclosure",
-           "compute_table_entry", "scalar_enclosure", "table_entries"]
+           "compute_table_entry", "ky_fan_average", "scalar_enclosure", "SinCosChain",
+           "sin_cos_integral", "table_entries"]
 
 _BITS = 128
 _TOL = 1e-13  # target absolute error of E_c KyFan, spread over the pieces and cells
@@ -40,11 +41,11 @@ TABLE_TERMS = 6_000_000  # series terms at most for the table (about a minute a 
 TABLE_TOL = 4e-11
 
 
-def _greedy(vals: list[Any], mult: list[int], count: int) -> list[int]:
+def _greedy(vals: list[Any], mult: list[int], count: int, r5: bool = True) -> list[int]:
     """The Ky Fan selection ``n_j`` for the order of the values' midpoints, with ``v_0`` before
-    ``v_2`` (Lemma R5: ``v_2 <= v_0`` everywhere)."""
+    ``v_2`` where Lemma R5 (``v_2 <= v_0`` everywhere) holds (``r5``)."""
     order = sorted(range(len(vals)), key=lambda j: -float(vals[j].mid()))
-    if len(vals) == 3 and order.index(2) < order.index(0):
+    if r5 and len(vals) == 3 and order.index(2) < order.index(0):
         order.remove(2)
         order.insert(order.index(0) + 1, 2)
     n, left = [0] * len(vals), count
@@ -54,12 +55,13 @@ def _greedy(vals: list[Any], mult: list[int], count: int) -> list[int]:
     return n
 
 
-def _proved(vals: list[Any], mult: list[int], n: list[int]) -> bool:
+def _proved(vals: list[Any], mult: list[int], n: list[int], r5: bool = True) -> bool:
     """Lemma R4's test: ``n`` is the Ky Fan selection at every point of the cell (the pair
-    ``v_0 >= v_2`` needs no test: Lemma R5)."""
+    ``v_0 >= v_2`` needs no test where Lemma R5 holds: ``r5``)."""
     return all(vals[i].lower() >= vals[j].upper()
                for i in range(len(vals)) if n[i] > 0
-               for j in range(len(vals)) if j != i and n[j] < mult[j] and (i, j) != (0, 2))
+               for j in range(len(vals))
+               if j != i and n[j] < mult[j] and not (r5 and (i, j) == (0, 2)))
 
 
 def _ky_fan(vals: list[Any], mult: list[int], count: int) -> Any:
@@ -96,14 +98,14 @@ class _Fiber:
 
     def mass(self, lo: Any, hi: Any) -> Any:
         """Beta(r*/2, m/2) probability of ``lo <= phi <= hi``."""
-        return self.W * _sin_cos(self.r - 1, self.m - 1, lo, hi)
+        return self.W * sin_cos_integral(self.r - 1, self.m - 1, lo, hi)
 
     def averages(self, lo: Any, hi: Any, tol: float, cap: int = _PIECE_TERMS) -> list[Any]:
         """Balls containing ``int_lo^hi v_j dBeta`` (Lemma R3), each to ``tol`` or better, or
         with at most ``cap`` terms. The series terms are streamed, not stored."""
         s, m, p = self.series, self.m, self.r - 1
-        low = _Chain(p, m, lo, hi)  # I(p, m + 2n), one step ahead for v_2
-        high = _Chain(p + 2, m, lo, hi)  # I(p + 2, m + 2n)
+        low = SinCosChain(p, m, lo, hi)  # I(p, m + 2n), one step ahead for v_2
+        high = SinCosChain(p + 2, m, lo, hi)  # I(p + 2, m + 2n)
         inv_m = rig.arb(1) / m
         acc = [rig.arb(0)] * 3
         scale = 2 * s.K * self.W  # what multiplies the series in the average
@@ -130,7 +132,7 @@ class _Fiber:
         return [self.W * (base[j] - 2 * s.K * sums[j]) for j in range(3)]
 
 
-class _Chain:
+class SinCosChain:
     """``I(p, q) = int_lo^hi sin^p cos^q dphi`` for ``q = q0, q0 + 2, ...`` by the exact
     recurrence ``I(p, q) = ([sin^{p+1} cos^{q-1}] + (q - 1) I(p, q - 2)) / (p + q)``."""
 
@@ -140,7 +142,7 @@ class _Chain:
         self.cos_lo, self.cos_hi = rig.arb(lo).cos(), rig.arb(hi).cos()
         q = q0 % 2
         self.q = q
-        self.value = _sin_cos(p, q, lo, hi)
+        self.value = sin_cos_integral(p, q, lo, hi)
         self.ends = (self.sin_lo ** (p + 1) * self.cos_lo ** (q + 1),
                      self.sin_hi ** (p + 1) * self.cos_hi ** (q + 1))  # at q + 2
         self._next: Any = None
@@ -160,11 +162,11 @@ class _Chain:
         self.ends = (self.ends[0] * self.cos_lo ** 2, self.ends[1] * self.cos_hi ** 2)
 
 
-def _sin_cos(p: int, q: int, lo: Any, hi: Any) -> Any:
-    """``int_lo^hi sin^p cos^q`` for ``q`` in {0, 1} (or by :class:`_Chain`)."""
+def sin_cos_integral(p: int, q: int, lo: Any, hi: Any) -> Any:
+    """``int_lo^hi sin^p cos^q`` for ``q`` in {0, 1} (or by :class:`SinCosChain`)."""
     lo, hi = rig.arb(lo), rig.arb(hi)
     if q >= 2:
-        chain = _Chain(p, q, lo, hi)
+        chain = SinCosChain(p, q, lo, hi)
         return chain.value
     if q == 1:
         return (hi.sin() ** (p + 1) - lo.sin() ** (p + 1)) / (p + 1)
@@ -287,6 +289,14 @@ def _line_integral(r_star: int, up: bool, lo: float, hi: float) -> Any:
 
 
 def _captured(fib: _Fiber, count: int, tol: float, cap: int) -> Any:
+    return ky_fan_average(fib, count, tol, cap)
+
+
+def ky_fan_average(fib: Any, count: int, tol: float, cap: int) -> Any:
+    """A ball containing ``E_c KyFan_count(c)`` (Lemma R4) for any fiber object with ``values``,
+    ``mass``, ``averages``, ``mult`` and ``r5`` (whether Lemma R5 orders ``v_0, v_2``): the
+    arcsine kernel's :class:`_Fiber` or a profile's (:mod:`.profile_fiber_kernel`)."""
+    r5 = getattr(fib, "r5", True)
     top = rig.pi() / 2
     if count >= sum(fib.mult):  # the trace: every value, no order to prove
         avg = fib.averages(0.0, top, tol / 3, cap)
@@ -299,8 +309,8 @@ def _captured(fib: _Fiber, count: int, tol: float, cap: int) -> Any:
     while cells:
         lo, hi, depth = cells.pop()
         vals = fib.values(lo, hi)
-        n = _greedy(vals, fib.mult, count)
-        if _proved(vals, fib.mult, n):
+        n = _greedy(vals, fib.mult, count, r5)
+        if _proved(vals, fib.mult, n, r5):
             run = (run[0], hi, n) if run is not None and run[2] == n else _flush(pieces, run, (
                 lo, hi, n))
             continue

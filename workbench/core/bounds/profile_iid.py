@@ -1,0 +1,90 @@
+"""The soft-nearest bound on i.i.d. keys: a mixture over effective temperatures
+(docs/derivations/soft_targets.md, step T and Lemma T1).
+
+On i.i.d. uniform keys with ``t = <x1, x2>`` (density ``∝ (1 - t^2)^{(d-3)/2}``), every model
+has ``err >= E_t[(1 - t) B(psi_{beta sqrt(1-t)})]``, ``B`` the D_2 bound of the profile
+(:func:`~workbench.core.bounds.profile_fiber.profile_lower_bound`). The integral is bounded
+below on a finite partition of ``t = sin(theta)``: on a cell, ``1 - t >= 1 - t_hi``, the
+effective beta lies in ``[b_lo, b_hi]``, and ``B(psi_b) >= B(psi_b') - ||psi_b' - psi_b''||``
+for the float ends ``b', b''`` around the cell, times ``||psi_b'||`` for the harmonic count
+and the direct fiber part (Lemmas S6 and P5: ``|B(a) - B(b)| <= 1/2 ||a - b|| ||a + b||``;
+``tanh`` grows with beta, so ``|psi_b - psi_b'| <= psi_b' - psi_b''`` pointwise).
+Cells outside the central mass add 0 (a valid lower bound).
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from workbench.core import rigorous as rig
+from workbench.core.bounds import EQ2, VALUE_CLASSES
+from workbench.core.bounds.fiber_enclosure import sin_cos_integral
+from workbench.core.bounds.profile_fiber import profile_distance, profile_lower_bound
+from workbench.core.bounds.value import BoundValue, Part
+from workbench.core.profiles import Profile, tanh_profile
+from workbench.core.validation import check_choice, check_float, check_int, check_layer
+
+__all__ = ["CELLS", "effective_temperature", "soft_iid_bound", "t_mass"]
+
+_ZERO = Profile("0", lambda t: 0 * t, arb=lambda z, analytic: z * 0, key=("zero",))
+CELLS = 48  # cells of the central range of theta (t = sin theta)
+_EDGE = 1e-4  # the mass of t left out at each end (it adds 0)
+
+
+def t_mass(d: int, lo: float, hi: float) -> Any:
+    """``P(sin lo <= t <= sin hi)`` for ``t = <x1, x2>``: ``int cos^{d-2} / B(1/2, (d-1)/2)``."""
+    return sin_cos_integral(0, d - 2, lo, hi) / rig.beta(rig.arb(1) / 2, rig.arb(d - 1) / 2)
+
+
+def effective_temperature(beta: Any, t: Any) -> Any:
+    """``beta sqrt(1 - t)``: the soft head's temperature on keys at ``<x1, x2> = t`` (step T)."""
+    return beta * (1 - t).sqrt()
+
+
+def _central_range(d: int) -> tuple[float, float]:
+    """Float ``theta`` ends leaving at most ``_EDGE`` of the mass of t outside on each side
+    (float bisection; only the split points depend on it, the masses are proved)."""
+    lo, hi = 0.0, math.pi / 2
+    for _ in range(50):
+        mid = (lo + hi) / 2
+        tail = float(t_mass(d, mid, math.pi / 2).mid())
+        lo, hi = (lo, mid) if tail < _EDGE else (mid, hi)
+    return -hi, hi
+
+
+def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
+                   cells: int = CELLS) -> BoundValue:
+    """A proved lower bound on the error of every model of the class on i.i.d. keys for the
+    soft-nearest target at inverse temperature ``beta`` (N = 2), one part ``i.i.d. mixture``."""
+    d, r, H = check_layer(d, r, H)
+    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
+    beta = check_float("beta", beta, lo=0.0, lo_open=True)
+    cells = check_int("cells", cells, lo=1, hi=4096)
+    if math.isinf(beta):
+        raise ValueError("beta must be finite (beta = inf is hardmax: --target nearest)")
+    a, b = _central_range(d)
+    ends = [a + (b - a) * k / cells for k in range(cells + 1)]
+    total, rigorous = rig.arb(0), True
+    with rig.precision(128):
+        for lo, hi in zip(ends, ends[1:]):
+            t_lo, t_hi = rig.arb(lo).sin(), rig.arb(hi).sin()
+            b_small = rig.lower_float(effective_temperature(rig.arb(beta), t_hi))
+            b_big = rig.upper_float(effective_temperature(rig.arb(beta), t_lo))
+            bv = profile_lower_bound(tanh_profile(b_big), d, r, H, value_class)
+            gap = profile_distance(tanh_profile(b_big), tanh_profile(max(b_small, 1e-300)), d)
+            size = profile_distance(tanh_profile(b_big), _ZERO, d)[1]  # ||psi_b'||
+            rigorous = rigorous and bv.rigorous
+            # each part moves by at most 1/2 ||a - b|| ||a + b|| <= ||a - b|| ||psi_b'|| (S6,
+            # P5; |psi_b| <= |psi_b'|), the hardmax route by ||a - b|| (triangle inequality)
+            at_cell = max((rig.arb(q.lower) - rig.arb(gap[1]) * (
+                1 if q.name == "fiber via hardmax" else rig.arb(size)) for q in bv.parts),
+                key=lambda x: float(x.lower()))
+            if at_cell > 0:
+                total += t_mass(d, lo, hi) * (1 - t_hi) * at_cell
+        lo_f, hi_f = rig.to_interval(total)
+    method = (f"mixture over effective temperatures beta sqrt(1-t): {cells} cells of t = "
+              f"sin(theta) in [{math.sin(a):.4f}, {math.sin(b):.4f}], each (1 - t_hi) P(cell) "
+              "(B(psi_b_hi) - ||psi_b_hi - psi_b_lo||), outer mass counted as 0")
+    return BoundValue((Part("i.i.d. mixture", (max(0.0, lo_f), max(0.0, hi_f)), rigorous,
+                            method),))
