@@ -51,7 +51,7 @@ from workbench.verifiers.resources import check_fits
 TASK_NAMES = ("nearest", "farthest", "regression")  # workbench.verifiers.tasks.TASKS
 POINTS = ("iid", "orthonormal")  # workbench.core.sphere.POINT_LAWS
 ARCHS = ("standard", "generalized")
-SCORES = ("dot", "bias", "rope", "alibi", "mlp")  # workbench.models.scores.SCORE_KINDS
+SCORES = ("dot", "bias", "rope", "alibi", "mlp", "set")  # workbench.models.scores.SCORE_KINDS
 REGRESSION_WIDTH = 48
 
 CLASS_TEXT = {

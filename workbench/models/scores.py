@@ -17,7 +17,7 @@ from torch import nn
 
 from workbench.core.validation import check_choice, check_float, check_int
 
-SCORE_KINDS: tuple[str, ...] = ("dot", "bias", "rope", "alibi", "mlp")
+SCORE_KINDS: tuple[str, ...] = ("dot", "bias", "rope", "alibi", "mlp", "set")
 
 
 def project(Z: torch.Tensor, W: torch.Tensor) -> torch.Tensor:
@@ -184,12 +184,56 @@ class MLPScore(ScoreFunction):
         return {"hidden": self.hidden}
 
 
+class SetScore(MLPScore):
+    """``s_i = v_h . relu(A_h W_h x_i + B_h y + c_h + C_h g + D_h g')``: the MLP score with a
+    context that sees every key, ``g`` (``g'``) the mean (max) over keys ``j`` of
+    ``relu(E_h W_h x_j + F_h y + e_h)`` (one DeepSets layer). Still a function of
+    ``(W_h X, y)``, so inside Eq. 2; for N >= 3 the Bayes score of a head needs all N keys
+    (docs/derivations/witnesses_beyond_two.md)."""
+
+    kind = "set"
+    E: nn.Parameter
+    F: nn.Parameter
+    e: nn.Parameter
+    C: nn.Parameter
+    D: nn.Parameter
+
+    def __init__(self, models: int, heads: int, rank: int, d: int, hidden: int = 16) -> None:
+        ScoreFunction.__init__(self, models, heads, rank, d)
+        self.hidden = h = check_int("hidden", hidden, lo=1)
+        for name, shape in (("A", (rank, h)), ("B", (d, h)), ("c", (h,)), ("v", (h,)),
+                            ("E", (rank, h)), ("F", (d, h)), ("e", (h,)), ("C", (h, h)),
+                            ("D", (h, h))):
+            setattr(self, name, nn.Parameter(torch.zeros(models, heads, *shape)))
+        self.reset_parameters()
+
+    def reset_parameters(self, generator: torch.Generator | None = None) -> None:
+        super().reset_parameters(generator)
+        with torch.no_grad():
+            self.E.copy_(_normal(self.E.shape, generator) / math.sqrt(self.rank))
+            self.F.copy_(_normal(self.F.shape, generator) / math.sqrt(self.d))
+            self.e.zero_()
+            for P in (self.C, self.D):
+                P.copy_(_normal(P.shape, generator) / (2 * math.sqrt(self.hidden)))
+
+    def forward(self, keys, queries, key_pos, query_pos):  # type: ignore[override]
+        ck = keys @ self.E.unsqueeze(2)  # (K, H, B, N, m)
+        cq = project(queries, self.F.transpose(-1, -2)) + self.e[:, :, None, None, :]
+        ctx = torch.relu(cq.unsqueeze(-2) + ck.unsqueeze(-3))  # (K, H, B, T, N, m)
+        g = ctx.mean(-2) @ self.C.unsqueeze(2) + ctx.amax(-2) @ self.D.unsqueeze(2)
+        hk = keys @ self.A.unsqueeze(2)
+        hq = project(queries, self.B.transpose(-1, -2)) + self.c[:, :, None, None, :] + g
+        hidden = torch.relu(hq.unsqueeze(-2) + hk.unsqueeze(-3))
+        return (hidden * self.v[:, :, None, None, None, :]).sum(-1)
+
+
 _KINDS: dict[str, type[ScoreFunction]] = {
     "dot": DotScore,
     "bias": BiasScore,
     "rope": RoPEScore,
     "alibi": ALiBiScore,
     "mlp": MLPScore,
+    "set": SetScore,
 }
 
 

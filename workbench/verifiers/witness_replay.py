@@ -245,6 +245,9 @@ def _state_witness(state: dict[str, np.ndarray], where: str, d: int | None, r: i
 
 def witness_bytes(w: Witness) -> bytes:
     """``w`` as compressed ``.npz`` bytes, in ``Witness.save``'s layout."""
+    from workbench.constructions.optimized import task_array
+
     meta = np.array([w.d, w.r, w.heads, w.n_eval, w.seed])
     return npz_bytes({"method": np.array(w.method), "meta": meta,
-                      "error": np.array([w.error, *w.ci]), **w.params})
+                      "error": np.array([w.error, *w.ci]), **w.params,
+                      **task_array(w.setting)})
