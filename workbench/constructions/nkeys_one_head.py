@@ -51,8 +51,9 @@ def inner_draws(m: int, N: int, K: int, seed: int) -> np.ndarray:
 
 
 def nkeys_bayes_score(Z: np.ndarray, y: np.ndarray, V: np.ndarray) -> np.ndarray:
-    """``p_j = Pr[argmax_i c_i = j | Z, y]`` by the inner draws ``V`` ``(K, N)``: ``Z`` ``(n, r, N)``
-    (the seen coordinates of the keys, as columns), ``y`` ``(n, d)``; returns ``(n, N)``."""
+    """``p_j = Pr[argmax_i c_i = j | Z, y]`` by the inner draws ``V`` ``(K, N)``: ``Z``
+    ``(n, r, N)`` (the seen coordinates of the keys, as columns), ``y`` ``(n, d)``; returns
+    ``(n, N)``."""
     r = Z.shape[1]
     N = Z.shape[2]
     known = np.einsum("nri,nr->ni", Z, y[:, :r])  # (n, N)
