@@ -87,9 +87,24 @@ def _theorem3_lower() -> Bound:
                  "queries, D_2 keys), valid with probability 0.999 (Hoeffding over the strata)")
 
 
+def _n_keys() -> Bound:
+    """PROVISIONAL (replaced at merge): B_N on D_N for 3 <= N <= d - 2, a float estimate."""
+
+    def value(d: int, r: int, H: int, N: int) -> float:
+        from workbench.core.bounds.n_keys import n_keys_bound
+
+        return n_keys_bound(d, r, H, N).value
+
+    def domain(d: int, r: int, H: int, N: int) -> str | None:
+        return None if 3 <= N <= d - 2 else f"N must lie in 3..d-2 = 3..{d - 2} (got {N})"
+
+    return Bound("n-keys", value, N=None, domain=domain, rigorous=False,
+                 description="B_N for 3 <= N <= d-2 on D_N (provisional Monte Carlo estimate)")
+
+
 def _bounds() -> list[Bound]:
     return [make(vc) for make in (_certified, _harmonic, _fiber)
-            for vc in ("eq2", "query-dependent-values")] + [_theorem3_lower()]
+            for vc in ("eq2", "query-dependent-values")] + [_theorem3_lower(), _n_keys()]
 
 
 # --------------------------------------------------------------------------- constructions
