@@ -21,6 +21,8 @@ call finishes. A rerun skips the calls already done (``--force`` redoes them).
 
     nice -n 10 python benchmarks/witness_settings.py [--grid nkeys soft] [--steps 600]
     python benchmarks/witness_settings.py --grid nkeys --only-d 8 --only-N 3
+    python benchmarks/witness_settings.py --only-d 16 --out \
+        benchmarks/results/witness_settings_d16.json   # a second run beside the first
 """
 
 from __future__ import annotations
@@ -71,14 +73,22 @@ def point_key(d: int, r: int, H: int, s: Setting) -> str:
     return f"{d},{r},{H}|{s.to_json()}"
 
 
-def _load() -> dict[str, Any]:
-    return json.loads(OUT.read_text()) if OUT.exists() else {"calls": {}, "points": {}}
+def _load(out: Path = OUT) -> dict[str, Any]:
+    return json.loads(out.read_text()) if out.exists() else {"calls": {}, "points": {}}
 
 
-def _save(rec: dict[str, Any]) -> None:
-    tmp = OUT.with_suffix(".tmp")
+def _save(rec: dict[str, Any], out: Path = OUT) -> None:
+    tmp = out.with_suffix(".tmp")
     tmp.write_text(json.dumps(rec, indent=1, allow_nan=False))
-    tmp.replace(OUT)
+    tmp.replace(out)
+
+
+def results() -> dict[str, Any]:
+    """Every point of every results file (``witness_settings*.json``: runs side by side)."""
+    pts: dict[str, Any] = {}
+    for f in sorted(OUT.parent.glob("witness_settings*.json")):
+        pts.update(_load(f)["points"])
+    return pts
 
 
 def budget_for(s: Setting, steps: int) -> TrainBudget:
@@ -118,19 +128,21 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--seed", type=int, default=41)
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--out", type=Path, default=OUT,
+                    help="results file (another witness_settings_*.json for a run beside it)")
     a = ap.parse_args()
     torch.set_num_threads(1)
     for d, s, shapes in calls(a.grid, a.only_d, a.only_N):
         key = call_key(d, s, shapes[0][0])
-        rec = _load()
+        rec = _load(a.out)
         if key in rec["calls"] and not a.force:
             continue
         out = run_call(d, s, shapes, a.steps, a.seed)
-        rec = _load()
+        rec = _load(a.out)
         rec["calls"][key] = {"seconds": out["seconds"], "steps": a.steps,
                              "models": len(shapes) * 2}
         rec["points"].update(out["points"])
-        _save(rec)
+        _save(rec, a.out)
         best = ", ".join(f"H={p['heads']}: {p['error']:.4f}" for p in out["points"].values())
         print(f"{key}: {out['seconds']:.0f}s  {best}", flush=True)
 
