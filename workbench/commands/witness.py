@@ -120,7 +120,7 @@ def list_cmd(db: str | None, as_json: bool) -> None:
         {(e.point, e.setting.to_json()) for e in entries}
     by_json = {e.setting.to_json(): e.setting for e in entries} | {NEAREST_2.to_json(): NEAREST_2}
     cells = [c for p, s in sorted(keys, key=lambda k: (k[1] != NEAREST_2.to_json(), k[1], k[0]))
-             if (c := _cell(entries, *p, by_json[s])) is not None]
+             if (c := _cell(entries, p[0], p[1], p[2], by_json[s])) is not None]
     emit({"witnesses": len(entries), "added": sum(e.source == "store" for e in entries),
           "points": cells}, as_json, _list_human)
 
