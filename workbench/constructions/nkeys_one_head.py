@@ -21,6 +21,7 @@ itself without that cost (two independent inner sets: ``1 - p_1 . p_2`` is unbia
 from __future__ import annotations
 
 import math
+from typing import Any
 
 import numpy as np
 
@@ -66,7 +67,7 @@ def nkeys_bayes_score(Z: np.ndarray, y: np.ndarray, V: np.ndarray) -> np.ndarray
     return np.stack([(win == j).mean(1) for j in range(N)], 1)
 
 
-def _sample(n: int, N: int, d: int, gen: object) -> tuple[np.ndarray, np.ndarray]:
+def _sample(n: int, N: int, d: int, gen: Any) -> tuple[np.ndarray, np.ndarray]:
     X, y = sample_instances(n, N, d, points="orthonormal", generator=gen)
     return X.double().numpy(), y.double().numpy()
 

@@ -20,12 +20,12 @@ from typing import Any
 import torch
 
 from workbench.constructions.optimized import Witness
+from workbench.constructions.witness_setting import NEAREST_2, Setting
 from workbench.core.validation import check_choice, check_int
 from workbench.models.scores import SCORE_KINDS
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
 from workbench.verifiers.train import ModelResult, ModelSpec, TrainConfig, build_model, train
-from workbench.constructions.witness_setting import NEAREST_2, Setting
 
 METHOD = "trained_generalized"
 
