@@ -91,32 +91,32 @@ def results() -> dict[str, Any]:
     return pts
 
 
-def budget_for(s: Setting, steps: int) -> TrainBudget:
+def budget_for(s: Setting, steps: int, lr: float = 0.01, batch: int = 256) -> TrainBudget:
     scores = ("mlp", "set") if s.N >= 3 else ("mlp", "dot")
-    return TrainBudget(steps=steps, batch=256, lrs=(0.01,), seeds=1, scores=scores,
+    return TrainBudget(steps=steps, batch=batch, lrs=(lr,), seeds=1, scores=scores,
                        hidden=16, heldout=10_000)
 
 
 def run_call(d: int, s: Setting, shapes: list[tuple[int, int]], steps: int,
-             seed: int) -> dict[str, Any]:
+             seed: int, lr: float = 0.01, batch: int = 256, tag: str = "") -> dict[str, Any]:
     from workbench.constructions.optimized import STATE_PREFIX
 
-    budget = budget_for(s, steps)
+    budget = budget_for(s, steps, lr, batch)
     t0 = time.perf_counter()
     got = train_witnesses(d, shapes, budget, seed=seed, n_eval=N_EVAL, setting=s)
     points = {}
     for (r, H), tw in got.items():
         w = tw.witness
         w.params = {STATE_PREFIX + k: v.numpy() for k, v in tw.state.items()}
-        tag = s.target.replace("-", "_") + "".join(f"_{k}{v:g}" for k, v in s.params)
-        f = w.save(WITNESSES / f"d{d}_r{r}_H{H}_N{s.N}_{tag}.npz", compressed=True)
+        name = s.target.replace("-", "_") + "".join(f"_{k}{v:g}" for k, v in s.params)
+        f = w.save(WITNESSES / f"d{d}_r{r}_H{H}_N{s.N}_{name}{tag}.npz", compressed=True)
         points[point_key(d, r, H, s)] = {
             "d": d, "r": r, "heads": H, "setting": s.to_dict(), "method": w.method,
             "error": w.error, "ci": list(w.ci), "n_eval": w.n_eval, "stream": w.seed,
             "seed": tw.record["chosen"]["seed"], "witness_file": str(f.relative_to(ROOT)),
             "budget": budget.to_dict(), "training": tw.record,
             "code": f"benchmarks/witness_settings.py --only-d {d} --seed {seed} --steps "
-                    f"{steps} ({call_key(d, s, r)})"}
+                    f"{steps} --lr {lr:g} --batch {batch} ({call_key(d, s, r)})"}
     return {"seconds": time.perf_counter() - t0, "points": points}
 
 
@@ -128,6 +128,8 @@ def main() -> None:
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--seed", type=int, default=41)
     ap.add_argument("--force", action="store_true")
+    ap.add_argument("--lr", type=float, default=0.01)
+    ap.add_argument("--batch", type=int, default=256)
     ap.add_argument("--out", type=Path, default=OUT,
                     help="results file (another witness_settings_*.json for a run beside it)")
     a = ap.parse_args()
@@ -137,7 +139,8 @@ def main() -> None:
         rec = _load(a.out)
         if key in rec["calls"] and not a.force:
             continue
-        out = run_call(d, s, shapes, a.steps, a.seed)
+        tag = "" if a.out == OUT else "_" + a.out.stem.removeprefix("witness_settings_")
+        out = run_call(d, s, shapes, a.steps, a.seed, a.lr, a.batch, tag)
         rec = _load(a.out)
         rec["calls"][key] = {"seconds": out["seconds"], "steps": a.steps,
                              "models": len(shapes) * 2}
