@@ -36,6 +36,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.remark4",
     "workbench.proofs.paper.ci_coverage",
     "workbench.proofs.paper.soft_targets",
+    "workbench.proofs.paper.witnesses",
     "workbench.proofs.paper.thm3",
     "workbench.proofs.paper.thm5",
     "workbench.proofs.paper.conjecture6",
