@@ -9,7 +9,9 @@ Its test: ``tests/claims/test_soft_targets.py``.
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -189,6 +191,12 @@ def trained_respect_soft_bound_claim(ctx: CheckContext) -> list[Evidence]:
     return out
 
 
+def _softmax_target(X: Any, y: Any, beta: float) -> Any:
+    from workbench.core.targets import soft_nearest_neighbour
+
+    return soft_nearest_neighbour(X, y, beta)
+
+
 @claim("targets.one_head_witness_exact", "One Bayes head (M = I) on a soft target has error "
        "1/2 (E psi^2 - sum_l eta_l(psi)^2 C(l+r-1,r-1)/N(d,l)): against its own Monte Carlo",
        "lemma", depends_on=("targets.profile_energies", "thm2.one_head_exact"),
@@ -204,8 +212,6 @@ def one_head_witness_exact_claim(ctx: CheckContext) -> list[Evidence]:
         profile_one_head_error,
         profile_one_head_losses,
     )
-    from workbench.core.targets import soft_nearest_neighbour
-
     out: list[Evidence] = []
     n = ctx.pick(200_000, 1_000_000)
     for d, r, beta in ctx.pick(((8, 1, 4.0), (6, 2, 16.0)),
@@ -213,7 +219,7 @@ def one_head_witness_exact_claim(ctx: CheckContext) -> list[Evidence]:
         exact = profile_one_head_error(tanh_profile(beta), d, r)
         lo, hi = exact.enclosure
         x = profile_one_head_losses(tanh_profile(beta).psi, d, r, n, ctx.seed + d + r,
-                                    target=lambda X, y, b=beta: soft_nearest_neighbour(X, y, b))
+                                    target=functools.partial(_softmax_target, beta=beta))
         ci = bernstein_ci(x, 2.0)
         out.append(Evidence(float(x.mean()), (lo + hi) / 2, "==", "monte_carlo",
                             {"d": d, "r": r, "beta": beta, "n": n, "exact": [lo, hi],
