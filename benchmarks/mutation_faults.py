@@ -629,6 +629,18 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.s6_distance_5pct_low", "workbench.core.bounds.soft_limit:distance_to_sign",
           "core", "constant", "step S6's ||psi_beta - sign|| 5 % too small",
           mapped(lambda iv: (0.9025 * iv[0], 0.9025 * iv[1]))),
+    # the witnesses beyond two keys and for soft targets (docs/derivations/witnesses_beyond_two.md)
+    Fault("constructions.profile_one_head_rank", "workbench.constructions.profile_one_head:"
+          "profile_one_head_error", "constructions", "degree",
+          "the invariant count C(l+r, r-1) in place of C(l+r-1, r-1) in the one-head error",
+          edited("math.comb(l + r - 1, r - 1)", "math.comb(l + r, r - 1)")),
+    Fault("core.profile_eta_five_percent", "workbench.core.bounds.profile_energy:_normalized_at",
+          "core", "normalisation", "every eta_l(psi) 5 % high (the Gegenbauer normalisation)",
+          scaled(1.05)),
+    Fault("constructions.nkeys_unseen_dimension", "workbench.constructions.nkeys_one_head:"
+          "inner_draws", "constructions", "argument",
+          "the unseen block of the D_N one-head witness one dimension too large (m + 1)",
+          arg_mapped(0, "m", lambda m: m + 1)),
     Fault("core.profile_bound_high", "workbench.core.bounds.profile_harmonic:profile_bound",
           "core", "constant", "the soft target's harmonic count 50 % high",
           mapped(lambda b: replace(b, value=1.5 * b.value,

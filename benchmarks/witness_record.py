@@ -11,6 +11,11 @@ layout; trained weights as ``state.*`` arrays), and ``record.json`` lists them w
 interval, evaluation stream, seed, budget and the code that made them.
 
     python benchmarks/witness_record.py
+    python benchmarks/witness_record.py --settings   # only the N >= 3 and soft witnesses
+
+``--settings`` keeps the record's N = 2 hardmax entries as they are and replaces its entries of
+other settings (N >= 3 on ``D_N``, soft-nearest; ``benchmarks/witness_settings.py``, every
+``benchmarks/results/witness_settings*.json``) by the best known at each point of their grids.
 """
 
 from __future__ import annotations
@@ -25,6 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 sys.path.insert(0, str(ROOT / "benchmarks"))
 
+import witness_settings as settings  # noqa: E402
 import witness_training as training  # noqa: E402
 
 from workbench.constructions.optimized import STATE_PREFIX, Witness  # noqa: E402
@@ -67,7 +73,57 @@ def _training_candidate(t: dict[str, Any]) -> dict[str, Any]:
                                                "curve": t["chosen"]["curve"]}}
 
 
+def _setting_entries() -> list[dict[str, Any]]:
+    """The best trained witness of every point of the settings' grids (inheritance within a
+    setting), written as compressed ``.npz`` into the record; their entries."""
+    from workbench.constructions.witness_setting import Setting
+
+    pts = list(settings.results().values())
+    entries = []
+    for p in pts:
+        s = Setting.from_dict(p["setting"])
+        w = Witness.load(ROOT / p["witness_file"])
+        assert w.setting == s, (p["witness_file"], w.setting, s)
+        raw = {**p, "interval": "normal", "file": ""}
+        entries.append((_entry(raw, "settings", "record"), p))
+    keep: dict[int, Any] = {}
+    for e0, _ in entries:
+        best = lookup([e for e, _ in entries], e0.d, e0.r, e0.heads, e0.setting)
+        assert best is not None
+        i = next(i for i, (e, _) in enumerate(entries) if e is best)
+        keep[i] = entries[i]
+    out = []
+    for e, p in sorted(keep.values(), key=lambda x: (x[0].setting.to_json(), x[0].point)):
+        tag = e.setting.target.replace("-", "_") + "".join(f"_{k}{v:g}" for k, v in
+                                                           e.setting.params)
+        name = f"d{e.d}_r{e.r}_H{e.heads}_N{e.setting.N}_{tag}.npz"
+        shutil.copyfile(ROOT / p["witness_file"], RECORD_DIR / name)
+        rec = {**e.to_dict(), "file": name}
+        rec.pop("source")
+        conv = p["training"]["convergence"]
+        rec["convergence"] = {"relative_drop": conv["relative_drop"]}
+        out.append(rec)
+    return out
+
+
+def settings_only() -> None:
+    data = json.loads(RECORD_FILE.read_text())
+    for old in data["witnesses"]:
+        if old.get("setting"):
+            (RECORD_DIR / old["file"]).unlink(missing_ok=True)
+    data["witnesses"] = [w for w in data["witnesses"] if not w.get("setting")]
+    new = _setting_entries()
+    data["witnesses"] += new
+    RECORD_FILE.write_text(json.dumps(data, indent=1, allow_nan=False) + "\n")
+    size = sum(f.stat().st_size for f in RECORD_DIR.iterdir())
+    print(f"{len(new)} witnesses of other settings; the record holds "
+          f"{len(data['witnesses'])} in {size / 1024:.0f} KiB")
+
+
 def main() -> None:
+    if "--settings" in sys.argv[1:]:
+        settings_only()
+        return
     cands = _grid_candidates()
     for run in sorted(training.OUT.parent.glob("witness_training*.json")):
         cands += [_training_candidate(t) for t in json.loads(run.read_text())["points"].values()]
@@ -100,6 +156,7 @@ def main() -> None:
         if "convergence" in c:
             rec["convergence"] = c["convergence"]
         out.append(rec)
+    out += _setting_entries()
     RECORD_FILE.write_text(json.dumps({"grid": [list(p) for p in grid], "witnesses": out},
                                       indent=1, allow_nan=False) + "\n")
     size = sum(f.stat().st_size for f in RECORD_DIR.iterdir())

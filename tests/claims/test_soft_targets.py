@@ -51,3 +51,17 @@ def test_trained_refutes_a_bound_three_times_too_high() -> None:
         return faulty
     with plant("workbench.core.bounds.profile_harmonic:profile_bound", wrap):
         assert run_claim("targets.trained_respect_soft_bound")[0] == "violated"
+
+
+def test_one_head_witness_holds_and_refutes_eta_five_percent_off() -> None:
+    from workbench.core.bounds.profile_energy import clear_cache
+
+    verdict, ev = run_claim("targets.one_head_witness_exact")
+    assert verdict == "holds" and len(ev) == 2
+    clear_cache()
+    try:  # every eta_l(psi) 5 % high: its square 10.25 % high
+        with plant("workbench.core.bounds.profile_energy:_normalized_at",
+                   mapped(lambda v: v * 1.05)):
+            assert run_claim("targets.one_head_witness_exact")[0] == "violated"
+    finally:
+        clear_cache()

@@ -152,27 +152,40 @@ def resolve_witness(name: str) -> Any:
              "to it (workbench witness add) join the hardmax sandwich's record.")
 @click.option("--record/--no-record", "use_record", default=True, show_default=True,
               help="Count the record's best known witness here (workbench witness list).")
+@click.option("--N", "N", type=int, default=2, show_default=True,
+              help="Keys on D_N: 2, or 3..d-2 (hardmax; the bound n-keys against the record's "
+              "trained witnesses and the one-head Bayes witness).")
 @target_options
 @common_options
 def sandwich_cmd(
     d: int, r: int, heads: int, budget: str, witness_dir: str | None, bound: str | None,
-    witness: tuple[str, ...], db: str | None, use_record: bool, target: str,
+    witness: tuple[str, ...], db: str | None, use_record: bool, N: int, target: str,
     target_params: tuple[str, ...], as_json: bool, seed: int
 ) -> None:
     """Certified lower bound vs the best achievable error at (d, r, H), N = 2 on D_2; with
-    --target, the profile's harmonic count vs the midpoint and trained Eq. 2 layers."""
+    --N, on D_N; with --target, the profile's bound vs the midpoint, the one-head Bayes witness,
+    trained Eq. 2 layers and the record's witnesses."""
     d = check_int("--d", d, lo=2, hi=MAX_D)
     check_int("--rank", r, lo=1, hi=d)
     check_int("--heads", heads, lo=1, hi=MAX_HEADS)
     check_int("--seed", seed, lo=0)
+    check_int("--N", N, lo=2, hi=d)
     chosen = choose_target(target, target_params)
-    if not chosen.is_hardmax:
+    if not chosen.is_hardmax or N != 2:
+        what = f"--target {target}" if not chosen.is_hardmax else f"--N {N}"
         for flag, given in (("--bound", bound), ("--witness", witness),
-                            ("--witness-dir", witness_dir), ("--no-record", not use_record)):
+                            ("--db", db if N != 2 else None), ("--witness-dir", witness_dir)):
             if given:
-                raise ValueError(f"{flag} applies to the hardmax sandwich only (got --target "
-                                 f"{target})")
-        _target_sandwich(chosen, d, r, heads, budget, as_json, seed, _writable_store(db))
+                raise ValueError(f"{flag} applies to the hardmax sandwich at N = 2 only (got "
+                                 f"{what})")
+        if N != 2:
+            if not chosen.is_hardmax:
+                raise ValueError(f"--N {N} applies to the hardmax target only (got --target "
+                                 f"{target}; soft targets are covered at N = 2)")
+            _nkeys_sandwich(d, r, heads, N, budget, use_record, as_json, seed)
+            return
+        _target_sandwich(chosen, d, r, heads, budget, use_record, as_json, seed,
+                         _writable_store(db))
         return
     lower = None if bound is None else resolve_bound(bound, d, r, heads)
     named = {name: resolve_witness(name) for name in witness}
@@ -225,38 +238,96 @@ def _store_point(db: str | None, p: dict[str, Any]) -> None:
 
 def target_point(p: dict[str, Any]) -> dict[str, Any]:
     """A target sandwich's payload as a sandwich point (``sandwich_store``): its lower side is
-    the harmonic count of the target's profile (``bound_value``, also the required
+    the certified bound of the target's profile (``bound_value``, also the required
     ``certified`` field), its best witness the best candidate, and ``target`` with its
     parameters and ``N`` make it a point of its own (``sandwich_store.point_task``)."""
-    return {**p, "bound": "harmonic count of the target", "bound_value": p["bound"],
+    return {**p, "bound": "certified bound of the target", "bound_value": p["bound"],
             "certified": p["bound"], "best_error": p["best"]["error"],
             "best_ci": p["best"]["ci"], "method": p["best"]["method"], "N": 2}
 
 
+def _record(use: bool) -> list[Any]:
+    if not use:
+        return []
+    from workbench.verifiers.witness_record import read_record
+
+    return read_record()
+
+
+def _nkeys_sandwich(d: int, r: int, heads: int, N: int, budget: str, use_record: bool,
+                    as_json: bool, seed: int) -> None:
+    """The sandwich on D_N, N >= 3 (workbench.verifiers.nkeys_sandwich): the registered bound
+    n-keys below."""
+    from workbench.plugins import get_bound
+
+    try:
+        b = get_bound("n-keys")
+    except ValueError:
+        raise ValueError(f"--N {N}: no lower bound for N >= 3 is registered (n-keys)") from None
+    why = b.outside(d, r, heads, N)
+    if why is not None:
+        raise ValueError(f"--N {N}: the bound n-keys does not cover it ({why})")
+    from workbench.verifiers.nkeys_sandwich import nkeys_sandwich
+
+    with plugin_errors({"bound": "--N"}):
+        s = nkeys_sandwich(d, r, heads, N, lambda d_, r_, h_: b(d_, r_, h_, N),
+                           bound_name=b.name, bound_rigorous=b.rigorous,
+                           record=_record(use_record), scale=budget, seed=seed)
+    p = s.to_dict()
+    emit(p, as_json, _human_nkeys)
+    if p["violated"]:
+        raise CheckFailed(f"a witness beats the bound {b.name} beyond its CI")
+
+
+def _human_nkeys(p: dict[str, Any]) -> str:
+    word = "error >=" if p["bound_rigorous"] else "estimated bound (not rigorous):"
+    ratio = "n/a (bound 0)" if p["ratio"] is None else f"{p['ratio']:.4g}"
+    lo, hi = p["best"]["ci"]
+    lines = [f"d={p['d']} r={p['r']} H={p['heads']} N={p['N']} (D_N, hardmax)",
+             f"  lower bound {p['bound_name']}: {word} {p['bound']:.6g}",
+             f"  best model: {p['best']['error']:.6g}  CI [{lo:.6g}, {hi:.6g}] "
+             f"({p['best']['method']}, {p['best_source']}); ratio best / bound = {ratio}"]
+    for c in p["candidates"]:
+        lines.append(f"    candidate {c['method']:<30} {c['error']:.6g}  "
+                     + (f"(replay: {c['replay']})" if c.get("replay") else f"({c['note']})"))
+    if p["violated"]:
+        lines.append("  VIOLATED: a witness lies below the bound beyond its CI")
+    return "\n".join(lines)
+
+
+def target_bound(profile: Any, d: int, r: int, heads: int) -> Any:
+    """The lower side of the target sandwich, in one place (``benchmarks/sandwich_settings.py``
+    reads it here too): the profile's certified bound, a ``BoundValue`` (the larger of its
+    harmonic count and fiber parts, docs/derivations/soft_targets.md)."""
+    from workbench.core.bounds.profile_fiber import profile_lower_bound
+
+    return profile_lower_bound(profile, d, r, heads)
+
+
 def _target_sandwich(chosen: ChosenTarget, d: int, r: int, heads: int, budget: str,
-                     as_json: bool, seed: int, db: str | None = None) -> None:
+                     use_record: bool, as_json: bool, seed: int, db: str | None = None) -> None:
     """The sandwich for a non-hardmax target (workbench.verifiers.target_sandwich), stored in
     ``db`` when one is given (``target_point``)."""
     profile = require_profile(chosen, "the target sandwich (the harmonic count)")
-    from workbench.core.bounds.profile_harmonic import profile_bound
     from workbench.verifiers.target_sandwich import target_sandwich
     from workbench.verifiers.tasks import TargetTask
 
-    b = profile_bound(profile, d, r, heads)
+    bv = target_bound(profile, d, r, heads)
     task = TargetTask("nearest", d=d, N=2, points="orthonormal", target=chosen.spec,
                       target_params=tuple(sorted(chosen.params.items())), fn=chosen.map())
-    bv = b.bound_value
     s = target_sandwich(task, profile, r, heads, bv.value, bv.rigorous,
                         steps=200 if budget == "quick" else 1000,
-                        seeds=1 if budget == "quick" else 3, seed=seed)
+                        seeds=1 if budget == "quick" else 3, seed=seed,
+                        record=_record(use_record))
     labels = label_fields(bv)
+    t = bv.part("harmonic count").truncation
     p = {**s.to_dict(), "target": chosen.describe(), "rigorous": labels["rigorous"],
-         "labels": labels, "degrees_summed": b.degrees_summed, "tail": b.tail,
-         "error_meaning": TARGET_ERROR}
+         "labels": labels, "degrees_summed": None if t is None else t.degrees_summed,
+         "tail": None if t is None else t.tail, "error_meaning": TARGET_ERROR}
     _store_point(db, target_point(p))
     emit(p, as_json, _human_target)
     if p["violated"]:
-        raise CheckFailed("a witness beats the harmonic count of the target beyond its CI")
+        raise CheckFailed("a witness beats the bound of the target beyond its CI")
 
 
 def _human_target(p: dict[str, Any]) -> str:
@@ -265,11 +336,11 @@ def _human_target(p: dict[str, Any]) -> str:
     ratio = "n/a (bound 0)" if p["ratio"] is None else f"{p['ratio']:.4g}"
     lo, hi = p["best"]["ci"]
     lines = [f"d={p['d']} r={p['r']} H={p['heads']}, target {t['name']} ({t['profile']})",
-             f"  harmonic count of the profile: {word} {p['bound']:.6g} (odd degrees <= "
-             f"{p['degrees_summed']}, tail <= {p['tail']:.3g})",
+             f"  lower bound for the profile: {word} {p['bound']:.6g} (the larger of its "
+             f"parts: {p['labels']['source']})",
              f"    {labels_text(p['labels'])}",
              f"  best model: {p['best']['error']:.6g}  CI [{lo:.6g}, {hi:.6g}] "
-             f"({p['best']['method']}); ratio best / bound = {ratio}"]
+             f"({p['best']['method']}, {p['best_source']}); ratio best / bound = {ratio}"]
     for c in p["candidates"]:
         lines.append(f"    candidate {c['method']:<22} {c['error']:.6g}  ({c['note']})")
     if p["violated"]:

@@ -21,10 +21,11 @@ from typing import Any
 import click
 
 from workbench.commands._common import CheckFailed, emit, json_option, path_option
+from workbench.commands._target import target_options
 from workbench.commands.sandwich import MAX_D, MAX_HEADS
 from workbench.core.validation import check_float, check_int
 
-POINT = re.compile(r"^(\d+),(\d+),(\d+)$")
+POINT = re.compile(r"^(\d+),(\d+),(\d+)(?:,(\d+))?$")
 MAX_EVAL = 10**7
 
 
@@ -34,13 +35,48 @@ def _entries(db: str | None) -> list[Any]:
     return read_record() + (read_store(db) if db is not None else [])
 
 
-def _cell(entries: list[Any], d: int, r: int, H: int) -> dict[str, Any] | None:
+def setting_of(target: str, params: tuple[str, ...], N: int) -> Any:
+    """The record's setting (``workbench.constructions.witness_setting``) of ``--target`` with
+    ``--target-param`` at ``N`` keys: hardmax at any N, soft-nearest (finite beta) at N = 2."""
+    from workbench.commands._target import choose_target
+    from workbench.constructions.witness_setting import Setting
+
+    chosen = choose_target(target, params)
+    if chosen.is_hardmax and target in ("nearest", "soft-nearest"):
+        return Setting(N)
+    if target != "soft-nearest":
+        raise ValueError(f"--target must be nearest or soft-nearest, the targets the record "
+                         f"holds witnesses for (got {target!r})")
+    if N != 2:
+        raise ValueError(f"--target soft-nearest is recorded at N = 2 only (got N = {N})")
+    return Setting(2, "soft-nearest", (("beta", float(chosen.params["beta"])),))
+
+
+def nkeys_lower(setting: Any) -> tuple[Any, str] | None:
+    """For N >= 3 the registered bound ``n-keys`` at the setting's N as ``f(d, r, H)``, where
+    it is registered (``None`` otherwise, and for N = 2)."""
+    if setting.N < 3:
+        return None
+    from workbench.plugins import get_bound
+
+    try:
+        b = get_bound("n-keys")
+    except ValueError:
+        return None
+    return (lambda d, r, H: b(d, r, H, setting.N)), "n-keys"
+
+
+def _cell(entries: list[Any], d: int, r: int, H: int, setting: Any = None) -> dict[str, Any] | None:
+    from workbench.constructions.witness_setting import NEAREST_2
     from workbench.verifiers.witness_record import lookup
 
-    e = lookup(entries, d, r, H)
+    setting = setting or NEAREST_2
+    e = lookup(entries, d, r, H, setting)
     if e is None:
         return None
-    return {"d": d, "r": r, "heads": H, "method": e.method, "error": e.error,
+    return {"d": d, "r": r, "heads": H, **({} if setting.is_default else
+                                           {"setting": setting.to_dict()}),
+            "method": e.method, "error": e.error,
             "ci": list(e.ci), "interval": e.interval, "source": e.source, "file": e.file,
             "inherited_from": None if e.point == (d, r, H) else list(e.point[1:]),
             "seed": e.seed, "budget": e.budget, "code": e.code}
@@ -57,8 +93,11 @@ def _list_human(p: dict[str, Any]) -> str:
     for c in p["points"]:
         src = "" if c["inherited_from"] is None else \
             f" (from r={c['inherited_from'][0]}, H={c['inherited_from'][1]})"
+        s = c.get("setting")
+        where = "" if s is None else f" N={s['N']} {s['target']}" + "".join(
+            f" {k}={v:g}" for k, v in s["target_params"].items())
         lines.append(f"  d={c['d']:<3} r={c['r']:<3} H={c['heads']:<4} {c['error']:.4f} "
-                     f"[{c['ci'][0]:.4f}, {c['ci'][1]:.4f}] {c['method']}{src}"
+                     f"[{c['ci'][0]:.4f}, {c['ci'][1]:.4f}] {c['method']}{src}{where}"
                      + (" [store]" if c["source"] == "store" else ""))
     return "\n".join(lines)
 
@@ -74,9 +113,14 @@ def list_cmd(db: str | None, as_json: bool) -> None:
         from workbench.verifiers.store import check_database
 
         check_database(db)
+    from workbench.constructions.witness_setting import NEAREST_2
+
     entries = _entries(db)
-    points = sorted(set(record_grid()) | {e.point for e in entries})
-    cells = [c for p in points if (c := _cell(entries, *p)) is not None]
+    keys = {(p, NEAREST_2.to_json()) for p in record_grid()} | \
+        {(e.point, e.setting.to_json()) for e in entries}
+    by_json = {e.setting.to_json(): e.setting for e in entries} | {NEAREST_2.to_json(): NEAREST_2}
+    cells = [c for p, s in sorted(keys, key=lambda k: (k[1] != NEAREST_2.to_json(), k[1], k[0]))
+             if (c := _cell(entries, p[0], p[1], p[2], by_json[s])) is not None]
     emit({"witnesses": len(entries), "added": sum(e.source == "store" for e in entries),
           "points": cells}, as_json, _list_human)
 
@@ -89,25 +133,28 @@ def _replay_human(p: dict[str, Any]) -> str:
         f"  claimed {p['claimed']:.6g}; replayed {p['replayed']:.6g} CI [{lo:.6g}, {hi:.6g}] "
         f"on {p['samples']} fresh samples (stream {p['stream']}): {ok} "
         f"(|difference| <= {p['tolerance']:.3g})",
-        f"  certified bound at {tuple(p['certified_at'])}: {p['certified']:.6g}: "
+        f"  lower bound ({p.get('bound', 'certified')}) at {tuple(p['certified_at'])}: "
+        f"{p['certified']:.6g}: "
         + ("above it" if p["above_certified"] else "VIOLATED (the whole interval lies below)"),
         *([f"  {p['recorded']}"] if p.get("recorded") else []),
     ])
 
 
-def _point(target: str) -> tuple[int, int, int] | None:
+def _point(target: str) -> tuple[int, int, int, int] | None:
     m = POINT.match(target)
     if m is None:
         return None
-    d, r, H = (int(x) for x in m.groups())
+    d, r, H = (int(x) for x in m.groups()[:3])
+    N = int(m.group(4) or 2)
     check_int("POINT d", d, lo=2, hi=MAX_D)
     check_int("POINT r", r, lo=1, hi=d)
     check_int("POINT H", H, lo=1, hi=MAX_HEADS)
-    return d, r, H
+    check_int("POINT N", N, lo=2, hi=d)
+    return d, r, H, N
 
 
-def _target(target: str) -> tuple[int, int, int] | Path:
-    """``verify``'s argument: a point ``d,r,H`` or a readable file."""
+def _target(target: str) -> tuple[int, int, int, int] | Path:
+    """``verify``'s argument: a point ``d,r,H[,N]`` or a readable file."""
     pt = _point(target)
     if pt is not None:
         return pt
@@ -117,7 +164,8 @@ def _target(target: str) -> tuple[int, int, int] | Path:
 
 
 @cli.command(name="verify")
-@click.argument("target", metavar="FILE|POINT")
+@click.argument("spot", metavar="FILE|POINT")
+@target_options
 @click.option("--eval-samples", "n_eval", type=int, default=None,
               help="Fresh samples of the replay [default: max(the witness's, 100000)].")
 @path_option("--db", "Also look the point up among the witnesses added to this store.",
@@ -125,13 +173,14 @@ def _target(target: str) -> tuple[int, int, int] | Path:
 @click.option("--seed", type=int, default=0, show_default=True,
               help="The replay's stream is 7000000 + seed (never a witness's own).")
 @json_option
-def verify_cmd(target: str, n_eval: int | None, db: str | None, seed: int,
-               as_json: bool) -> None:
-    """Replay a witness file, or the record's best at POINT = d,r,H, on fresh samples."""
+def verify_cmd(spot: str, n_eval: int | None, db: str | None, seed: int,
+               as_json: bool, target: str, target_params: tuple[str, ...]) -> None:
+    """Replay a witness file, or the record's best at POINT = d,r,H[,N] (N keys, default 2;
+    --target nearest or soft-nearest with --target-param beta=B), on fresh samples."""
     check_int("--seed", seed, lo=0, hi=10**9)
     if n_eval is not None:
         check_int("--eval-samples", n_eval, lo=1000, hi=MAX_EVAL)
-    where = _target(target)
+    where = _target(spot)
     if db is not None:
         from workbench.verifiers.store import check_database
 
@@ -147,25 +196,30 @@ def verify_cmd(target: str, n_eval: int | None, db: str | None, seed: int,
                 w.params = _weights_beside(where)
         except ValueError as e:
             raise ValueError(f"FILE|POINT {e}") from None
-        rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=w.ci)
+        low = nkeys_lower(w.setting)
+        rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=w.ci,
+                     **({} if low is None else {"lower": low[0], "lower_name": low[1]}))
         payload = rep.to_dict()
         payload["file"] = str(where)
     else:
         entries = _entries(db)
         from workbench.verifiers.witness_record import lookup
 
-        best = lookup(entries, *where)
+        setting = setting_of(target, target_params, where[3])
+        best = lookup(entries, *where[:3], setting)
         if best is None:
-            raise ValueError(f"POINT {target} has no witness in the record (workbench witness "
-                             "list shows the points)")
+            raise ValueError(f"POINT {spot} has no witness in the record for "
+                             f"{setting.label()} (workbench witness list shows the points)")
         w = entry_witness(best, db)
-        rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=best.ci, point=where)
+        low = nkeys_lower(setting)
+        rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=best.ci, point=where[:3],
+                     **({} if low is None else {"lower": low[0], "lower_name": low[1]}))
         payload = {**rep.to_dict(), "entry": best.to_dict()}
     emit(payload, as_json, _replay_human)
     if not rep.reproduced:
         raise CheckFailed("the witness's claimed error is not reproduced by its replay")
     if not rep.above_certified:
-        raise CheckFailed("the witness lies below the certified lower bound beyond its CI")
+        raise CheckFailed("the witness lies below the lower bound beyond its CI")
 
 
 def _weights_beside(path: Path) -> dict[str, Any]:
@@ -242,12 +296,13 @@ def add_cmd(file: str, d: int | None, r: int | None, heads: int | None, claim: f
     from workbench.verifiers.witness_record import read_record, read_store
 
     known = lookup(read_record() + (read_store(store) if store.exists() else []),
-                   w.d, w.r, w.heads)
+                   w.d, w.r, w.heads, w.setting)
     beats = known is None or rep.ci[1] < known.ci[1]
     payload["best_known"] = None if known is None else known.to_dict()
     if beats:
         measured = Entry(w.d, w.r, w.heads, w.method, rep.error, rep.ci, interval_of(w.method),
-                         rep.n_eval, rep.stream, "", None, {}, f"workbench witness add {file}")
+                         rep.n_eval, rep.stream, "", None, {}, f"workbench witness add {file}",
+                         setting=w.setting)
         fresh = type(w)(w.method, w.d, w.r, w.heads, rep.error, rep.ci, w.params, rep.n_eval,
                         rep.stream)
         stored = write_store(store, measured, witness_bytes(fresh))

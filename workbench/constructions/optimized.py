@@ -14,6 +14,7 @@ sandwich"): every number is the error of a model whose weights are saved and can
 
 from __future__ import annotations
 
+import json
 import math
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -26,6 +27,7 @@ from scipy.special import betainc
 
 from workbench.constructions._montecarlo import ClaimedError
 from workbench.constructions.rank_one import rank_one_model
+from workbench.constructions.witness_setting import NEAREST_2, Setting
 from workbench.core.harmonics import dim_harmonics, sign_coefficients
 from workbench.core.head_kernels import head_target_agreement
 from workbench.core.safe_files import write_file
@@ -60,6 +62,7 @@ class Witness:
     params: dict[str, np.ndarray]
     n_eval: int = 0
     seed: int = 0
+    setting: Setting = NEAREST_2  # N keys and target (witness_setting.py); saved as ``task``
 
     def save(self, path: str | Path, name: str = "path", *, compressed: bool = False) -> Path:
         """Write the witness to ``path`` (``.npz`` added if missing) as an ``.npz`` of numbers
@@ -75,6 +78,7 @@ class Witness:
             "meta": meta,
             "error": np.array([self.error, *self.ci]),
             **self.params,
+            **task_array(self.setting),
         }
         savez = np.savez_compressed if compressed else np.savez
         return write_file(path, lambda fh: savez(fh, **arrays), name)  # type: ignore[arg-type]
@@ -110,6 +114,7 @@ class Witness:
             raise bad("holds objects other than numbers, which are never unpickled" if pickled
                       else "is truncated or damaged") from None
         method, meta, error = (arrays.pop(k, None) for k in ("method", "meta", "error"))
+        setting = read_task_array(arrays.pop("task", None), bad)
         if method is None or method.shape != () or method.dtype.kind != "U":
             raise bad("has no method name")
         name = str(method)
@@ -132,7 +137,24 @@ class Witness:
                 raise bad(f"holds {k} of shape {arrays[k].shape}, not a float array of shape "
                           f"{shape} for d={d}, r={r}, heads={H}")
         return Witness(name, d, r, H, float(error[0]), (float(error[1]), float(error[2])), arrays,
-                       n, seed)
+                       n, seed, setting)
+
+
+def task_array(setting: Setting) -> dict[str, np.ndarray]:
+    """The ``task`` entry of a witness ``.npz`` (none for N = 2, hardmax)."""
+    return {} if setting.is_default else {"task": np.array(setting.to_json())}
+
+
+def read_task_array(raw: np.ndarray | None, bad: Callable[[str], ValueError]) -> Setting:
+    """The setting saved as ``task`` (a JSON string), or N = 2, hardmax when absent."""
+    if raw is None:
+        return NEAREST_2
+    if raw.shape != () or raw.dtype.kind != "U":
+        raise bad("holds a task entry that is not one string")
+    try:
+        return Setting.from_dict(json.loads(str(raw)), "task")
+    except (ValueError, json.JSONDecodeError) as e:
+        raise bad(f"holds an unreadable task entry ({e})") from None
 
 
 # the arrays of each method's witness and their shapes at (d, r, H); a trained witness keeps its

@@ -185,32 +185,45 @@ class MLPScore(ScoreFunction):
 
 
 class SetScore(MLPScore):
-    """``s_i = v_h . relu(A_h k_i + B_h y + c_h + G_h mean_j relu(F_h k_j))``, ``k_j = W_h x_j``:
-    the MLP score with a pooled summary of all N projected keys added, so every score sees
-    every key, as Eq. 2's ``phi_h(W_h X, y)`` may (the class of the bound beyond two keys)."""
+    """``s_i = v_h . relu(A_h W_h x_i + B_h y + c_h + C_h g + D_h g')``: the MLP score with a
+    context that sees every key, ``g`` (``g'``) the mean (max) over keys ``j`` of
+    ``relu(E_h W_h x_j + F_h y + e_h)`` (one DeepSets layer). Still a function of
+    ``(W_h X, y)``, so inside Eq. 2; for N >= 3 the Bayes score of a head needs all N keys
+    (docs/derivations/witnesses_beyond_two.md)."""
 
     kind = "set"
+    E: nn.Parameter
+    F: nn.Parameter
+    e: nn.Parameter
+    C: nn.Parameter
+    D: nn.Parameter
 
     def __init__(self, models: int, heads: int, rank: int, d: int, hidden: int = 16) -> None:
-        super().__init__(models, heads, rank, d, hidden)
-        self.F = nn.Parameter(torch.empty(models, heads, rank, self.hidden))
-        self.G = nn.Parameter(torch.empty(models, heads, self.hidden, self.hidden))
+        ScoreFunction.__init__(self, models, heads, rank, d)
+        self.hidden = h = check_int("hidden", hidden, lo=1)
+        for name, shape in (("A", (rank, h)), ("B", (d, h)), ("c", (h,)), ("v", (h,)),
+                            ("E", (rank, h)), ("F", (d, h)), ("e", (h,)), ("C", (h, h)),
+                            ("D", (h, h))):
+            setattr(self, name, nn.Parameter(torch.zeros(models, heads, *shape)))
         self.reset_parameters()
 
     def reset_parameters(self, generator: torch.Generator | None = None) -> None:
         super().reset_parameters(generator)
-        if hasattr(self, "G"):  # MLPScore.__init__ resets before F and G exist
-            with torch.no_grad():
-                self.F.copy_(_normal(self.F.shape, generator) / math.sqrt(self.rank))
-                self.G.copy_(_normal(self.G.shape, generator) / math.sqrt(self.hidden))
+        with torch.no_grad():
+            self.E.copy_(_normal(self.E.shape, generator) / math.sqrt(self.rank))
+            self.F.copy_(_normal(self.F.shape, generator) / math.sqrt(self.d))
+            self.e.zero_()
+            for P in (self.C, self.D):
+                P.copy_(_normal(P.shape, generator) / (2 * math.sqrt(self.hidden)))
 
     def forward(self, keys, queries, key_pos, query_pos):  # type: ignore[override]
-        pooled = torch.relu(keys @ self.F.unsqueeze(2)).mean(-2)  # (K, H, B, m)
-        context = torch.matmul(pooled, self.G)  # (K, H, B, m)
-        hk = keys @ self.A.unsqueeze(2)  # (K, H, B, N, m)
-        hq = (project(queries, self.B.transpose(-1, -2)) + self.c[:, :, None, None, :]
-              + context[:, :, :, None, :])  # (K, H, B, T, m)
-        hidden = torch.relu(hq.unsqueeze(-2) + hk.unsqueeze(-3))  # (K, H, B, T, N, m)
+        ck = keys @ self.E.unsqueeze(2)  # (K, H, B, N, m)
+        cq = project(queries, self.F.transpose(-1, -2)) + self.e[:, :, None, None, :]
+        ctx = torch.relu(cq.unsqueeze(-2) + ck.unsqueeze(-3))  # (K, H, B, T, N, m)
+        g = ctx.mean(-2) @ self.C.unsqueeze(2) + ctx.amax(-2) @ self.D.unsqueeze(2)
+        hk = keys @ self.A.unsqueeze(2)
+        hq = project(queries, self.B.transpose(-1, -2)) + self.c[:, :, None, None, :] + g
+        hidden = torch.relu(hq.unsqueeze(-2) + hk.unsqueeze(-3))
         return (hidden * self.v[:, :, None, None, None, :]).sum(-1)
 
 

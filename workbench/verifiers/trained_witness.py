@@ -20,6 +20,7 @@ from typing import Any
 import torch
 
 from workbench.constructions.optimized import Witness
+from workbench.constructions.witness_setting import NEAREST_2, Setting
 from workbench.core.validation import check_choice, check_int
 from workbench.models.scores import SCORE_KINDS
 from workbench.verifiers.estimate import estimate_error
@@ -63,32 +64,47 @@ class TrainedWitness:
     record: dict[str, Any]
 
 
-def _task(d: int) -> Task:
-    return Task("nearest", d=d, N=2, points="orthonormal")
+def _task(d: int, setting: Setting = NEAREST_2) -> Task:
+    """The task a witness is trained and replayed on: ``D_N`` (N orthonormal keys, uniform
+    query) labelled by the setting's target (hardmax nearest, or soft-nearest at ``beta``)."""
+    if setting.target == "nearest":
+        return Task("nearest", d=d, N=setting.N, points="orthonormal")
+    from workbench.core.targets import soft_nearest_neighbour
+    from workbench.verifiers.tasks import TargetTask
+
+    beta = setting.beta
+    return TargetTask("nearest", d=d, N=setting.N, points="orthonormal", target=setting.target,
+                      target_params=setting.params,
+                      fn=lambda X, y: soft_nearest_neighbour(X, y, beta))
 
 
 def _options(score: str, hidden: int) -> dict[str, Any]:
-    return {"score": score, **({"score_options": {"hidden": hidden}} if score == "mlp" else {})}
+    wide = score in ("mlp", "set")
+    return {"score": score, **({"score_options": {"hidden": hidden}} if wide else {})}
 
 
 def score_of(state: dict[str, torch.Tensor]) -> dict[str, Any]:
     """The score options a saved state was trained with, read from its weights alone (an MLP
-    score holds ``score.A`` of width ``hidden``; a dot score holds ``score.Q``)."""
+    score holds ``score.A`` of width ``hidden``, a set score also ``score.E``; a dot score holds
+    ``score.Q``)."""
     if "score.A" in state:
-        return _options("mlp", int(state["score.A"].shape[-1]))
+        kind = "set" if "score.E" in state else "mlp"
+        return _options(kind, int(state["score.A"].shape[-1]))
     return _options("dot", 0)
 
 
 def replay_trained(
     d: int, r: int, H: int, state: dict[str, torch.Tensor], n_eval: int, seed: int,
-    level: float = 0.999,
+    level: float = 0.999, setting: Setting = NEAREST_2,
 ) -> tuple[float, tuple[float, float]]:
-    """The error of the saved weights on ``n_eval`` fresh samples of ``D_2`` (stream ``seed``),
-    float64, CLT interval at ``level``: the model is rebuilt from ``state`` alone."""
+    """The error of the saved weights on ``n_eval`` fresh samples of the setting's task
+    (default ``D_2``, hardmax; stream ``seed``), float64, CLT interval at ``level``: the model is
+    rebuilt from ``state`` alone."""
     spec = ModelSpec(arch="generalized", rank=r, heads=H, options=score_of(state))
-    model = build_model(spec, _task(d), models=1)
+    task = _task(d, setting)
+    model = build_model(spec, task, models=1)
     model.load_state_dict(state)
-    (est,) = estimate_error(model.double(), _task(d), samples=n_eval, level=level,
+    (est,) = estimate_error(model.double(), task, samples=n_eval, level=level,
                             generator=seed)
     return est.mean, (est.lo, est.hi)
 
@@ -132,23 +148,25 @@ def train_witnesses(
     seed: int = 0,
     n_eval: int = 100_000,
     level: float = 0.999,
+    setting: Setting = NEAREST_2,
 ) -> dict[tuple[int, int], TrainedWitness]:
-    """One training call for every ``(r, H)`` of ``shapes`` at dimension ``d``; per shape the
-    best model by held-out error, re-measured on the fresh stream ``seed + 202``."""
+    """One training call for every ``(r, H)`` of ``shapes`` at dimension ``d`` on the setting's
+    task (default N = 2, hardmax); per shape the best model by held-out error, re-measured on
+    the fresh stream ``seed + 202``."""
     specs = [ModelSpec(arch="generalized", rank=r, heads=H, seed=seed + s, lr=lr,
                        options=_options(score, budget.hidden))
              for r, H in shapes for s in range(budget.seeds) for lr in budget.lrs
              for score in budget.scores]
     cfg = TrainConfig(steps=budget.steps, batch=budget.batch, eval_samples=budget.heldout,
                       eval_seed=seed + 101)
-    run = train(specs, _task(d), cfg)
+    run = train(specs, _task(d, setting), cfg)
     out: dict[tuple[int, int], TrainedWitness] = {}
     for r, H in shapes:
         group = [m for m in run.results if (m.spec.rank, m.spec.heads) == (r, H)]
         best = select_best(group)
         state = {k: v.detach().clone() for k, v in best.state.items()}
-        err, ci = replay_trained(d, r, H, state, n_eval, seed + 202, level)
-        w = Witness(METHOD, d, r, H, err, ci, {}, n_eval, seed + 202)
+        err, ci = replay_trained(d, r, H, state, n_eval, seed + 202, level, setting)
+        w = Witness(METHOD, d, r, H, err, ci, {}, n_eval, seed + 202, setting)
         out[(r, H)] = TrainedWitness(w, state, _record(best, group, budget, run.seconds,
                                                        len(specs)))
     return out

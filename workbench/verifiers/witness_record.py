@@ -1,5 +1,7 @@
-"""The record of best-known witnesses for the sandwich on ``D_2``, N = 2
-(docs/derivations/sandwich.md, "The record of witnesses").
+"""The record of best-known witnesses for the sandwich (docs/derivations/sandwich.md, "The record
+of witnesses"): on ``D_2`` (N = 2, hardmax) and, keyed by their setting
+(``workbench.constructions.witness_setting``: N keys, target and its parameters), on ``D_N``
+for N >= 3 and for soft targets (docs/derivations/witnesses_beyond_two.md).
 
 The shipped record is package data, ``RECORD_DIR``: ``record.json`` lists every entry (its
 ``(d, r, H)``, method, error with its interval, the evaluation stream and sample count it was
@@ -22,10 +24,11 @@ import json
 import os
 import time
 from collections.abc import Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from workbench.constructions.witness_setting import NEAREST_2, Setting
 from workbench.verifiers.store import Store
 
 RECORD_DIR = Path(__file__).with_name("witness_record")
@@ -55,6 +58,7 @@ class Entry:
     budget: dict[str, Any] = field(default_factory=dict)
     code: str = ""
     source: str = "record"  # the shipped record, or "store" (added by workbench witness add)
+    setting: Setting = NEAREST_2  # N keys and the target (absent in the JSON for the default)
 
     @property
     def point(self) -> tuple[int, int, int]:
@@ -63,6 +67,9 @@ class Entry:
     def to_dict(self) -> dict[str, Any]:
         out = asdict(self)
         out["ci"] = list(self.ci)
+        out.pop("setting")
+        if not self.setting.is_default:
+            out["setting"] = self.setting.to_dict()
         return out
 
 
@@ -75,10 +82,12 @@ def _entry(raw: dict[str, Any], where: str, source: str) -> Entry:
         raise ValueError(f"{where} names the interval {raw['interval']!r}, not one of "
                          f"{', '.join(INTERVALS)}")
     lo, hi = (float(x) for x in raw["ci"])
+    setting = NEAREST_2 if raw.get("setting") is None else \
+        Setting.from_dict(raw["setting"], f"{where}'s setting")
     return Entry(int(raw["d"]), int(raw["r"]), int(raw["heads"]), str(raw["method"]),
                  float(raw["error"]), (lo, hi), str(raw["interval"]), int(raw["n_eval"]),
                  int(raw["stream"]), str(raw["file"]), raw.get("seed"), raw.get("budget") or {},
-                 str(raw.get("code", "")), source)
+                 str(raw.get("code", "")), source, setting)
 
 
 def read_record(path: str | os.PathLike[str] = RECORD_FILE) -> list[Entry]:
@@ -98,10 +107,13 @@ def record_grid(path: str | os.PathLike[str] = RECORD_FILE) -> list[tuple[int, i
     return [(int(d), int(r), int(h)) for d, r, h in json.loads(path.read_text())["grid"]]
 
 
-def lookup(entries: Sequence[Entry], d: int, r: int, H: int) -> Entry | None:
-    """The best known witness at ``(d, r, H)``: least interval upper end among the entries of
-    the same ``d`` with ``r' <= r`` and ``H' <= H`` (ties: the point itself, then smaller)."""
-    pool = [e for e in entries if e.d == d and e.r <= r and e.heads <= H]
+def lookup(entries: Sequence[Entry], d: int, r: int, H: int,
+           setting: Setting = NEAREST_2) -> Entry | None:
+    """The best known witness at ``(d, r, H)`` in ``setting``: least interval upper end among
+    the entries of the same ``d`` and setting with ``r' <= r`` and ``H' <= H`` (ties: the
+    point itself, then smaller)."""
+    pool = [e for e in entries if e.d == d and e.r <= r and e.heads <= H
+            and e.setting == setting]
     if not pool:
         return None
     return min(pool, key=lambda e: (e.ci[1], e.point != (d, r, H), e.r, e.heads))
@@ -135,7 +147,7 @@ def write_store(db: str | os.PathLike[str], entry: Entry, weights: bytes) -> Ent
     """Add ``entry`` with its ``.npz`` ``weights`` to the store ``db`` (one transaction; the key
     is the weights' SHA-256, so a witness is stored once); the entry as stored."""
     key = hashlib.sha256(weights).hexdigest()
-    stored = Entry(**{**asdict(entry), "file": key, "source": "store"})
+    stored = replace(entry, file=key, source="store")
     payload = json.dumps(stored.to_dict(), sort_keys=True, allow_nan=False)
     with Store(db) as st, st.con:
         st.con.execute(

@@ -15,6 +15,7 @@ from __future__ import annotations
 import math
 import os
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -22,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from workbench.constructions.optimized import STATE_PREFIX, Witness
+from workbench.constructions.witness_setting import Setting
 from workbench.verifiers.witness_record import Entry, npz_bytes, weights_bytes
 
 FRESH = 7_000_000  # the replay streams: FRESH + seed, never a stream a witness was measured on
@@ -105,7 +107,10 @@ def replay_error(w: Witness, stream: int, n_eval: int) -> tuple[float, tuple[flo
     if w.method == "trained_generalized":
         state = _state(w)
         check_architecture(state, w.d, w.r, w.heads, "the witness")
-        return replay_trained(w.d, w.r, w.heads, state, n_eval, stream, LEVEL)
+        return replay_trained(w.d, w.r, w.heads, state, n_eval, stream, LEVEL, w.setting)
+    if not w.setting.is_default:
+        raise ValueError(f"witness {w.method} is replayed on N = 2, hardmax only (it is for "
+                         f"{w.setting.label()})")
     if w.method == "one_head_bayes":
         return one_head_replay(fresh)
     if w.method == "random_features":
@@ -118,13 +123,32 @@ def interval_of(method: str) -> str:
             "random_features": "normal"}.get(method, "bernstein")
 
 
+def setting_lower(setting: Setting, d: int, r: int, H: int) -> tuple[float, str] | None:
+    """The lower bound a witness of ``setting`` is held to at ``(d, r, H)``, and its name: the
+    certified bound (N = 2, hardmax), the profile's certified bound (soft-nearest); ``None``
+    where the caller must supply one (N >= 3: ``workbench.plugins`` resolves it above this
+    layer)."""
+    if setting.is_default:
+        from workbench.core.bounds.certified import certified_lower_bound
+
+        return certified_lower_bound(d, r, H).value, "certified"
+    if setting.target == "soft-nearest" and setting.N == 2:
+        from workbench.core.bounds.profile_fiber import profile_lower_bound
+        from workbench.core.profiles import tanh_profile
+
+        bv = profile_lower_bound(tanh_profile(setting.beta), d, r, H)
+        return bv.certified, "certified bound of the profile"
+    return None
+
+
 def replay(w: Witness, *, seed: int = 0, n_eval: int | None = None,
            claimed_ci: tuple[float, float] | None = None,
-           point: tuple[int, int, int] | None = None) -> Replay:
+           point: tuple[int, int, int] | None = None,
+           lower: Callable[[int, int, int], float] | None = None,
+           lower_name: str = "") -> Replay:
     """Replay ``w`` on the fresh stream ``FRESH + seed`` and judge its claim (``w.error``, with
-    ``claimed_ci`` or none) and the certified bound at ``point`` (default: the witness's)."""
-    from workbench.core.bounds.certified import certified_lower_bound
-
+    ``claimed_ci`` or none) and the lower bound at ``point`` (default: the witness's): ``lower``
+    (named ``lower_name``) where given, else :func:`setting_lower` (0 where none applies)."""
     stream = FRESH + seed if FRESH + seed != w.seed else FRESH + seed + 1  # never its own
     n = n_eval or max(w.n_eval, N_EVAL)
     err, ci = replay_error(w, stream, n)
@@ -132,10 +156,14 @@ def replay(w: Witness, *, seed: int = 0, n_eval: int | None = None,
     h_old = 0.0 if claimed_ci is None else (claimed_ci[1] - claimed_ci[0]) / 2
     tol = math.hypot(h_new, h_old)
     d, r, H = point or (w.d, w.r, w.heads)
-    cert = certified_lower_bound(d, r, H).value
+    known = setting_lower(w.setting, d, r, H) if lower is None else (float(lower(d, r, H)),
+                                                                         lower_name)
+    cert, name = known if known is not None else (0.0, "none known")
+    extra: dict[str, Any] = {"certified_at": [d, r, H], "bound": name}
+    if not w.setting.is_default:
+        extra["setting"] = w.setting.to_dict()
     return Replay((w.d, w.r, w.heads), w.method, w.error, claimed_ci, err, ci, stream, n, tol,
-                  abs(w.error - err) <= tol, cert, ci[1] >= cert,
-                  {"certified_at": [d, r, H]})
+                  abs(w.error - err) <= tol, cert, ci[1] >= cert, extra)
 
 
 def entry_witness(entry: Entry, db: str | os.PathLike[str] | None = None) -> Witness:
@@ -144,9 +172,10 @@ def entry_witness(entry: Entry, db: str | os.PathLike[str] | None = None) -> Wit
 
     raw = weights_bytes(entry, db)
     w = _load_npz(io.BytesIO(raw), f"the record's {entry.file}")
-    if (w.d, w.r, w.heads, w.method) != entry.point + (entry.method,):
+    if (w.d, w.r, w.heads, w.method, w.setting) != entry.point + (entry.method, entry.setting):
         raise ValueError(f"the record's {entry.file} holds a witness of {w.method} at "
-                         f"{(w.d, w.r, w.heads)}, not {entry.method} at {entry.point}")
+                         f"{(w.d, w.r, w.heads)} ({w.setting.label()}), not {entry.method} at "
+                         f"{entry.point} ({entry.setting.label()})")
     return w
 
 
@@ -245,6 +274,9 @@ def _state_witness(state: dict[str, np.ndarray], where: str, d: int | None, r: i
 
 def witness_bytes(w: Witness) -> bytes:
     """``w`` as compressed ``.npz`` bytes, in ``Witness.save``'s layout."""
+    from workbench.constructions.optimized import task_array
+
     meta = np.array([w.d, w.r, w.heads, w.n_eval, w.seed])
     return npz_bytes({"method": np.array(w.method), "meta": meta,
-                      "error": np.array([w.error, *w.ci]), **w.params})
+                      "error": np.array([w.error, *w.ci]), **w.params,
+                      **task_array(w.setting)})

@@ -9,7 +9,9 @@ Its test: ``tests/claims/test_soft_targets.py``.
 
 from __future__ import annotations
 
+import functools
 import math
+from typing import Any
 
 import numpy as np
 import sympy as sp
@@ -216,4 +218,44 @@ def trained_respect_soft_bound_claim(ctx: CheckContext) -> list[Evidence]:
                                      {"d": d, "r": r, "H": H, "beta": beta, "steps": steps},
                                      note="held-out error of a trained Eq. 2 layer against "
                                      "the soft target's harmonic count"))
+    return out
+
+
+def _softmax_target(X: Any, y: Any, beta: float) -> Any:
+    from workbench.core.targets import soft_nearest_neighbour
+
+    return soft_nearest_neighbour(X, y, beta)
+
+
+@claim("targets.one_head_witness_exact", "One Bayes head (M = I) on a soft target has error "
+       "1/2 (E psi^2 - sum_l eta_l(psi)^2 C(l+r-1,r-1)/N(d,l)): against its own Monte Carlo",
+       "lemma", depends_on=("targets.profile_energies", "thm2.one_head_exact"),
+       statement="E||f - X phi||^2 = 1/2 (E psi^2 - sum_l eta_l(psi)^2 C(l+r-1, r-1)/N(d,l)), "
+       "2 phi_1 - 1 = E[psi(<y,w>) | P w, y]",
+       ref="derivations/witnesses_beyond_two.md#one-head-any-profile", mark="ours",
+       threads=1, no_grad=True)
+def one_head_witness_exact_claim(ctx: CheckContext) -> list[Evidence]:
+    """The exact error (arb energies) against the head's Monte Carlo error: its output formed
+    from the keys, the target the softmax of ``core.targets`` (not the profile form)."""
+    from workbench.constructions.optimized import DELTA, bernstein_ci
+    from workbench.constructions.profile_one_head import (
+        profile_one_head_error,
+        profile_one_head_losses,
+    )
+    out: list[Evidence] = []
+    n = ctx.pick(200_000, 1_000_000)
+    for d, r, beta in ctx.pick(((8, 1, 4.0), (6, 2, 16.0)),
+                               ((8, 1, 4.0), (6, 2, 16.0), (16, 1, 1.0), (12, 5, 8.0))):
+        exact = profile_one_head_error(tanh_profile(beta), d, r)
+        lo, hi = exact.enclosure
+        x = profile_one_head_losses(tanh_profile(beta).psi, d, r, n, ctx.seed + d + r,
+                                    target=functools.partial(_softmax_target, beta=beta))
+        ci = bernstein_ci(x, 2.0)
+        out.append(Evidence(float(x.mean()), (lo + hi) / 2, "==", "monte_carlo",
+                            {"d": d, "r": r, "beta": beta, "n": n, "exact": [lo, hi],
+                             "degrees": exact.degrees_summed},
+                            ci=ci, ci_level=1 - DELTA, tolerance=(hi - lo) / 2,
+                            interval="bernstein", resolution=0.01,
+                            note="empirical-Bernstein CI of the Bayes head's error vs the "
+                            "exact series (its truncation as tolerance)"))
     return out
