@@ -128,10 +128,10 @@ def test_a_planted_n_keys_bound_four_times_too_large_is_found(capsys) -> None:
 
     def four_times(f):
         def value(*args, **kw):
-            from workbench.core.bounds.value import BoundValue, Part
+            from workbench.core.bounds.value import N_KEYS, BoundValue
 
             v = f(*args, **kw)
-            return BoundValue((Part("n keys", (4 * v.value, 4 * v.value), v.rigorous, "x4"),))
+            return BoundValue((N_KEYS.at((4 * v.value, 4 * v.value), "x4"),))
 
         return value
 

@@ -109,7 +109,7 @@ def test_orthonormal_n_keys_prints_the_bound_beyond_two_keys(capsys) -> None:
     row = cb["per_seed"][0]
     assert row["margin"] == pytest.approx(row["heldout"] - cb["lower_bound"])
     code, out, _ = run(capsys, *args)
-    assert code == 0 and "lower bound (d=8, rank=1, heads=3; " in out and "n-keys" in out
+    assert code == 0 and "lower bound (d=8, rank=1, heads=3)" in out and "from n-keys" in out
     code, out, _ = run(capsys, *[*ARGS[:2], "8", "--N", "7", *ARGS[5:]], "--points",
                        "orthonormal")
     assert code == 0 and "lower bound (d=" not in out and "this run is outside them" in out

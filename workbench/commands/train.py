@@ -255,14 +255,22 @@ def _certified(
     keys by the transfer; another target: its profile's harmonic count, D_2 only)."""
     if task != "nearest" or layers != 1 or d > 2048:
         return None
+    covers = BOUND_CLASS[points]
     if N != 2:
-        return _n_keys(N, points, d, rank, heads, seeds) if chosen.is_hardmax else None
-    if not chosen.is_hardmax:
+        if not chosen.is_hardmax:
+            return None
+        from workbench.plugins import get_bound
+
+        b = get_bound("n-keys")
+        if points != "orthonormal" or b.outside(d, rank, heads, N) is not None:
+            return None
+        bv, covers = b.evaluate(d, rank, heads, N), N_KEYS_COVERS
+    elif not chosen.is_hardmax:
         if points != "orthonormal" or chosen.profile is None:
             return None
-        from workbench.core.bounds.profile_harmonic import profile_bound
+        from workbench.core.bounds.profile_fiber import profile_lower_bound
 
-        bv = profile_bound(chosen.profile, d, rank, heads).bound_value
+        bv = profile_lower_bound(chosen.profile, d, rank, heads)
     else:
         from workbench.core.bounds.certified import certified_lower_bound
 
@@ -277,7 +285,7 @@ def _certified(
                      "margin": h["mean"] - lb})
     return {
         **labels,
-        "covers": BOUND_CLASS[points],
+        "covers": covers,
         "points": points,
         "per_seed": rows,
         "below": [r["seed"] for r in rows if r["hi"] < lb],  # whole CI below the bound
@@ -287,26 +295,6 @@ def _certified(
 N_KEYS_COVERS = ("the bound beyond two keys (n-keys) covers generalized attention (Eq. 2) with "
                  "full value maps M_h, one layer, 3 <= N <= d - 2 on D_N (orthonormal keys), so "
                  "it applies to this model")
-
-
-def _n_keys(N: int, points: str, d: int, rank: int, heads: int,
-            seeds: list[dict[str, Any]]) -> dict[str, Any] | None:
-    """The registered bound ``n-keys`` beside the result, where it applies: 3 <= N <= d - 2 on
-    orthonormal keys, one layer (the caller checked the task and the layer)."""
-    from workbench.plugins import get_bound
-
-    b = get_bound("n-keys")
-    if points != "orthonormal" or b.outside(d, rank, heads, N) is not None:
-        return None
-    lb = b.interval(d, rank, heads, N)[0]
-    rows = [{"seed": s["seed"], "heldout": s["heldout"]["mean"], "hi": s["heldout"]["hi"],
-             "ratio": s["heldout"]["mean"] / lb if lb > 0 else None,
-             "margin": s["heldout"]["mean"] - lb} for s in seeds]
-    return {"lower_bound": lb, "source": b.name, "rigorous": b.rigorous,
-            "certified": lb if b.rigorous else 0.0,
-            "parts": {b.name: {"lower_bound": lb, "rigorous": b.rigorous}},
-            "covers": N_KEYS_COVERS, "points": points, "per_seed": rows,
-            "below": [r["seed"] for r in rows if r["hi"] < lb]}
 
 
 COVERAGE = ("(the certified lower bounds cover nearest neighbour at one layer: N = 2 on "
