@@ -364,8 +364,9 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any
     return _run_all(tmp_path_factory.mktemp("bad"), list(enumerate(a for a, _ in CASES)))
 
 
-def problems(r: dict[str, Any], flag: str) -> list[str]:
-    """What is wrong with one answer to bad input, by the contract (empty when it holds)."""
+def problems(r: dict[str, Any], flag: str, as_json: bool = False) -> list[str]:
+    """What is wrong with one answer to bad input, by the contract (empty when it holds): with
+    ``as_json``, stdout must be the one error object naming the flag, else empty."""
     err = r["err"]
     lines = err.strip().splitlines()
     out = []
@@ -377,12 +378,31 @@ def problems(r: dict[str, Any], flag: str) -> list[str]:
         out.append(f"the line does not name {flag}")
     if "Traceback" in err or len(err) > 400:
         out.append("a traceback or an uncut echo")
-    if r["out"]:
+    if as_json:
+        out += json_error_problems(r["out"], flag, r["rc"])
+    elif r["out"]:
         out.append("output on stdout")
     if r.get("written") or r.get("fixtures_changed"):
         out.append(f"wrote {r.get('written') or 'into the fixtures'}")
     if r.get("torch"):
         out.append("imported torch")
+    return out
+
+
+def json_error_problems(stdout: str, flag: str, rc: object) -> list[str]:
+    """What is wrong with ``--json``'s answer on an error path: one JSON object on stdout,
+    ``{"error", "exit_code", "parameter"}``, with the exit code and naming ``flag``."""
+    try:
+        obj = json.loads(stdout)
+    except ValueError:
+        return [f"stdout is not one JSON object: {stdout[:80]!r}"]
+    if not isinstance(obj, dict) or set(obj) != {"error", "exit_code", "parameter"}:
+        return [f"stdout is not the error object: {stdout[:80]!r}"]
+    out = []
+    if obj["exit_code"] != rc:
+        out.append(f"the error object says exit {obj['exit_code']}, not {rc}")
+    if flag not in obj["error"] or not str(obj["parameter"]) in flag + " " + obj["error"]:
+        out.append(f"the error object does not name {flag}")
     return out
 
 
@@ -397,7 +417,7 @@ def test_the_suite_covers_every_command_with_at_least_150_inputs() -> None:
                          ids=[" ".join(a)[:70] for a, _ in CASES])
 def test_bad_input_gets_one_line_naming_the_flag(i: int, results: dict[int, Any]) -> None:
     args, flag = CASES[i]
-    found = problems(results[i], flag)
+    found = problems(results[i], flag, "--json" in args)
     group = plugin_group_named(args, flag)
     if group is not None and has_entry_points(group):  # an installed plug-in could declare
         found = [p for p in found if p != "imported torch"]  # the name: it must be imported
@@ -430,10 +450,14 @@ def _in_process(capsys: pytest.CaptureFixture[str], args: list[str]) -> dict[str
 
 
 def test_the_checks_fail_without_the_argument_screen(capsys: pytest.CaptureFixture[str]) -> None:
-    args = ["harmonics", "dim", "--d", "１６", "--degree", "1"]
-    assert problems(_in_process(capsys, args), "--d") == []
+    """A number flag that is not an integer (``float('１')`` reads it) is refused by the screen
+    alone; an integer flag by its declared range too."""
+    args = ["kernel", "head-vs-target", "--d", "4", "--theta", "１"]
+    assert problems(_in_process(capsys, args), "--theta") == []
     with plant("workbench.commands._arguments:screen", replaced(list)):
-        assert problems(_in_process(capsys, args), "--d") != []
+        assert problems(_in_process(capsys, args), "--theta") != []
+        ints = ["harmonics", "dim", "--d", "１６", "--degree", "1"]
+        assert problems(_in_process(capsys, ints), "--d") == []
 
 
 def test_the_writability_probe_answers_first_and_the_writer_still_refuses(

@@ -18,6 +18,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._common import (
     ERROR_MEANING,
     AliasCommand,
@@ -168,16 +169,16 @@ def _human_lower(p: dict[str, Any]) -> str:
 
 @aliases({"--r": "--rank"})
 @cli.command(name="lower", cls=AliasCommand)
-@click.option("--d", "d", type=int, required=True,
+@click.option("--d", "d", type=IntIn(2), required=True,
               help=f"Ambient dimension d >= 2 (2..{MAX_D} for the built-in bounds).")
-@click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
-@click.option("--heads", type=int, required=True, help="Number of heads H >= 1.")
+@click.option("--rank", "rank", type=IntIn(1), required=True, help="Key rank r in 1..d.")
+@click.option("--heads", type=IntIn(1), required=True, help="Number of heads H >= 1.")
 @click.option("--bound", "bound", default="certified", show_default=True,
               help="A registered bound (workbench bounds list) or module:function "
               "f(d, rank, heads, N).")
-@click.option("--N", "N", type=int, default=2, show_default=True,
+@click.option("--N", "N", type=IntIn(1), default=2, show_default=True,
               help="Number of keys N (the certified bound covers N = 2).")
-@click.option("--max-degree", type=int, default=None,
+@click.option("--max-degree", type=IntIn(1, 20001), default=None,
               help="Sum odd degrees up to this (the certified bound).")
 @click.option(
     "--class",
@@ -427,10 +428,11 @@ def _human_other(p: dict[str, Any]) -> str:
 
 @aliases({"--r": "--rank"})
 @cli.command(name="heads-needed", cls=AliasCommand)
-@click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
-@click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
+@click.option("--d", "d", type=IntIn(2, MAX_D), required=True,
+              help=f"Ambient dimension d in 2..{MAX_D}.")
+@click.option("--rank", "rank", type=IntIn(1), required=True, help="Key rank r in 1..d.")
 @click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
-@click.option("--max-degree", type=int, default=None,
+@click.option("--max-degree", type=IntIn(1, 20001), default=None,
               help="Sum odd degrees up to this (default: raised automatically up to a cost cap).")
 @click.option("--class", "value_class", type=click.Choice(VALUE_CLASSES), default=EQ2,
               show_default=True,

@@ -18,6 +18,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._common import (
     ERROR_MEANING,
     CheckFailed,
@@ -47,7 +48,7 @@ CONJECTURE_REASON = (
               "evidence, and its row names the dependencies that did not run.")
 @click.option("--with-deps", is_flag=True,
               help="With --only: also run what the named claims depend on, first.")
-@click.option("--jobs", type=int, default=None, metavar="N",
+@click.option("--jobs", type=IntIn(1), default=None, metavar="N",
               help="Worker processes that run independent claims side by side (default: the "
               "number of cores). The verdicts and numbers are the same for every N.")
 @click.option("--builtin", is_flag=True,
@@ -70,8 +71,6 @@ def cli(
     as_json: bool,
     seed: int,
 ) -> None:
-    if seed < 0:
-        raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
     if db is not None:  # the results store sweep writes too: fail before any claim runs
         from workbench.verifiers.store import check_writable
 

@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import IntIn, IntSpan
 from workbench.commands._common import (
     ERROR_MEANING,
     CheckFailed,
@@ -142,17 +143,21 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
 @click.option("--bound", "bound", default="certified", show_default=True,
               help="A registered bound (workbench bounds list), module:function, or "
               "'constant:C'.")
-@click.option("--d", "d", default="4:16", show_default=True, help="Dimension d or range LO:HI.")
-@click.option("--rank", "rank", default="1:4", show_default=True, help="Key rank r or range.")
-@click.option("--heads", "heads", default="1:16", show_default=True, help="Heads H or range.")
-@click.option("--N", "N", default="2", show_default=True, help="Keys N or range (certified: 2).")
-@click.option("--budget", type=int, default=5, show_default=True,
+@click.option("--d", "d", type=IntSpan(2), default="4:16", show_default=True,
+              help="Dimension d or range LO:HI.")
+@click.option("--rank", "rank", type=IntSpan(1), default="1:4", show_default=True,
+              help="Key rank r or range.")
+@click.option("--heads", "heads", type=IntSpan(1), default="1:16", show_default=True,
+              help="Heads H or range.")
+@click.option("--N", "N", type=IntSpan(1), default="2", show_default=True,
+              help="Keys N or range (certified: 2).")
+@click.option("--budget", type=IntIn(1, MAX_BUDGET), default=5, show_default=True,
               help=f"Trials drawn by hypothesis (1..{MAX_BUDGET}).")
 @click.option("--attack", "attacks", multiple=True, type=click.Choice(ATTACKS),
               help="Attacks per trial (repeatable; default: generalized, then train).")
-@click.option("--steps", type=int, default=200, show_default=True, help="Training steps.")
+@click.option("--steps", type=IntIn(1), default=200, show_default=True, help="Training steps.")
 @click.option("--lr", type=float, default=0.03, show_default=True)
-@click.option("--eval-samples", type=int, default=20_000, show_default=True)
+@click.option("--eval-samples", type=IntIn(100), default=20_000, show_default=True)
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Chance of a false counterexample against a true bound (whole search).")
 @click.option("--replay", "replay", default=None, metavar="FIELDS",
@@ -182,7 +187,6 @@ def cli(
     check_float("--lr", lr, lo=0.0, lo_open=True)
     check_int("--eval-samples", eval_samples, lo=100)
     check_float("--alpha", alpha, 0.0, 1.0, lo_open=True, hi_open=True)
-    check_int("--seed", seed, lo=0)
     if rr[0] > dr[1]:
         raise ValueError(f"--rank must not exceed --d (got --rank {rank}, --d {d})")
     if b.N is not None and not set(range(nr[0], nr[1] + 1)) <= set(b.N):

@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._common import (
     AliasCommand,
     CheckFailed,
@@ -117,9 +118,11 @@ def resolve_witness(name: str) -> Any:
 
 @aliases({"--r": "--rank", "--budget": "--scale"})
 @click.command(name="sandwich", cls=AliasCommand)
-@click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
-@click.option("--rank", "r", type=int, required=True, help="Key rank r in 1..d.")
-@click.option("--heads", type=int, required=True, help=f"Number of heads H in 1..{MAX_HEADS}.")
+@click.option("--d", "d", type=IntIn(2, MAX_D), required=True,
+              help=f"Ambient dimension d in 2..{MAX_D}.")
+@click.option("--rank", "r", type=IntIn(1, MAX_D), required=True, help="Key rank r in 1..d.")
+@click.option("--heads", type=IntIn(1, MAX_HEADS), required=True,
+              help=f"Number of heads H in 1..{MAX_HEADS}.")
 @click.option(
     "--scale",
     "budget",
@@ -152,7 +155,6 @@ def sandwich_cmd(
     d = check_int("--d", d, lo=2, hi=MAX_D)
     check_int("--rank", r, lo=1, hi=d)
     check_int("--heads", heads, lo=1, hi=MAX_HEADS)
-    check_int("--seed", seed, lo=0)
     chosen = choose_target(target, target_params)
     if not chosen.is_hardmax:
         for flag, given in (("--bound", bound), ("--witness", witness), ("--db", db),
