@@ -20,7 +20,8 @@ from typing import Any
 
 import pytest
 
-from tests.cli.test_bad_inputs import _RUNNER, problems
+from tests.cli.bad_input_contract import problems
+from tests.cli.test_bad_inputs import _RUNNER
 from workbench.core.safe_files import ReadFailed
 
 RECORD_DIR = Path(__file__).parents[2] / "workbench" / "verifiers" / "witness_record"
