@@ -479,3 +479,15 @@ def test_the_console_script_answers_bad_input(args: list[str], flag: str,
         r = {"rc": p.returncode, "out": p.stdout, "err": p.stderr,
              "written": [str(x) for x in tmp_path.iterdir()]}
         assert problems(r, flag) == [], (args, p.stderr)
+
+
+@pytest.mark.parametrize("name", ["full-rank", "random-features", "majority-vote", "biased"])
+def test_param_on_a_construction_with_flags_of_its_own_names_them(
+        name: str, capsys: pytest.CaptureFixture[str]) -> None:
+    from workbench import builtin_plugins
+    from workbench.commands.construct import SPECIALISED
+
+    r = _in_process(capsys, ["construct", name, "--param", "foo=bar"])
+    declared = getattr(builtin_plugins, SPECIALISED[name][0].upper()).params
+    assert problems(r, "--param") == [] and "target-param" not in r["err"]
+    assert all(f"--{k.replace('_', '-')}" in r["err"] for k in declared), r["err"]

@@ -113,6 +113,14 @@ class IntSpan(click.ParamType):
         return text
 
 
+def with_hints(cmd: click.Command, hints: dict[str, str]) -> click.Command:
+    """``cmd``, whose unknown flags in ``hints`` are answered with their hint rather than
+    click's nearest spelling (``--param`` on a construction whose parameters are flags of its
+    own is not ``--target-param``)."""
+    cmd.unknown_flag_hints = {**getattr(cmd, "unknown_flag_hints", {}), **hints}  # type: ignore[attr-defined]
+    return cmd
+
+
 def declared_range(param: click.Parameter | None) -> str | None:
     """The words of ``param``'s declared range (``an integer in 2..2048``), if it has one."""
     t = getattr(param, "type", None)
@@ -232,6 +240,10 @@ def rephrase(e: click.UsageError, root: click.Command | None = None,
         return f"{flag}: {cut(raw, 200)}"
     if isinstance(e, click.NoSuchOption):
         near = f" (did you mean {', '.join(e.possibilities)}?)" if e.possibilities else ""
+        hints = getattr(e.ctx.command if e.ctx is not None else None, "unknown_flag_hints", {})
+        if e.option_name in hints:
+            return (f"{e.option_name} is not an option of `{cmd}`: {hints[e.option_name]}; "
+                    "see --help")
         olds = [old for old, new in OLD_SPELLINGS.items() if new == e.option_name]
         if olds:  # screen() rewrote an old spelling to this flag: the user may have typed either
             return (f"neither {e.option_name} nor its old spelling {' or '.join(olds)} is an "
