@@ -36,7 +36,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar
 
 from workbench.core.profiles import Target, psi_target
-from workbench.core.validation import check_layer, check_points
+from workbench.core.validation import INT64_MAX, check_layer, check_points
 
 # A kind of object: its name here, its entry-point group in ``_GROUPS``, its type in
 # ``_type_of`` and its built-ins in ``workbench.builtin_plugins.register_builtins``.
@@ -145,7 +145,7 @@ class Bound:
                 "description": self.description, "spec": self.spec or self.name}
 
 
-INT64_MAX = 2**63 - 1  # an integer parameter's range when none is declared
+# INT64_MAX (core.validation): an integer parameter's range when none is declared
 
 
 @dataclass(frozen=True)

@@ -94,6 +94,11 @@ CASES: list[tuple[list[str], str, str]] = [
 def _fixtures(root: Path) -> None:
     for d in ("data", "home"):
         (root / d).mkdir()
+    _fixtures_into(root)
+
+
+def _fixtures_into(root: Path) -> None:
+    """Each kind of file, whole and with each damage, in ``root``."""
     for kind, make in KINDS.items():
         whole = root / f"whole-{kind}"
         make(whole)
