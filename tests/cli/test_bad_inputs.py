@@ -137,6 +137,9 @@ CASES: list[tuple[list[str], str]] = [
     *[(["falsify", "--alpha", v], "--alpha") for v in ("0", "1", "2")],
     (["falsify", "--attack", "nope"], "--attack"),
     *[(["falsify", "--replay", v], "--replay") for v in ("nope", "d=8", "d=x,r=1")],
+    *[(["falsify", "--replay", "d=8,r=1,H=1,N=2,attack=train,steps=1,lr=0.1,batch=8,"
+        f"eval_samples=100,level=0.9,{v}"], "--replay")
+      for v in (f"seed={10**30},eval_seed=0", "seed=0,eval_seed=-1", "seed=1.5,eval_seed=0")],
     (["falsify", "--seed", "-1"], "--seed"),
     # harmonics, kernel
     (["harmonics", "sign", "--d", "1", "--max-degree", "3"], "--d"),

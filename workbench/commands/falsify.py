@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from workbench.commands._arguments import IntIn, IntSpan
+from workbench.commands._arguments import SEED, IntIn, IntSpan, cut
 from workbench.commands._common import (
     ERROR_MEANING,
     CheckFailed,
@@ -43,6 +43,9 @@ from workbench.verifiers.attacks import ATTACKS, DEFAULT_ATTACKS  # the falsifie
 REPLAY_FIELDS = ("d", "r", "H", "N", "attack", "seed", "steps", "lr", "batch", "eval_samples",
                  "level", "eval_seed")
 MAX_BUDGET = 1000
+REPLAY_INTS = {"d": IntIn(2), "r": IntIn(1), "H": IntIn(1), "N": IntIn(1), "seed": SEED,
+               "steps": IntIn(1), "batch": IntIn(1), "eval_samples": IntIn(100),
+               "eval_seed": SEED}
 
 
 def parse_range(flag: str, text: str, lo: int) -> tuple[int, int]:
@@ -89,10 +92,16 @@ def parse_replay(text: str) -> dict[str, Any]:
         if not eq or k not in REPLAY_FIELDS:
             raise ValueError(f"--replay must be comma-separated key=value pairs with keys in "
                              f"{', '.join(REPLAY_FIELDS)} (got {item!r})")
+        if k in REPLAY_INTS:  # the declared range of the flag the field stands for
+            out[k] = REPLAY_INTS[k].value_of(v)
+            if out[k] is None:
+                raise ValueError(f"--replay must give {k} as {REPLAY_INTS[k].words} "
+                                 f"(got {cut(v)!r})")
+            continue
         try:
-            out[k] = v if k == "attack" else float(v) if k in ("lr", "level") else int(v)
+            out[k] = v if k == "attack" else float(v)
         except ValueError:
-            raise ValueError(f"--replay must give a number for {k} (got {v!r})") from None
+            raise ValueError(f"--replay must give a number for {k} (got {cut(v)!r})") from None
     missing = [k for k in REPLAY_FIELDS if k not in out]
     if missing:
         raise ValueError(f"--replay must give every field: missing {', '.join(missing)}")
