@@ -161,3 +161,18 @@ def test_a_refused_integer_is_one_line_naming_its_flag(i: int,
 def test_the_line_states_the_declared_range(results: dict[int, Any]) -> None:
     i = CASES.index((["check", "--seed", str(10**30)], "--seed"))
     assert f"--seed must be an integer in 0..2**32 - 1 (got '{10**30}')" in results[i]["err"]
+
+
+def test_the_checks_fail_without_the_declared_range(capsys: pytest.CaptureFixture[str]) -> None:
+    """A value the command could compute with (``harmonics dim`` takes any degree through
+    its logarithm) is refused only by the declared range: without it, the command answers."""
+    from workbench.cli import main
+    from workbench.testing import plant, replaced
+
+    args = ["harmonics", "dim", "--d", "5", "--degree", str(2**63)]
+    capsys.readouterr()
+    assert main(args) == 2 and "--degree must be an integer in 0..2**63 - 1" in \
+        capsys.readouterr().err
+    with plant("workbench.commands._arguments:IntIn.value_of",
+               replaced(lambda self, text: int(text))):
+        assert main(args) == 0
