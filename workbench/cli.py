@@ -1,9 +1,11 @@
 """The ``workbench`` console script (the CLI contract in docs/architecture.md and README).
 
-Every command takes ``--json``. Exit codes: 0 ok, 1 violated/failed, 2 bad input, 128 + the
-signal when interrupted (130, 143, 129: ``workbench.commands._interrupts``). Bad input
-prints exactly one line on stderr naming the flag and its allowed range, never a traceback, and
-is answered before torch is imported (``workbench.commands._arguments``).
+Every command takes ``--json``, and with it prints one JSON object on stdout on every exit
+path (errors: ``workbench.commands._common.error_object``). Exit codes: 0 ok, 1
+violated/failed, 2 bad input, 128 + the signal when interrupted (130, 143, 129:
+``workbench.commands._interrupts``). Bad input prints exactly one line on stderr naming the
+flag and its allowed range, never a traceback, and is answered before torch is imported
+(``workbench.commands._arguments``).
 """
 
 from __future__ import annotations
@@ -17,7 +19,7 @@ import click
 from workbench import __version__
 from workbench.commands import registry
 from workbench.commands._arguments import LONG_ECHO, cut, rephrase, screen
-from workbench.commands._common import EXIT_BAD_INPUT
+from workbench.commands._common import EXIT_BAD_INPUT, fail, new_run, wants_json
 from workbench.commands._interrupts import as_interrupted
 from workbench.commands._interrupts import install as install_signal_handlers
 
@@ -37,6 +39,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             return main(args)
         finally:
             _fast_exit()
+    new_run()
     try:
         args = screen(args)
         rv = app.main(args=args, prog_name="workbench", standalone_mode=False)
@@ -45,14 +48,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     except click.Abort as e:
         if isinstance(e.__cause__, KeyboardInterrupt):  # outside a command: while parsing
             stop = as_interrupted(e.__cause__)
-            click.echo(f"error: {stop.line()}", err=True)
-            return stop.exit_code
+            return fail(stop.line(), stop.exit_code, wants_json(args))
         return _bad("aborted", args)
     except click.UsageError as e:
-        return _bad(rephrase(e), args)
+        return _bad(rephrase(e, app, args), args)
     except click.ClickException as e:
-        click.echo(f"error: {_one_line(e.format_message(), args)}", err=True)
-        return e.exit_code
+        return fail(_one_line(e.format_message(), args), e.exit_code, wants_json(args))
     except OSError as e:  # an unreadable or unwritable path given on the command line
         where = f": {e.filename}" if e.filename else ""
         return _bad(f"{e.strerror or str(e)}{where}", args)
@@ -69,8 +70,7 @@ def _fast_exit() -> None:
 
 
 def _bad(msg: str, args: Sequence[str]) -> int:
-    click.echo(f"error: {_one_line(msg, args)}", err=True)
-    return EXIT_BAD_INPUT
+    return fail(_one_line(msg, args), EXIT_BAD_INPUT, wants_json(args))
 
 
 def _one_line(msg: str, args: Sequence[str] = ()) -> str:

@@ -7,9 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from workbench.core.validation import INT64_MAX
 from workbench.plugin_contract import LAWS, PluginFailed, call_user, check_name
-
-INT64_MAX = 2**63 - 1  # an integer parameter's range when none is declared
 
 
 @dataclass(frozen=True)

@@ -9,6 +9,7 @@ import sys
 import pytest
 
 from tests import plugin_fixtures as fx
+from tests.cli.bad_input_contract import json_error_problems
 from workbench.cli import main
 from workbench.core.verdict import VERDICT_LEVEL
 from workbench.testing import plant, replaced
@@ -294,7 +295,8 @@ def test_a_plugin_memory_estimate_refuses_a_size_that_cannot_fit(capsys):
     midpoint ignores its heads), and at a small size the estimated plug-in runs."""
     big = ("--heads", str(10**15), "--eval-samples", "500", "--json")
     rc, out, err = _run(capsys, f"{FX}:SIZED", "--d", "5", *big)
-    assert rc == 2 and out == "" and len(err.strip().splitlines()) == 1
+    assert rc == 2 and len(err.strip().splitlines()) == 1
+    assert json_error_problems(out, "--heads", rc) == []  # --json: the error object
     assert err.startswith(f"error: --heads {10**15} needs at least ~200 PB of memory")
     rc, out, err = _run(capsys, f"{FX}:UNSIZED", "--d", "5", *big)
     assert rc == 0 and json.loads(out)["verdict"] == "holds", err

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 import torch
 
+from tests.cli.bad_input_contract import json_error_problems
 from tests.planted_files import PRE_VERSIONING_SQL, RunsCode, sqlite_file, store_marker
 from workbench.cli import main
 from workbench.verifiers.store import APPLICATION_ID, SCHEMA_VERSION, Store
@@ -34,7 +35,11 @@ def _refused(capsys: pytest.CaptureFixture[str], argv: list[str], flag: str) -> 
     """Run ``argv``: it must exit 2 with one stderr line naming ``flag``; the line."""
     assert main(argv) == 2
     out, err = capsys.readouterr()
-    assert out == "" and err.count("\n") == 1 and err.startswith("error: "), err
+    assert err.count("\n") == 1 and err.startswith("error: "), err
+    if "--json" in argv:  # the error object on stdout
+        assert json_error_problems(out, flag, 2) == [], out
+    else:
+        assert out == "", out
     assert f"{flag} must" in err and "Traceback" not in err
     return err
 

@@ -6,6 +6,11 @@ Commands raise ``ValueError`` (or ``click.BadParameter``) for bad input; the ``c
 wrapper renames the parameter in the message to its flag (``H must`` -> ``--heads must``) and
 ``workbench.cli.main`` turns it into one line on stderr and exit code 2.
 
+With ``--json`` every exit path prints one JSON object on stdout: the command's payload, or when
+it ends before printing one (bad input, a failure, a signal) :func:`error_object`,
+``{"error": LINE, "exit_code": CODE, "parameter": FLAG}`` (``parameter`` is the flag or argument
+the line names, or ``null``); the one stderr line is printed as well (:func:`fail`).
+
 Conventions shared by every command: one confidence level (``LEVEL``, 95 %) printed with each
 interval, except where a verdict is made beyond it (``workbench.core.verdict.VERDICT_LEVEL``,
 99.9 %: at 95 % a true claim would read ``violated``, exit 1, once in twenty runs); the error is
@@ -21,12 +26,13 @@ import json
 import math
 import re
 import sys
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any, TypeVar
 
 import click
 
+from workbench.commands._arguments import SEED
 from workbench.commands._error_meaning import ERROR_MEANING as ERROR_MEANING
 from workbench.commands._interrupts import as_interrupted
 from workbench.commands._paths import nvidia_driver_present, readable_file, writable_path
@@ -55,7 +61,7 @@ class CheckFailed(click.ClickException):
 
 def common_options(func: F) -> F:
     """Add the contract's ``--json`` and ``--seed`` options to a command that draws at random."""
-    return click.option("--seed", type=int, default=0, show_default=True,
+    return click.option("--seed", type=SEED, default=0, show_default=True,
                         help="Random seed.")(json_option(func))
 
 
@@ -74,7 +80,7 @@ def json_option(func: F) -> F:
             raise ValueError(msg) from None
         except KeyboardInterrupt as e:  # a signal (commands._interrupts): 128 + its number
             stop = as_interrupted(e)
-            click.echo(f"error: {stop.line()}", err=True)
+            fail(stop.line(), stop.exit_code, bool(kwargs.get("as_json")))
             raise click.exceptions.Exit(stop.exit_code) from None
 
     return wrapper  # type: ignore[return-value]
@@ -267,9 +273,42 @@ def _nonfinite(v: Any) -> str | None:
     return None if math.isfinite(f) else str(f)
 
 
+_PARAMETER = re.compile(r"^(--[A-Za-z][\w-]*|[A-Z][A-Z|_]*)(?=[\s\[:]|$)")
+_ANY_FLAG = re.compile(r"--[A-Za-z][\w-]*")
+_printed = [False]  # whether this run of the CLI printed its JSON payload (emit)
+
+
+def error_object(line: str, exit_code: int) -> dict[str, Any]:
+    """The one JSON answer of a command that ends without its payload: the stderr ``line``
+    (without ``error: ``), the exit code and the flag or argument the line names (else None)."""
+    m = _PARAMETER.match(line) or _ANY_FLAG.search(line)
+    return {"error": line, "exit_code": exit_code, "parameter": m.group(0) if m else None}
+
+
+def wants_json(args: Sequence[str]) -> bool:
+    """Whether the command line ``args`` asks for ``--json`` (before any ``--``)."""
+    return "--json" in (args[: args.index("--")] if "--" in args else args)
+
+
+def new_run() -> None:
+    """Forget what an earlier run printed (``workbench.cli.main`` calls it first)."""
+    _printed[0] = False
+
+
+def fail(line: str, exit_code: int, as_json: bool) -> int:
+    """End a run: ``error: line`` on stderr and, with ``--json`` when no payload was printed,
+    :func:`error_object` on stdout. Returns ``exit_code``."""
+    if as_json and not _printed[0]:
+        click.echo(json.dumps(error_object(line, exit_code), indent=2))
+        _printed[0] = True
+    click.echo(f"error: {line}", err=True)
+    return exit_code
+
+
 def emit(payload: dict[str, Any], as_json: bool, human: Callable[[dict[str, Any]], str]) -> None:
     """Print ``payload`` as JSON or through the human renderer."""
     if as_json:
+        _printed[0] = True
         click.echo(json.dumps(to_jsonable(payload), indent=2))
     else:
         click.echo(human(payload))

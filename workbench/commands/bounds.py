@@ -18,6 +18,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._bound_labels import label_fields, labels_text, part_fields, part_text
 from workbench.commands._bounds_common import (
     CERTIFIED,
@@ -78,17 +79,17 @@ def _human_lower(p: dict[str, Any]) -> str:
 
 @aliases({"--r": "--rank"})
 @cli.command(name="lower", cls=AliasCommand)
-@click.option("--d", "d", type=int, required=True,
+@click.option("--d", "d", type=IntIn(2), required=True,
               help=f"Ambient dimension d >= 2 (2..{MAX_D} for the built-in bounds).")
-@click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
-@click.option("--heads", type=int, required=True, help="Number of heads H >= 1.")
+@click.option("--rank", "rank", type=IntIn(1), required=True, help="Key rank r in 1..d.")
+@click.option("--heads", type=IntIn(1), required=True, help="Number of heads H >= 1.")
 @click.option("--bound", "bound", default="certified", show_default=True,
               help="A registered bound (workbench bounds list) or module:function "
               "f(d, rank, heads, N).")
-@click.option("--N", "N", type=int, default=2, show_default=True,
+@click.option("--N", "N", type=IntIn(1), default=2, show_default=True,
               help="Number of keys N: the certified bound at N = 2, the n-keys bound for "
               "3 <= N <= d-2 (orthonormal keys).")
-@click.option("--max-degree", type=int, default=None,
+@click.option("--max-degree", type=IntIn(1, 20001), default=None,
               help="Sum odd degrees up to this (the certified bound).")
 @click.option(
     "--class",

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._common import (
     CheckFailed,
     common_options,
@@ -48,7 +49,7 @@ CONJECTURE_REASON = (
               "evidence, and its row names the dependencies that did not run.")
 @click.option("--with-deps", is_flag=True,
               help="With --only: also run what the named claims depend on, first.")
-@click.option("--jobs", type=int, default=None, metavar="N",
+@click.option("--jobs", type=IntIn(1), default=None, metavar="N",
               help="Worker processes that run independent claims side by side (default: the "
               "number of cores). The verdicts and numbers are the same for every N.")
 @click.option("--builtin", is_flag=True,
@@ -72,8 +73,6 @@ def cli(
     as_json: bool,
     seed: int,
 ) -> None:
-    if seed < 0:
-        raise ValueError(f"--seed must be an integer >= 0 (got {seed})")
     store = _store_path(db, list_only)  # the results store sweep writes: checked before a claim
     _check_only(only, builtin)  # answered before the runner (scipy, torch) is imported
     from workbench.proofs.runner import reproducible_blas

@@ -22,6 +22,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import SEED, IntIn, IntSpan, cut
 from workbench.commands._bound_labels import LABEL_KEYS, label_fields, labels_text
 from workbench.commands._common import (
     CheckFailed,
@@ -44,6 +45,9 @@ from workbench.verifiers.attacks import ATTACKS, DEFAULT_ATTACKS  # the falsifie
 REPLAY_FIELDS = ("d", "r", "H", "N", "attack", "seed", "steps", "lr", "batch", "eval_samples",
                  "level", "eval_seed")
 MAX_BUDGET = 1000
+REPLAY_INTS = {"d": IntIn(2), "r": IntIn(1), "H": IntIn(1), "N": IntIn(1), "seed": SEED,
+               "steps": IntIn(1), "batch": IntIn(1), "eval_samples": IntIn(100),
+               "eval_seed": SEED}
 
 
 def parse_range(flag: str, text: str, lo: int) -> tuple[int, int]:
@@ -90,10 +94,16 @@ def parse_replay(text: str) -> dict[str, Any]:
         if not eq or k not in REPLAY_FIELDS:
             raise ValueError(f"--replay must be comma-separated key=value pairs with keys in "
                              f"{', '.join(REPLAY_FIELDS)} (got {item!r})")
+        if k in REPLAY_INTS:  # the declared range of the flag the field stands for
+            out[k] = REPLAY_INTS[k].value_of(v)
+            if out[k] is None:
+                raise ValueError(f"--replay must give {k} as {REPLAY_INTS[k].words} "
+                                 f"(got {cut(v)!r})")
+            continue
         try:
-            out[k] = v if k == "attack" else float(v) if k in ("lr", "level") else int(v)
+            out[k] = v if k == "attack" else float(v)
         except ValueError:
-            raise ValueError(f"--replay must give a number for {k} (got {v!r})") from None
+            raise ValueError(f"--replay must give a number for {k} (got {cut(v)!r})") from None
     missing = [k for k in REPLAY_FIELDS if k not in out]
     if missing:
         raise ValueError(f"--replay must give every field: missing {', '.join(missing)}")
@@ -148,18 +158,21 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
 @click.option("--bound", "bound", default="certified", show_default=True,
               help="A registered bound (workbench bounds list), module:function, or "
               "'constant:C'.")
-@click.option("--d", "d", default="4:16", show_default=True, help="Dimension d or range LO:HI.")
-@click.option("--rank", "rank", default="1:4", show_default=True, help="Key rank r or range.")
-@click.option("--heads", "heads", default="1:16", show_default=True, help="Heads H or range.")
-@click.option("--N", "N", default="2", show_default=True,
+@click.option("--d", "d", type=IntSpan(2), default="4:16", show_default=True,
+              help="Dimension d or range LO:HI.")
+@click.option("--rank", "rank", type=IntSpan(1), default="1:4", show_default=True,
+              help="Key rank r or range.")
+@click.option("--heads", "heads", type=IntSpan(1), default="1:16", show_default=True,
+              help="Heads H or range.")
+@click.option("--N", "N", type=IntSpan(1), default="2", show_default=True,
               help="Keys N or range (certified: 2; n-keys: 3 <= N <= d - 2).")
-@click.option("--budget", type=int, default=5, show_default=True,
+@click.option("--budget", type=IntIn(1, MAX_BUDGET), default=5, show_default=True,
               help=f"Trials drawn by hypothesis (1..{MAX_BUDGET}).")
 @click.option("--attack", "attacks", multiple=True, type=click.Choice(ATTACKS),
               help="Attacks per trial (repeatable; default: generalized, then train).")
-@click.option("--steps", type=int, default=200, show_default=True, help="Training steps.")
+@click.option("--steps", type=IntIn(1), default=200, show_default=True, help="Training steps.")
 @click.option("--lr", type=float, default=0.03, show_default=True)
-@click.option("--eval-samples", type=int, default=20_000, show_default=True)
+@click.option("--eval-samples", type=IntIn(100), default=20_000, show_default=True)
 @click.option("--alpha", type=float, default=0.05, show_default=True,
               help="Chance of a false counterexample against a true bound (whole search).")
 @click.option("--replay", "replay", default=None, metavar="FIELDS",
@@ -189,7 +202,6 @@ def cli(
     check_float("--lr", lr, lo=0.0, lo_open=True)
     check_int("--eval-samples", eval_samples, lo=100)
     check_float("--alpha", alpha, 0.0, 1.0, lo_open=True, hi_open=True)
-    check_int("--seed", seed, lo=0)
     if rr[0] > dr[1]:
         raise ValueError(f"--rank must not exceed --d (got --rank {rank}, --d {d})")
     if b.N is not None and not set(range(nr[0], nr[1] + 1)) <= set(b.N):

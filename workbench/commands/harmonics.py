@@ -10,6 +10,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._common import emit, exact_decimal, json_option, readable_int
 from workbench.core.validation import check_dim, check_int
 
@@ -41,8 +42,9 @@ def _human_sign(p: dict[str, Any]) -> str:
 
 
 @cli.command(name="sign")
-@click.option("--d", "d", type=int, required=True, help="Ambient dimension d >= 2.")
-@click.option("--max-degree", type=int, required=True, help="Largest degree l >= 0.")
+@click.option("--d", "d", type=IntIn(2), required=True, help="Ambient dimension d >= 2.")
+@click.option("--max-degree", type=IntIn(0, MAX_SIGN_DEGREE), required=True,
+              help="Largest degree l >= 0.")
 @click.option("--exact", is_flag=True, help="Also print the exact sympy closed form.")
 @json_option
 def sign(d: int, max_degree: int, exact: bool, as_json: bool) -> None:
@@ -66,8 +68,8 @@ def sign(d: int, max_degree: int, exact: bool, as_json: bool) -> None:
 
 
 @cli.command(name="dim")
-@click.option("--d", "d", type=int, required=True, help="Ambient dimension d >= 2.")
-@click.option("--degree", type=int, required=True, help="Degree l >= 0.")
+@click.option("--d", "d", type=IntIn(2), required=True, help="Ambient dimension d >= 2.")
+@click.option("--degree", type=IntIn(0), required=True, help="Degree l >= 0.")
 @json_option
 def dim(d: int, degree: int, as_json: bool) -> None:
     """N(d,l): dimension of the degree-l spherical harmonics on S^{d-1}."""

@@ -7,6 +7,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._bounds_common import (
     CLASS_TEXT,
     EPS_RANGE,
@@ -36,13 +37,14 @@ from workbench.core.validation import check_float
 
 @aliases({"--r": "--rank"})
 @click.command(name="heads-needed", cls=AliasCommand)
-@click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
-@click.option("--rank", "rank", type=int, required=True, help="Key rank r in 1..d.")
+@click.option("--d", "d", type=IntIn(2, MAX_D), required=True,
+              help=f"Ambient dimension d in 2..{MAX_D}.")
+@click.option("--rank", "rank", type=IntIn(1), required=True, help="Key rank r in 1..d.")
 @click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
-@click.option("--N", "N", type=int, default=2, show_default=True,
+@click.option("--N", "N", type=IntIn(1), default=2, show_default=True,
               help="Number of keys: the harmonic count at N = 2, the n-keys bound for "
               "3 <= N <= d-2.")
-@click.option("--max-degree", type=int, default=None,
+@click.option("--max-degree", type=IntIn(1, 20001), default=None,
               help="Sum odd degrees up to this (default: raised automatically up to a cost cap).")
 @click.option("--class", "value_class", type=click.Choice(VALUE_CLASSES), default=EQ2,
               show_default=True,

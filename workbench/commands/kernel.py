@@ -7,6 +7,7 @@ import math
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._common import emit, json_option
 from workbench.core.validation import check_float, check_int
 
@@ -19,7 +20,8 @@ def cli() -> None:
 
 
 @cli.command(name="head-vs-target")
-@click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
+@click.option("--d", "d", type=IntIn(2, MAX_D), required=True,
+              help=f"Ambient dimension d in 2..{MAX_D}.")
 @click.option("--theta", type=float, required=True, help="Angle between q and k, in [0, pi].")
 @json_option
 def head_vs_target(d: int, theta: float, as_json: bool) -> None:

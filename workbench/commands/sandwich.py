@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._bound_labels import label_fields, labels_text
 from workbench.commands._common import (
     AliasCommand,
@@ -128,9 +129,11 @@ def resolve_witness(name: str) -> Any:
 
 @aliases({"--r": "--rank", "--budget": "--scale"})
 @click.command(name="sandwich", cls=AliasCommand)
-@click.option("--d", "d", type=int, required=True, help=f"Ambient dimension d in 2..{MAX_D}.")
-@click.option("--rank", "r", type=int, required=True, help="Key rank r in 1..d.")
-@click.option("--heads", type=int, required=True, help=f"Number of heads H in 1..{MAX_HEADS}.")
+@click.option("--d", "d", type=IntIn(2, MAX_D), required=True,
+              help=f"Ambient dimension d in 2..{MAX_D}.")
+@click.option("--rank", "r", type=IntIn(1, MAX_D), required=True, help="Key rank r in 1..d.")
+@click.option("--heads", type=IntIn(1, MAX_HEADS), required=True,
+              help=f"Number of heads H in 1..{MAX_HEADS}.")
 @click.option(
     "--scale",
     "budget",
@@ -152,7 +155,7 @@ def resolve_witness(name: str) -> Any:
              "to it (workbench witness add) join the hardmax sandwich's record.")
 @click.option("--record/--no-record", "use_record", default=True, show_default=True,
               help="Count the record's best known witness here (workbench witness list).")
-@click.option("--N", "N", type=int, default=2, show_default=True,
+@click.option("--N", "N", type=IntIn(2, MAX_D), default=2, show_default=True,
               help="Keys on D_N: 2, or 3..d-2 (hardmax; the bound n-keys against the record's "
               "trained witnesses and the one-head Bayes witness).")
 @target_options
@@ -168,7 +171,6 @@ def sandwich_cmd(
     d = check_int("--d", d, lo=2, hi=MAX_D)
     check_int("--rank", r, lo=1, hi=d)
     check_int("--heads", heads, lo=1, hi=MAX_HEADS)
-    check_int("--seed", seed, lo=0)
     check_int("--N", N, lo=2, hi=d)
     chosen = choose_target(target, target_params)
     if not chosen.is_hardmax or N != 2:

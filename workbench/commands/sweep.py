@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import MAX_THREADS, IntIn
 from workbench.commands._common import (
     common_options,
     device_option,
@@ -47,9 +48,9 @@ SCALES = {"quick": "quick", "full": "paper", "paper": "paper"}  # the word -> th
 @click.option("--export", "export_path", type=click.Path(dir_okay=False), default=None,
               help="Also write this sweep's runs to a .csv or .parquet file.")
 @device_option()
-@click.option("--threads", type=int, default=None,
+@click.option("--threads", type=IntIn(1, MAX_THREADS), default=None,
               help="Torch threads per group (default: 1 in each of several --jobs).")
-@click.option("--jobs", type=int, default=None, metavar="N",
+@click.option("--jobs", type=IntIn(1), default=None, metavar="N",
               help="Local: groups computed at once, each in its own worker process (default: "
               "the cores here divided by --threads on a CPU run, 1 on CUDA).")
 @click.option("--cpus-per-task", type=float, default=1.0, show_default=True,
@@ -71,7 +72,6 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     from workbench.verifiers import store
     from workbench.verifiers.processes import available_cores, check_jobs
 
-    check_int("--seed", seed, lo=0)
     cores = available_cores()
     if threads is not None:
         check_int("--threads", threads, lo=1)

@@ -23,6 +23,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._bound_labels import label_fields, labels_text
 from workbench.commands._common import (
     LEVEL,
@@ -88,25 +89,25 @@ Best of seeds = lowest held-out error. The output states what the error means fo
 
 @aliases({"--distribution": "--points"})
 @click.command(cls=AliasCommand, help=HELP)
-@click.option("--d", "d", type=int, required=True, help="Dimension d (>= 2).")
-@click.option("--N", "N", type=int, required=True, help="Keys per instance (context pairs).")
-@click.option("--rank", type=int, required=True, help="Head rank r in 1..d.")
-@click.option("--heads", type=int, required=True, help="Heads per layer H (>= 1).")
-@click.option("--layers", type=int, default=1, show_default=True,
+@click.option("--d", "d", type=IntIn(2), required=True, help="Dimension d (>= 2).")
+@click.option("--N", "N", type=IntIn(1), required=True, help="Keys per instance (context pairs).")
+@click.option("--rank", type=IntIn(1), required=True, help="Head rank r in 1..d.")
+@click.option("--heads", type=IntIn(1), required=True, help="Heads per layer H (>= 1).")
+@click.option("--layers", type=IntIn(1), default=1, show_default=True,
               help="Layers L; L > 1 means post-norm encoder layers (standard attention).")
 @click.option("--arch", type=click.Choice(ARCHS), default="standard", show_default=True,
               help="Model class: standard attention or generalized attention (Eq. 2).")
 @click.option("--score", type=click.Choice(SCORES), default="dot", show_default=True,
               help="Score function of --arch generalized.")
-@click.option("--steps", type=int, required=True, help="Training steps.")
-@click.option("--seeds", type=int, default=1, show_default=True, help="Seeds seed..seed+K-1.")
+@click.option("--steps", type=IntIn(1), required=True, help="Training steps.")
+@click.option("--seeds", type=IntIn(1), default=1, show_default=True, help="Seeds seed..seed+K-1.")
 @click.option("--task", type=click.Choice(TASK_NAMES), default="nearest", show_default=True)
 @click.option("--points", type=click.Choice(POINTS), default="iid", show_default=True,
               help="Law of the keys: iid uniform, or orthonormal (D_N).")
 @click.option("--lr", type=float, default=0.01, show_default=True)
 @device_option()
-@click.option("--batch", type=int, default=256, show_default=True, help="Fresh samples/step.")
-@click.option("--eval-samples", type=int, default=20_000, show_default=True,
+@click.option("--batch", type=IntIn(1), default=256, show_default=True, help="Fresh samples/step.")
+@click.option("--eval-samples", type=IntIn(100), default=20_000, show_default=True,
               help=f"Held-out samples per model ({LEVEL:.0%} CI).")
 @path_option("--checkpoint", "Checkpoint file: written during training, resumed from if present.",
              access="write")
@@ -145,7 +146,6 @@ def cli(
     check_float("--lr", lr, lo=0.0, lo_open=True)
     check_int("--batch", batch, lo=1)
     check_int("--eval-samples", eval_samples, lo=100)
-    check_int("--seed", seed, lo=0)
     if arch == "generalized" and (layers != 1 or task != "nearest"):
         raise ValueError(
             "--arch generalized must be used with --layers 1 and --task nearest "

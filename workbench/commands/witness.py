@@ -20,6 +20,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import SEED, IntIn
 from workbench.commands._common import CheckFailed, emit, json_option, path_option
 from workbench.commands._target import target_options
 from workbench.commands.sandwich import MAX_D, MAX_HEADS
@@ -166,18 +167,17 @@ def _target(target: str) -> tuple[int, int, int, int] | Path:
 @cli.command(name="verify")
 @click.argument("spot", metavar="FILE|POINT")
 @target_options
-@click.option("--eval-samples", "n_eval", type=int, default=None,
+@click.option("--eval-samples", "n_eval", type=IntIn(1000, MAX_EVAL), default=None,
               help="Fresh samples of the replay [default: max(the witness's, 100000)].")
 @path_option("--db", "Also look the point up among the witnesses added to this store.",
              access="read")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="The replay's stream is 7000000 + seed (never a witness's own).")
 @json_option
 def verify_cmd(spot: str, n_eval: int | None, db: str | None, seed: int,
                as_json: bool, target: str, target_params: tuple[str, ...]) -> None:
     """Replay a witness file, or the record's best at POINT = d,r,H[,N] (N keys, default 2;
     --target nearest or soft-nearest with --target-param beta=B), on fresh samples."""
-    check_int("--seed", seed, lo=0, hi=10**9)
     if n_eval is not None:
         check_int("--eval-samples", n_eval, lo=1000, hi=MAX_EVAL)
     where = _target(spot)
@@ -237,18 +237,22 @@ def _weights_beside(path: Path) -> dict[str, Any]:
 
 @cli.command(name="add")
 @click.argument("file", metavar="FILE", type=click.Path())
-@click.option("--d", "d", type=int, default=None, help=f"A state dict's d in 2..{MAX_D}.")
-@click.option("--rank", "r", type=int, default=None, help="A state dict's key rank r in 1..d.")
-@click.option("--heads", type=int, default=None, help=f"A state dict's heads H in 1..{MAX_HEADS}.")
+@click.option("--d", "d", type=IntIn(2, MAX_D), default=None,
+              help=f"A state dict's d in 2..{MAX_D}.")
+@click.option("--rank", "r", type=IntIn(1, MAX_D), default=None,
+              help="A state dict's key rank r in 1..d.")
+@click.option("--heads", type=IntIn(1, MAX_HEADS), default=None,
+              help=f"A state dict's heads H in 1..{MAX_HEADS}.")
 @click.option("--claim", type=float, default=None,
               help="A state dict's claimed error on D_2 (N = 2).")
 @click.option("--arch", default="generalized", show_default=True,
               help="A state dict's architecture (generalized: Eq. 2 with learned scores).")
-@click.option("--eval-samples", "n_eval", type=int, default=100_000, show_default=True,
+@click.option("--eval-samples", "n_eval", type=IntIn(1000, MAX_EVAL), default=100_000,
+              show_default=True,
               help="Fresh samples of the replay.")
 @path_option("--db", "The results store the witness is recorded in (default: runs.sqlite "
              "under the user's data directory).", access="write")
-@click.option("--seed", type=int, default=0, show_default=True,
+@click.option("--seed", type=SEED, default=0, show_default=True,
               help="The replay's stream is 7000000 + seed.")
 @json_option
 def add_cmd(file: str, d: int | None, r: int | None, heads: int | None, claim: float | None,
@@ -272,7 +276,6 @@ def add_cmd(file: str, d: int | None, r: int | None, heads: int | None, claim: f
         raise ValueError(f"--arch must be generalized, the registered architecture a witness "
                          f"may have (got {arch!r})")
     check_int("--eval-samples", n_eval, lo=1000, hi=MAX_EVAL)
-    check_int("--seed", seed, lo=0, hi=10**9)
     store = check_writable(db if db is not None else default_path())
     from workbench.verifiers.witness_record import Entry, lookup, write_store
     from workbench.verifiers.witness_replay import (

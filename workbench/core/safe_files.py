@@ -7,6 +7,10 @@ the whole new one; on any error (a full disk included) the temporary file is rem
 destination is left as it was. :func:`refuse_special` answers a FIFO, a device or a socket up
 front, before any work. Errors are :class:`WriteFailed`, a ``ValueError`` whose message starts
 with the name it was given (a flag, on the command line), so the CLI's one-line contract holds.
+
+Reading has its one rule too: :func:`reading` (and :func:`read_json`) turn whatever a parser
+raises on a truncated, damaged or foreign file (``BadZipFile``, ``EOFError``, a JSON or SQLite
+error, a missing key) into :class:`ReadFailed`, a ``ValueError`` naming the flag and the file.
 """
 
 from __future__ import annotations
@@ -20,8 +24,8 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import IO, Any
 
-__all__ = ["WriteFailed", "refuse_special", "special_kind", "write_file", "write_text",
-           "create_new"]
+__all__ = ["ReadFailed", "WriteFailed", "create_new", "read_json", "reading", "refuse_special",
+           "special_kind", "write_file", "write_text"]
 
 # what os.strerror says is too long or unclear for these: the line the user reads
 _REASONS = {errno.ENOSPC: "the disk is full", errno.EDQUOT: "the disk quota is exceeded",
@@ -37,6 +41,50 @@ class WriteFailed(ValueError):
         self.name, self.path, self.why = name, os.fspath(path), why
         super().__init__(f"{name} must be a file the workbench can write "
                          f"({self.path!r}: {why}; nothing was written)")
+
+
+class ReadFailed(ValueError):
+    """A file could not be read as ``what``; ``str()`` is one line naming ``name`` (the flag or
+    the file's role) and ``path``."""
+
+    def __init__(self, name: str, path: str | os.PathLike[str], what: str, why: str) -> None:
+        self.name, self.path = name, os.fspath(path)
+        super().__init__(f"{name} must be {what} ({self.path!r} {why})")
+
+
+@contextmanager
+def reading(name: str, path: str | os.PathLike[str], what: str) -> Iterator[None]:
+    """Within: reading ``path`` as ``what`` (``a witness .npz``). A ``ValueError`` that already
+    names ``name`` passes; any other failure of the parser is :class:`ReadFailed` (``cannot be
+    read`` for the system's errors, else ``is truncated or damaged``)."""
+    try:
+        yield
+    except (KeyboardInterrupt, MemoryError, ReadFailed, WriteFailed):
+        raise
+    except OSError as e:
+        raise ReadFailed(name, path, what, f"cannot be read: {e.strerror or e}") from None
+    except ValueError as e:
+        if str(e).startswith(name):
+            raise
+        raise ReadFailed(name, path, what, f"is truncated or damaged: {_first_line(e)}") \
+            from None
+    except Exception as e:  # noqa: BLE001 - any parser's failure on damaged bytes
+        raise ReadFailed(name, path, what, f"is truncated or damaged: {_first_line(e)}") \
+            from None
+
+
+def _first_line(e: BaseException) -> str:
+    text = " ".join(str(e).split())
+    return f"{type(e).__name__}: {text[:80]}" if text else type(e).__name__
+
+
+def read_json(path: str | os.PathLike[str], name: str, what: str) -> Any:
+    """The JSON value in ``path``; a file that cannot be read or parsed is :class:`ReadFailed`
+    naming ``name``."""
+    import json
+
+    with reading(name, path, what):
+        return json.loads(Path(path).read_text(encoding="utf-8"))
 
 
 def special_kind(path: str | os.PathLike[str]) -> str | None:

@@ -14,6 +14,13 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:  # torch is imported only by check_tensor, so validating is cheap
     import torch
 
+# the one range of a random seed: every generator the workbench seeds (torch, numpy, the
+# hashes of ``derive_seed``) takes it, with the small offsets the claims add, and a SQLite
+# store holds it
+SEED_MAX = 2**32 - 1
+# the largest count any integer flag takes: a signed 64-bit integer (SQLite, torch, numpy)
+INT64_MAX = 2**63 - 1
+
 
 def check_int(name: str, value: object, lo: int | None = None, hi: int | None = None) -> int:
     """Return ``value`` as an int, or raise naming ``name`` and the range ``lo..hi``."""
@@ -59,6 +66,11 @@ def check_float(
         what = float_range_words(lo, hi, lo_open=lo_open, hi_open=hi_open)
         raise ValueError(f"{name} must be {what} (got {value!r})")
     return v
+
+
+def check_seed(seed: object, name: str = "seed") -> int:
+    """A random seed: an integer in ``0..SEED_MAX``."""
+    return check_int(name, seed, lo=0, hi=SEED_MAX)
 
 
 def check_dim(d: object, name: str = "d") -> int:
@@ -140,11 +152,18 @@ def check_tensor(
     return t
 
 
+def int_text(n: int) -> str:
+    """``n`` as written in a range: ``2**63 - 1`` for the large powers of two less one."""
+    if n >= 2**31 and (n + 1) & n == 0:
+        return f"2**{n.bit_length()} - 1"
+    return str(n)
+
+
 def _range_text(lo: int | None, hi: int | None) -> str:
     if lo is not None and hi is not None:
-        return f" in {lo}..{hi}"
+        return f" in {int_text(lo)}..{int_text(hi)}"
     if lo is not None:
-        return f" >= {lo}"
+        return f" >= {int_text(lo)}"
     if hi is not None:
-        return f" <= {hi}"
+        return f" <= {int_text(hi)}"
     return ""

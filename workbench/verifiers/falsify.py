@@ -21,7 +21,7 @@ from dataclasses import asdict, dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from workbench.core.intervals import Estimate
-from workbench.core.validation import check_choice, check_float, check_int
+from workbench.core.validation import check_choice, check_float, check_int, check_seed
 from workbench.verifiers.attacks import ATTACKS, DEFAULT_ATTACKS
 from workbench.verifiers.estimate import estimate_error
 from workbench.verifiers.tasks import Task
@@ -196,7 +196,7 @@ def falsify(bound: BoundLike, domain: Domain | None = None, *, budget: int = 10,
     for a in attacks:
         check_choice("attack", a, ATTACKS)
     alpha = check_float("alpha", alpha, 0.0, 1.0, lo_open=True, hi_open=True)
-    seed = check_int("seed", seed, lo=0)
+    seed = check_seed(seed)
     level = 1 - alpha / budget
     report, t0 = FalsifyReport(), time.perf_counter()
     from hypothesis import HealthCheck, Phase, given, settings

@@ -27,7 +27,7 @@ from typing import Any
 
 import torch
 
-from workbench.core.validation import check_choice, check_float, check_int
+from workbench.core.validation import check_choice, check_float, check_seed
 from workbench.verifiers.group_locks import GroupLocks, next_free
 from workbench.verifiers.presets import Run, plan
 from workbench.verifiers.processes import can_fork, check_jobs, die_with_parent
@@ -179,7 +179,7 @@ def run_sweep(preset: str, scale: str, store: Store, *, seed: int = 0, backend: 
     process, one after the other).
     """
     check_choice("backend", backend, BACKENDS)
-    check_int("seed", seed, lo=0)
+    check_seed(seed)
     check_float("cpus_per_task", cpus_per_task, lo=0.0, lo_open=True)
     check_float("gpus_per_task", gpus_per_task, lo=0.0)
     check_jobs("jobs", jobs)

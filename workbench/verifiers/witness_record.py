@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.constructions.witness_setting import NEAREST_2, Setting
+from workbench.core.safe_files import reading
 from workbench.verifiers.store import Store
 
 RECORD_DIR = Path(__file__).with_name("witness_record")
@@ -95,8 +96,9 @@ def read_record(path: str | os.PathLike[str] = RECORD_FILE) -> list[Entry]:
     path = Path(path)
     if not path.exists():
         return []
-    data = json.loads(path.read_text())
-    return [_entry(e, str(path), "record") for e in data["witnesses"]]
+    with reading("the witness record", path, "the record of witnesses the workbench ships"):
+        data = json.loads(path.read_text())
+        return [_entry(e, str(path), "record") for e in data["witnesses"]]
 
 
 def record_grid(path: str | os.PathLike[str] = RECORD_FILE) -> list[tuple[int, int, int]]:
@@ -104,7 +106,8 @@ def record_grid(path: str | os.PathLike[str] = RECORD_FILE) -> list[tuple[int, i
     path = Path(path)
     if not path.exists():
         return []
-    return [(int(d), int(r), int(h)) for d, r, h in json.loads(path.read_text())["grid"]]
+    with reading("the witness record", path, "the record of witnesses the workbench ships"):
+        return [(int(d), int(r), int(h)) for d, r, h in json.loads(path.read_text())["grid"]]
 
 
 def lookup(entries: Sequence[Entry], d: int, r: int, H: int,
@@ -140,7 +143,8 @@ def read_store(db: str | os.PathLike[str]) -> list[Entry]:
         if "witnesses" not in tables:
             return []
         rows = st.con.execute("SELECT payload FROM witnesses ORDER BY created, key").fetchall()
-    return [_entry(json.loads(p), "--db", "store") for (p,) in rows]
+    with reading("--db", db, "an undamaged workbench results store (its witnesses table)"):
+        return [_entry(json.loads(p), "--db", "store") for (p,) in rows]
 
 
 def write_store(db: str | os.PathLike[str], entry: Entry, weights: bytes) -> Entry:

@@ -24,6 +24,7 @@ import numpy as np
 
 from workbench.constructions.optimized import STATE_PREFIX, Witness
 from workbench.constructions.witness_setting import Setting
+from workbench.core.safe_files import reading
 from workbench.verifiers.witness_record import Entry, npz_bytes, weights_bytes
 
 FRESH = 7_000_000  # the replay streams: FRESH + seed, never a stream a witness was measured on
@@ -198,8 +199,15 @@ def read_user_file(path: str | os.PathLike[str], *, d: int | None, r: int | None
     """A user's witness from ``path``: a witness ``.npz`` (``Witness.save``'s layout, its claim
     inside), or a state dict of ``arch`` at ``(d, r, H)`` claiming ``claim`` (an ``.npz`` of
     arrays, or a ``torch.save`` file read with ``torch.load(weights_only=True)``). Anything
-    that would run code, does not match the architecture or is malformed: a one-line
-    ``ValueError`` naming FILE."""
+    that would run code, does not match the architecture, is truncated or malformed: a one-line
+    ``ValueError`` naming FILE (``safe_files.reading``)."""
+    with reading("FILE", path, "a witness or a state dict of a registered architecture"):
+        return _read_user_file(path, d=d, r=r, H=H, claim=claim, arch=arch)
+
+
+def _read_user_file(path: str | os.PathLike[str], *, d: int | None, r: int | None,
+                   H: int | None, claim: float | None, arch: str = "generalized") -> Witness:
+    """The body of :func:`read_user_file`."""
     where = repr(str(path))
     p = Path(path)
     with open(p, "rb") as f:

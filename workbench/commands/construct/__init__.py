@@ -18,6 +18,8 @@ import importlib
 
 import click
 
+from workbench.commands._arguments import with_hints
+
 # the built-in constructions with flags of their own: name -> module here, its command
 SPECIALISED = {"full-rank": ("full_rank", "full_rank_cmd"),
                "random-features": ("random_features", "random_features_cmd"),
@@ -39,7 +41,13 @@ class ConstructGroup(click.Group):
             module, attr = SPECIALISED[cmd_name]
             cmd: click.Command = getattr(
                 importlib.import_module(f"workbench.commands.construct.{module}"), attr)
-            return cmd
+            from workbench import builtin_plugins
+
+            declared = getattr(builtin_plugins, module.upper()).params
+            flags = ", ".join("--" + k.replace("_", "-") for k in declared)
+            hints = {"--param": f"the parameters of {cmd_name} ({', '.join(declared)}) are "
+                     f"flags of its own: {flags}"}
+            return with_hints(cmd, hints)
         from workbench.commands.construct.generic import generic_command
 
         return generic_command(cmd_name)

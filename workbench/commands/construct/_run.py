@@ -17,6 +17,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import MAX_SEEDS, IntIn
 from workbench.commands._common import (
     CheckFailed,
     common_options,
@@ -44,7 +45,6 @@ def check_basic(d: int, N: int, points: str, eval_samples: int, seeds: int, seed
     check_orthonormal_keys(points, check_points(N, "--N"), d, "--N")
     check_int("--eval-samples", eval_samples, lo=2)
     check_int("--seeds", seeds, lo=min_seeds)
-    check_int("--seed", seed, lo=0)
     check_float("--resolution", resolution, lo=0.0, lo_open=True)
 
 
@@ -140,14 +140,15 @@ def construct_options(
                                 target_params), **options)
 
         g = common_options(target_options(with_evaluation))
-        g = click.option("--seeds", type=int, default=seeds, show_default=seeds is not None,
+        g = click.option("--seeds", type=IntIn(1, MAX_SEEDS), default=seeds,
+                         show_default=seeds is not None,
                          help="Independent seeds seed..seed+K-1." + ("" if seeds is not None else
                          " Default: 1, or 8 where the claim averages over the construction's "
                          "random draw."))(g)
         g = click.option("--resolution", type=float, default=0.01, show_default=True,
                          help="Smallest departure from an exact claimed error the verdict must "
                          "resolve (> 0); a wider interval is inconclusive.")(g)
-        return click.option("--eval-samples", type=int, default=eval_samples,
+        return click.option("--eval-samples", type=IntIn(2), default=eval_samples,
                             show_default=True, help="Fresh Monte Carlo samples per seed.")(g)
 
     return deco

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_float
 from workbench.verifiers.resources import biased_terms, check_fits
@@ -14,8 +15,8 @@ COEFFICIENTS = ("alternating", "ones", "random_signs")
 
 
 @click.command("biased")
-@click.option("--d", "d", type=int, default=4, show_default=True, help="Dimension d >= 2.")
-@click.option("--N", "N", type=int, default=2, show_default=True, help="Keys per instance.")
+@click.option("--d", "d", type=IntIn(2), default=4, show_default=True, help="Dimension d >= 2.")
+@click.option("--N", "N", type=IntIn(1), default=2, show_default=True, help="Keys per instance.")
 @click.option("--normalizer", type=click.Choice(NORMALIZERS), default="hardmax",
               show_default=True)
 @click.option("--beta", type=float, default=100.0, show_default=True, help="Softmax temperature.")

@@ -4,14 +4,15 @@ from __future__ import annotations
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_float
 from workbench.verifiers.resources import check_fits, full_rank_terms
 
 
 @click.command("full-rank")
-@click.option("--d", "d", type=int, default=8, show_default=True, help="Dimension d >= 2.")
-@click.option("--N", "N", type=int, default=2, show_default=True, help="Keys per instance.")
+@click.option("--d", "d", type=IntIn(2), default=8, show_default=True, help="Dimension d >= 2.")
+@click.option("--N", "N", type=IntIn(1), default=2, show_default=True, help="Keys per instance.")
 @click.option("--beta", type=float, default=None, help="Temperature (default: beta_for(--eps)).")
 @click.option("--eps", type=float, default=1e-2, show_default=True,
               help="Target error in (0, 1] for beta_for (the zero model scores 1).")

@@ -19,6 +19,7 @@ from typing import Any
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands._common import plugin_errors
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_choice, check_heads, check_rank
@@ -92,13 +93,13 @@ def generic_command(name: str) -> click.Command:
                 else ".")]
 
     @click.command(name, help="\n\n".join(lines))
-    @click.option("--d", "d", type=int, default=dflt.get("d", 8), show_default=True,
+    @click.option("--d", "d", type=IntIn(2), default=dflt.get("d", 8), show_default=True,
                   help="Dimension d >= 2.")
-    @click.option("--rank", type=int, default=None,
+    @click.option("--rank", type=IntIn(1), default=None,
                   show_default=f"{dflt.get('rank', 1)}, at most d", help="Key rank r in 1..d.")
-    @click.option("--heads", type=int, default=dflt.get("heads", 16), show_default=True,
+    @click.option("--heads", type=IntIn(1), default=dflt.get("heads", 16), show_default=True,
                   help="Heads H >= 1.")
-    @click.option("--N", "N", type=int, default=dflt.get("N", 2), show_default=True,
+    @click.option("--N", "N", type=IntIn(1), default=dflt.get("N", 2), show_default=True,
                   help="Keys per instance.")
     @click.option("--param", "param", multiple=True, metavar="K=V",
                   help="A parameter of the construction, typed by its default (repeatable).")

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands.construct._run import POINTS, Evaluation, construct_options
 from workbench.core.validation import check_heads
 from workbench.verifiers.resources import check_fits, majority_vote_terms
@@ -16,9 +17,10 @@ COPY_STYLES = ("generalized", "standard")  # workbench.constructions.majority_vo
 
 
 @click.command("majority-vote")
-@click.option("--d", "d", type=int, default=8, show_default=True, help="Dimension d >= 2.")
-@click.option("--heads", type=int, default=64, show_default=True, help="Votes per pair of keys.")
-@click.option("--N", "N", type=int, default=2, show_default=True, help="Keys per instance.")
+@click.option("--d", "d", type=IntIn(2), default=8, show_default=True, help="Dimension d >= 2.")
+@click.option("--heads", type=IntIn(1), default=64, show_default=True,
+              help="Votes per pair of keys.")
+@click.option("--N", "N", type=IntIn(1), default=2, show_default=True, help="Keys per instance.")
 @click.option("--points", type=click.Choice(POINTS), default="orthonormal", show_default=True)
 @click.option(
     "--copy-style",

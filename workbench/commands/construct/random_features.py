@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import click
 
+from workbench.commands._arguments import IntIn
 from workbench.commands.construct._run import Evaluation, construct_options
 from workbench.core.validation import check_heads
 from workbench.verifiers.resources import check_fits, rank_one_terms
@@ -14,8 +15,8 @@ SOLVERS = ("auto", "cholesky", "cg")  # workbench.constructions._kernel_solve.SO
 
 
 @click.command("random-features")
-@click.option("--d", "d", type=int, default=8, show_default=True, help="Dimension d >= 2.")
-@click.option("--heads", type=int, default=64, show_default=True, help="Rank-1 heads H >= 1.")
+@click.option("--d", "d", type=IntIn(2), default=8, show_default=True, help="Dimension d >= 2.")
+@click.option("--heads", type=IntIn(1), default=64, show_default=True, help="Rank-1 heads H >= 1.")
 @click.option("--law", type=click.Choice(LAWS), default="cosine_uniform", show_default=True)
 @click.option("--solver", type=click.Choice(SOLVERS), default="auto", show_default=True)
 @construct_options()

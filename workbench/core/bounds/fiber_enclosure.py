@@ -21,6 +21,7 @@ from typing import Any
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds.fiber_series import FiberSeries, fiber_series
+from workbench.core.safe_files import reading
 from workbench.core.validation import check_int
 
 __all__ = ["TABLE_FILE", "TABLE_TERMS", "TABLE_TOL", "captured_enclosure",
@@ -233,8 +234,9 @@ def _table() -> dict[str, tuple[float, float]]:
     """The shipped enclosures (empty if the file is missing: everything is then computed)."""
     if not TABLE_FILE.is_file():
         return {}
-    raw = json.loads(TABLE_FILE.read_text())
-    return {k: (float(v[0]), float(v[1])) for k, v in raw["enclosures"].items()}
+    with reading("the fiber table", TABLE_FILE, "the table of enclosures the workbench ships"):
+        raw = json.loads(TABLE_FILE.read_text())
+        return {k: (float(v[0]), float(v[1])) for k, v in raw["enclosures"].items()}
 
 
 @lru_cache(maxsize=1024)
