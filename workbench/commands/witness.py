@@ -108,13 +108,12 @@ def _list_human(p: dict[str, Any]) -> str:
 @json_option
 def list_cmd(db: str | None, as_json: bool) -> None:
     """Every point of the record with its best known witness."""
-    from workbench.verifiers.witness_record import record_grid
-
-    if db is not None:
+    if db is not None:  # refused before the record's modules (torch) are imported
         from workbench.verifiers.store import check_database
 
         check_database(db)
     from workbench.constructions.witness_setting import NEAREST_2
+    from workbench.verifiers.witness_record import record_grid
 
     entries = _entries(db)
     keys = {(p, NEAREST_2.to_json()) for p in record_grid()} | \
