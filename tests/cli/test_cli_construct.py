@@ -251,7 +251,7 @@ def test_construct_help_lists_every_registered_construction(capsys, monkeypatch)
 def test_a_named_construction_shows_its_defaults_and_params(capsys):
     assert main(["construct", "bayes-heads", "--help"]) == 0
     out = capsys.readouterr().out
-    assert "n_fit=20000" in out and "[default: 4]" in out and "--param" in out
+    assert "n_fit=20000" in out and "[default: 4;" in out and "--param" in out
 
 
 @pytest.mark.parametrize("own,registered", [

@@ -59,8 +59,9 @@ def test_help_imports_no_command_module() -> None:
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True,
                          timeout=120).stdout
     assert out.strip().splitlines()[-1] == "['workbench.commands._arguments', " \
-        "'workbench.commands._common', 'workbench.commands._interrupts', " \
-        "'workbench.commands._paths', 'workbench.commands.registry']"
+        "'workbench.commands._common', 'workbench.commands._error_meaning', " \
+        "'workbench.commands._interrupts', 'workbench.commands._paths', " \
+        "'workbench.commands.registry']"
     assert "falsify" in out and "check" in out
 
 

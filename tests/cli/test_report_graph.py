@@ -356,7 +356,7 @@ def test_a_soft_sandwich_is_stored_by_target_and_reported(
                                                     p["best"]["method"])
     assert cells["nearest"].best_error == hard["best_error"]
     md = _report(db, tmp_path / "rep", capsys)
-    assert "| harmonic count of the target (soft-nearest(beta=4.0)) | 4 | 1 | 1 |" in md
+    assert "| certified bound of the target (soft-nearest(beta=4.0)) | 4 | 1 | 1 |" in md
     assert "target soft-nearest(beta=8.0)" in (tmp_path / "rep" / "sandwich.svg").read_text()
 
 

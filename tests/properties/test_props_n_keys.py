@@ -1,21 +1,15 @@
 """The bound beyond two keys (docs/derivations/beyond_two_keys.md) as a function of
 (d, r, H, N): at most the error of uniform attention 1 - 1/N, zero once the heads' rank reaches
-the fiber (r >= d - N, full rank included), non-increasing in H and r; and each property fails
-on a planted fault."""
+the fiber (r >= d - N, full rank included), non-increasing in H and r. Each property's
+planted fault is in test_props_power.py."""
 
 from __future__ import annotations
-
-from collections.abc import Callable
-from fractions import Fraction
-from typing import Any
 
 import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
 from workbench.core.bounds.n_keys import n_keys_bound
-from workbench.core.bounds.n_keys_energy import energy_enclosures
-from workbench.testing import mapped, plant, property_fails
 
 pytestmark = pytest.mark.properties
 
@@ -63,26 +57,3 @@ def test_bound_is_non_increasing_in_rank(p: tuple[int, int, int, int]) -> None:
     d, r, H, N = p
     if r < d:
         assert n_keys_bound(d, r + 1, H, N).value <= n_keys_bound(d, r, H, N).value
-
-
-def _fresh(target: str, wrap: Callable[[Any], Any], prop: Callable[..., Any]) -> bool:
-    energy_enclosures.cache_clear()
-    try:
-        with plant(target, wrap):
-            return property_fails(prop)
-    finally:
-        energy_enclosures.cache_clear()
-
-
-@pytest.mark.parametrize("target,wrap,prop", [
-    ("workbench.core.bounds.n_keys:pair_factor", lambda f: lambda N: Fraction(N - 1),
-     test_bound_is_at_most_uniform_attention),  # the 1/2 of step 3 dropped
-    ("workbench.core.bounds.n_keys_energy:fiber_dim", lambda f: lambda d, N: d - N + 2,
-     test_bound_is_zero_once_the_rank_reaches_the_fiber),  # n one too large
-    ("workbench.core.bounds.n_keys:_loss", mapped(lambda x: 1 - x),
-     test_bound_is_non_increasing_in_heads),  # m_l in place of 1 - m_l
-    ("workbench.core.bounds.n_keys:_loss", mapped(lambda x: 1 - x),
-     test_bound_is_non_increasing_in_rank),
-])
-def test_each_property_fails_on_a_planted_fault(target: str, wrap: Any, prop: Any) -> None:
-    assert _fresh(target, wrap, prop)

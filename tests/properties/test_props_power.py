@@ -17,6 +17,7 @@ import itertools
 import math
 from collections.abc import Callable
 from dataclasses import dataclass, replace
+from fractions import Fraction
 from pathlib import Path
 from typing import Any
 
@@ -299,6 +300,18 @@ FAULTS = [
           "workbench.verifiers.train:derive_seed",
           arg_mapped(0, "seed", lambda s: s + next(_SEED_DRIFT)),
           ("test_props_determinism::test_training_is_bit_identical_per_seed",)),
+    Fault("n-keys without the 1/2 of its pair factor",
+          "workbench.core.bounds.n_keys:pair_factor", lambda f: lambda N: Fraction(N - 1),
+          ("test_props_n_keys::test_bound_is_at_most_uniform_attention",)),
+    Fault("n-keys fiber one dimension too large (n = d - N + 2)",
+          "workbench.core.bounds.n_keys_energy:fiber_dim", lambda f: lambda d, N: d - N + 2,
+          ("test_props_n_keys::test_bound_is_zero_once_the_rank_reaches_the_fiber",),
+          also=(("workbench.core.bounds.n_keys_energy:energy_enclosures",  # uncached meanwhile
+                 lambda f: f.__wrapped__),)),
+    Fault("n-keys counts the captured fraction as lost", "workbench.core.bounds.n_keys:_loss",
+          mapped(lambda x: 1 - x),
+          ("test_props_n_keys::test_bound_is_non_increasing_in_heads",
+           "test_props_n_keys::test_bound_is_non_increasing_in_rank")),
     Fault("softmax without the max shift",  # exp overflows at a huge beta
           "workbench.core.targets:soft_nearest_neighbour",
           edited('p = torch.softmax(beta * torch.einsum("bnd,bd->bn", X, y), dim=-1)',

@@ -225,7 +225,8 @@ def test_the_bound_is_any_named_bound(capsys: pytest.CaptureFixture[str]) -> Non
 @pytest.mark.parametrize("args,says", [
     (["--bound", "no-such-bound"], "--bound: bound must be one of"),
     (["--bound", f"{FX}:UPPER"], "--bound tests.plugin_fixtures:UPPER (upper bound, "),
-    (["--bound", "certified", "--N", "3"], "--N is not an option of `workbench bounds sandwich`"),
+    (["--bound", "certified", "--N", "3"], "--bound applies to the hardmax sandwich at N = 2 "
+     "only (got --N 3)"),
     (["--witness", "no-such-construction"], "--witness: construction must be one of"),
     (["--witness", "biased"], "--witness biased is measured on orthonormal keys, gaussian"),
     (["--witness", f"{FX}:too_many_heads"], "--witness must have at most H = 1 heads"),

@@ -78,7 +78,8 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
     the sandwich (``sandwich``: ``SandwichCell`` records) and the claims graph; the file names
     written."""
     from workbench.plugins import available
-    from workbench.verifiers.figures import band_label, draw_preset
+    from workbench.verifiers.figure_rows import band_label
+    from workbench.verifiers.figures import draw_preset
     from workbench.verifiers.sweep import best_of_seeds
 
     md = ["# Reproduction report", "", f"Results store: `{db}` ({plural(len(rows), 'run')}).", ""]

@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from workbench.verifiers import figure_style as style
-from workbench.verifiers.figures import AXIS_NAMES, band_label, caption, describe, point
+from workbench.verifiers.figure_rows import AXIS_NAMES, band_label, caption, describe, point
 
 Row = dict[str, Any]
 
