@@ -18,3 +18,11 @@ def run_cli(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, s
     cap = capsys.readouterr()
     out = json.loads(cap.out) if cap.out.strip().startswith("{") else cap.out
     return rc, out, cap.err
+
+
+def json_answer(capsys: pytest.CaptureFixture[str], *args: str) -> dict[str, Any]:
+    """``workbench ARGS`` in-process, which must exit 0: its JSON object on stdout."""
+    capsys.readouterr()
+    assert main(list(args)) == 0
+    answer: dict[str, Any] = json.loads(capsys.readouterr().out)
+    return answer
