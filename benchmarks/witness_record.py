@@ -23,23 +23,16 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-from pathlib import Path
 from typing import Any
 
-ROOT = Path(__file__).resolve().parents[1]
-sys.path.insert(0, str(ROOT))
-sys.path.insert(0, str(ROOT / "benchmarks"))
+# run as a script beside them; witness_training puts the repository and benchmarks/ on sys.path
+import witness_settings as settings
+import witness_training as training
 
-import witness_settings as settings  # noqa: E402
-import witness_training as training  # noqa: E402
+from workbench.constructions.optimized import STATE_PREFIX, Witness
+from workbench.verifiers.witness_record import RECORD_DIR, RECORD_FILE, _entry, lookup
 
-from workbench.constructions.optimized import STATE_PREFIX, Witness  # noqa: E402
-from workbench.verifiers.witness_record import (  # noqa: E402
-    RECORD_DIR,
-    RECORD_FILE,
-    _entry,
-    lookup,
-)
+ROOT = training.ROOT
 
 GRID = ROOT / "benchmarks" / "results" / "sandwich.json"
 INTERVAL = {"trained_generalized": "normal", "random_features": "normal",

@@ -5,6 +5,10 @@ object), nothing written, torch not imported."""
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
+from pathlib import Path
 from typing import Any
 
 
@@ -48,3 +52,25 @@ def json_error_problems(stdout: str, flag: str, rc: object) -> list[str]:
     if flag not in obj["error"] or str(obj["parameter"]) not in flag + " " + obj["error"]:
         out.append(f"the error object does not name {flag}")
     return out
+
+
+def run_cases(runner: str, fixtures: Path, work: Path,
+              cases: list[tuple[int, list[str]]]) -> dict[int, dict[str, Any]]:
+    """Each case's result (by its index), from as few fresh child processes running ``runner``
+    (``python -c runner FIXTURES WORK``, the cases as JSON on stdin, one JSON line a result) as
+    the cases allow: a child that dies leaves the cases after its last line to the next. HOME and
+    XDG_DATA_HOME point into ``fixtures``."""
+    env = {**os.environ, "XDG_DATA_HOME": str(fixtures / "data"),
+           "HOME": str(fixtures / "home")}
+    results: dict[int, dict[str, Any]] = {}
+    todo = list(cases)
+    while todo:
+        proc = subprocess.run([sys.executable, "-c", runner, str(fixtures), str(work)],
+                              input=json.dumps(todo), capture_output=True, text=True, env=env,
+                              timeout=600)
+        got = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
+        if not got:
+            raise AssertionError(f"the case runner failed: {proc.stderr[-2000:]}")
+        results.update((r["i"], r) for r in got)
+        todo = todo[len(got):]
+    return results

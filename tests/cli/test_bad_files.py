@@ -10,17 +10,14 @@ The cases run through ``workbench.cli.main`` in child processes, by the runner o
 
 from __future__ import annotations
 
-import json
 import shutil
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from tests.cli.bad_input_contract import problems
+from tests.cli.bad_input_contract import problems, run_cases
 from tests.cli.test_bad_inputs import _RUNNER
 from workbench.core.safe_files import ReadFailed
 
@@ -113,19 +110,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any
     fixtures.mkdir()
     work.mkdir()
     _fixtures(fixtures)
-    env = {**__import__("os").environ, "XDG_DATA_HOME": str(fixtures / "data"),
-           "HOME": str(fixtures / "home")}
-    todo = [(i, argv) for i, (argv, _, _) in enumerate(CASES)]
-    out: dict[int, dict[str, Any]] = {}
-    while todo:
-        proc = subprocess.run([sys.executable, "-c", _RUNNER, str(fixtures), str(work)],
-                              input=json.dumps(todo), capture_output=True, text=True, env=env,
-                              timeout=600)
-        got = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-        assert got, f"the case runner failed: {proc.stderr[-2000:]}"
-        out.update((r["i"], r) for r in got)
-        todo = todo[len(got):]
-    return out
+    return run_cases(_RUNNER, fixtures, work, [(i, argv) for i, (argv, _, _) in enumerate(CASES)])
 
 
 def test_every_kind_of_file_is_read_by_some_case() -> None:

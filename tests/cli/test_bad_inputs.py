@@ -11,7 +11,6 @@ script as a user would. Nothing here is timed (``benchmarks/cli_latency.py`` tim
 from __future__ import annotations
 
 import importlib.util
-import json
 import sqlite3
 import subprocess
 import sys
@@ -20,7 +19,7 @@ from typing import Any
 
 import pytest
 
-from tests.cli.bad_input_contract import problems
+from tests.cli.bad_input_contract import problems, run_cases
 from workbench.commands._declared import has_entry_points
 from workbench.commands._paths import nvidia_driver_present
 from workbench.testing import edited, plant, replaced
@@ -346,21 +345,7 @@ def _run_all(tmp: Path, cases: list[tuple[int, list[str]]]) -> dict[int, dict[st
     fixtures.mkdir()
     work.mkdir()
     _make_fixtures(fixtures)
-    env = {**__import__("os").environ, "XDG_DATA_HOME": str(fixtures / "data"),
-           "HOME": str(fixtures / "home")}
-    results: dict[int, dict[str, Any]] = {}
-    todo = list(cases)
-    while todo:
-        proc = subprocess.run([sys.executable, "-c", _RUNNER, str(fixtures), str(work)],
-                              input=json.dumps(todo), capture_output=True, text=True, env=env,
-                              timeout=600)
-        got = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-        if not got:
-            raise AssertionError(f"the case runner failed: {proc.stderr[-2000:]}")
-        for r in got:
-            results[r["i"]] = r
-        todo = todo[len(got):]
-    return results
+    return run_cases(_RUNNER, fixtures, work, cases)
 
 
 @pytest.fixture(scope="module")

@@ -8,16 +8,13 @@ with the error object too."""
 
 from __future__ import annotations
 
-import json
-import subprocess
-import sys
 from pathlib import Path
 from typing import Any
 
 import click
 import pytest
 
-from tests.cli.bad_input_contract import problems
+from tests.cli.bad_input_contract import problems, run_cases
 from tests.cli.test_bad_inputs import _RUNNER
 from workbench.cli import app
 from workbench.commands._arguments import SEED, IntIn, IntSpan
@@ -133,19 +130,7 @@ def results(tmp_path_factory: pytest.TempPathFactory) -> dict[int, dict[str, Any
     fixtures, work = tmp / "fixtures", tmp / "work"
     for d in (fixtures / "data", fixtures / "home", work):
         d.mkdir(parents=True)
-    env = {**__import__("os").environ, "XDG_DATA_HOME": str(fixtures / "data"),
-           "HOME": str(fixtures / "home")}
-    todo = list(enumerate(a for a, _ in CASES))
-    out: dict[int, dict[str, Any]] = {}
-    while todo:
-        proc = subprocess.run([sys.executable, "-c", _RUNNER, str(fixtures), str(work)],
-                              input=json.dumps(todo), capture_output=True, text=True, env=env,
-                              timeout=600)
-        got = [json.loads(line) for line in proc.stdout.splitlines() if line.startswith("{")]
-        assert got, f"the case runner failed: {proc.stderr[-2000:]}"
-        out.update((r["i"], r) for r in got)
-        todo = todo[len(got):]
-    return out
+    return run_cases(_RUNNER, fixtures, work, list(enumerate(a for a, _ in CASES)))
 
 
 @pytest.mark.parametrize("i", range(len(CASES)), ids=[" ".join(a)[:80] for a, _ in CASES])

@@ -8,27 +8,22 @@ from pathlib import Path
 
 import pytest
 
+from tests.cli.run_cli import json_answer
 from workbench.cli import main
-
-
-def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
-    capsys.readouterr()
-    assert main(list(args)) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def test_graph_json_is_json_in_every_format(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
-    graph = _json(capsys, "graph", "--json")
+    graph = json_answer(capsys, "graph", "--json")
     n = len(graph["nodes"])
-    dot = _json(capsys, "graph", "--format", "dot", "--json")
+    dot = json_answer(capsys, "graph", "--format", "dot", "--json")
     assert dot["format"] == "dot" and dot["path"] is None and dot["claims"] == n
     assert dot["dot"].lstrip().startswith("digraph")
     out = tmp_path / "g.dot"
-    written = _json(capsys, "graph", "--format", "dot", "--out", str(out), "--json")
+    written = json_answer(capsys, "graph", "--format", "dot", "--out", str(out), "--json")
     assert written["path"] == str(out) and out.read_text() == dot["dot"]
     png = tmp_path / "g.png"
-    drawn = _json(capsys, "graph", "--format", "png", "--out", str(png), "--json")
+    drawn = json_answer(capsys, "graph", "--format", "png", "--out", str(png), "--json")
     assert drawn["path"] == str(png) and drawn["claims"] == n
     assert png.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 

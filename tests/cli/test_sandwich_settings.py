@@ -5,12 +5,9 @@ bad input refused in one line; a witness planted below the bound is reported as 
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
 import pytest
 
-from workbench.cli import main
+from tests.cli.run_cli import run_cli
 from workbench.constructions.optimized import Witness
 from workbench.constructions.profile_one_head import profile_one_head_error
 from workbench.constructions.witness_setting import NEAREST_2, Setting
@@ -19,20 +16,11 @@ from workbench.plugins import get_bound
 from workbench.testing import plant, scaled
 from workbench.verifiers.witness_record import RECORD_DIR, lookup, read_record
 
-
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:
-    capsys.readouterr()
-    rc = main(list(args))
-    cap = capsys.readouterr()
-    out = json.loads(cap.out) if cap.out.strip().startswith("{") else cap.out
-    return rc, out, cap.err
-
-
 NKEYS = ("bounds", "sandwich", "--d", "8", "--rank", "1", "--heads", "16", "--N", "3", "--json")
 
 
 def test_nkeys_sandwich_takes_the_least_upper_end(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, p, _ = _run(capsys, *NKEYS)
+    rc, p, _ = run_cli(capsys, *NKEYS)
     assert rc == 0 and not p["violated"]
     assert p["bound"] == get_bound("n-keys")(8, 1, 16, 3)
     methods = {c["method"]: c for c in p["candidates"]}
@@ -47,7 +35,7 @@ def test_nkeys_sandwich_takes_the_least_upper_end(capsys: pytest.CaptureFixture[
 def test_nkeys_sandwich_reports_a_witness_below_the_bound(
         capsys: pytest.CaptureFixture[str]) -> None:
     with plant("workbench.verifiers.nkeys_sandwich:nkeys_one_head_losses", scaled(0.05)):
-        rc, p, _ = _run(capsys, *NKEYS[:-1])
+        rc, p, _ = run_cli(capsys, *NKEYS[:-1])
     assert rc == 1 and "VIOLATED" in p
 
 
@@ -62,7 +50,7 @@ def test_bad_n_is_one_line(capsys: pytest.CaptureFixture[str], args: tuple[str, 
     base = {"--d": "8", "--rank": "1", "--heads": "2"}
     given = dict(zip(args[::2], args[1::2]))
     argv = [x for k, v in {**base, **given}.items() for x in (k, v)]
-    rc, _, err = _run(capsys, "bounds", "sandwich", *argv)
+    rc, _, err = run_cli(capsys, "bounds", "sandwich", *argv)
     assert rc == 2 and words in err and len(err.strip().splitlines()) == 1
 
 
@@ -70,14 +58,14 @@ def test_target_sandwich_has_the_one_head_and_the_record(
         capsys: pytest.CaptureFixture[str]) -> None:
     args = ("bounds", "sandwich", "--d", "8", "--rank", "1", "--heads", "4", "--target",
             "soft-nearest", "--target-param", "beta=4", "--json")
-    rc, p, _ = _run(capsys, *args)
+    rc, p, _ = run_cli(capsys, *args)
     assert rc == 0
     by = {c["method"]: c for c in p["candidates"]}
     exact = profile_one_head_error(tanh_profile(4.0), 8, 1)
     assert tuple(by["one_head_bayes"]["ci"]) == exact.enclosure
     assert "beta=4" in by["record:trained_generalized"]["note"]
     assert p["best"]["ci"][1] == min(c["ci"][1] for c in p["candidates"])
-    rc, p2, _ = _run(capsys, *args, "--no-record")
+    rc, p2, _ = run_cli(capsys, *args, "--no-record")
     assert rc == 0 and not any(c["method"].startswith("record:") for c in p2["candidates"])
 
 
@@ -96,13 +84,13 @@ def test_record_entries_of_every_setting_load_as_recorded() -> None:
 
 def test_verify_replays_settings_and_refuses_missing_ones(
         capsys: pytest.CaptureFixture[str]) -> None:
-    rc, p, _ = _run(capsys, "witness", "verify", "8,1,2,3", "--eval-samples", "5000", "--json")
+    rc, p, _ = run_cli(capsys, "witness", "verify", "8,1,2,3", "--eval-samples", "5000", "--json")
     assert rc == 0 and p["reproduced"] and p["bound"] == "n-keys"
     assert p["setting"] == {"N": 3, "target": "nearest", "target_params": {}}
-    rc, p, _ = _run(capsys, "witness", "verify", "8,1,2", "--target", "soft-nearest",
+    rc, p, _ = run_cli(capsys, "witness", "verify", "8,1,2", "--target", "soft-nearest",
                     "--target-param", "beta=16", "--eval-samples", "5000", "--json")
     assert rc == 0 and p["reproduced"] and p["setting"]["target_params"] == {"beta": 16.0}
-    rc, _, err = _run(capsys, "witness", "verify", "8,1,2,5")
+    rc, _, err = run_cli(capsys, "witness", "verify", "8,1,2,5")
     assert rc == 2 and "no witness in the record for N=5" in err
-    rc, _, err = _run(capsys, "witness", "verify", "8,1,2", "--target", "farthest")
+    rc, _, err = run_cli(capsys, "witness", "verify", "8,1,2", "--target", "farthest")
     assert rc == 2 and "--target must be nearest or soft-nearest" in err

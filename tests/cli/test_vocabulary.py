@@ -3,35 +3,30 @@
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 
-from workbench.cli import main
+from tests.cli.run_cli import json_answer
 from workbench.commands._common import plural
-
-
-def _json(capsys: pytest.CaptureFixture[str], *args: str) -> dict:
-    capsys.readouterr()
-    assert main(list(args)) == 0
-    return json.loads(capsys.readouterr().out)
 
 
 def test_sweep_full_and_paper_are_one_scale(tmp_path: Path,
                                             capsys: pytest.CaptureFixture[str]) -> None:
     db = str(tmp_path / "s.sqlite")
-    full = _json(capsys, "sweep", "fig2", "--scale", "full", "--dry-run", "--db", db, "--json")
-    paper = _json(capsys, "sweep", "fig2", "--scale", "paper", "--dry-run", "--db", db, "--json")
-    quick = _json(capsys, "sweep", "fig2", "--dry-run", "--db", db, "--json")
+    full = json_answer(capsys, "sweep", "fig2", "--scale", "full", "--dry-run", "--db", db,
+                       "--json")
+    paper = json_answer(capsys, "sweep", "fig2", "--scale", "paper", "--dry-run", "--db", db,
+                        "--json")
+    quick = json_answer(capsys, "sweep", "fig2", "--dry-run", "--db", db, "--json")
     assert full["scale"] == paper["scale"] == "full" and full["planned"] == paper["planned"]
     assert full["planned"] > quick["planned"]
 
 
 def test_sandwich_budget_is_the_old_spelling_of_scale(capsys: pytest.CaptureFixture[str]) -> None:
     args = ["bounds", "sandwich", "--d", "4", "--rank", "1", "--heads", "1", "--json"]
-    new = _json(capsys, *args, "--scale", "quick")
-    old = _json(capsys, *args, "--budget", "quick")
+    new = json_answer(capsys, *args, "--scale", "quick")
+    old = json_answer(capsys, *args, "--budget", "quick")
     drop = ("seconds", "candidates")
     assert {k: v for k, v in new.items() if k not in drop} == \
         {k: v for k, v in old.items() if k not in drop}

@@ -7,7 +7,6 @@ planted fault."""
 
 from __future__ import annotations
 
-import json
 import sqlite3
 from pathlib import Path
 from typing import Any
@@ -16,7 +15,7 @@ import numpy as np
 import pytest
 import torch
 
-from workbench.cli import main
+from tests.cli.run_cli import run_cli
 from workbench.constructions.optimized import Witness
 from workbench.testing import plant
 from workbench.verifiers.train import ModelSpec, build_model
@@ -25,14 +24,6 @@ from workbench.verifiers.witness_record import RECORD_DIR, read_record, record_g
 from workbench.verifiers.witness_replay import FRESH
 
 N = 20_000  # fresh samples per replay: seconds at d <= 5
-
-
-def _run(capsys: pytest.CaptureFixture[str], *args: str) -> tuple[int, Any, str]:
-    capsys.readouterr()
-    rc = main(list(args))
-    cap = capsys.readouterr()
-    out = json.loads(cap.out) if cap.out.strip().startswith("{") else cap.out
-    return rc, out, cap.err
 
 
 def test_the_record_covers_the_grid_with_safe_files() -> None:
@@ -51,7 +42,7 @@ def test_the_record_covers_the_grid_with_safe_files() -> None:
 
 
 def test_list_prints_every_point(capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _run(capsys, "witness", "list", "--json")
+    rc, out, _ = run_cli(capsys, "witness", "list", "--json")
     assert rc == 0 and len([c for c in out["points"] if "setting" not in c]) == len(record_grid())
     cell = next(c for c in out["points"] if (c["d"], c["r"], c["heads"]) == (3, 1, 256))
     assert cell["inherited_from"] is not None and cell["method"] == "trained_generalized"
@@ -59,14 +50,14 @@ def test_list_prints_every_point(capsys: pytest.CaptureFixture[str]) -> None:
 
 def test_verify_replays_a_record_point_and_fails_on_a_wrong_claim(
         capsys: pytest.CaptureFixture[str]) -> None:
-    rc, out, _ = _run(capsys, "witness", "verify", "3,1,4", "--eval-samples", str(N), "--json")
+    rc, out, _ = run_cli(capsys, "witness", "verify", "3,1,4", "--eval-samples", str(N), "--json")
     assert rc == 0 and out["reproduced"] and out["above_certified"]
     assert out["stream"] != out["entry"]["stream"]  # fresh samples
     # the replay a few percent off (a normalisation fault): the claim is no longer reproduced
     with plant("workbench.verifiers.trained_witness:replay_trained",
                lambda f: lambda *a, **k: (f(*a, **k)[0] * 1.06, tuple(
                    x * 1.06 for x in f(*a, **k)[1]))):
-        rc, out, _ = _run(capsys, "witness", "verify", "3,1,4", "--eval-samples", str(N),
+        rc, out, _ = run_cli(capsys, "witness", "verify", "3,1,4", "--eval-samples", str(N),
                           "--json")
     assert rc == 1 and not out["reproduced"]
 
@@ -75,7 +66,7 @@ def test_verify_fails_when_the_certified_bound_is_above(
         capsys: pytest.CaptureFixture[str]) -> None:
     with plant("workbench.core.bounds.certified:certified_lower_bound",
                lambda f: lambda *a, **k: type("B", (), {"value": 0.5})()):
-        rc, out, _ = _run(capsys, "witness", "verify", "3,1,4", "--eval-samples", str(N),
+        rc, out, _ = run_cli(capsys, "witness", "verify", "3,1,4", "--eval-samples", str(N),
                           "--json")
     assert rc == 1 and out["reproduced"] and not out["above_certified"]
 
@@ -105,17 +96,17 @@ def test_add_records_a_reproduced_model_that_beats_the_record(
         tmp_path: Path) -> None:
     path, err = user_model
     db = tmp_path / "s.sqlite"
-    rc, out, _ = _run(capsys, *_add(path, db, err), "--json")
+    rc, out, _ = run_cli(capsys, *_add(path, db, err), "--json")
     assert rc == 0 and out["reproduced"] and out["beats_best_known"]
-    rc, out, _ = _run(capsys, "witness", "list", "--db", str(db), "--json")
+    rc, out, _ = run_cli(capsys, "witness", "list", "--db", str(db), "--json")
     cell = next(c for c in out["points"] if (c["d"], c["r"], c["heads"]) == (5, 1, 8))
     assert cell["source"] == "store" and abs(cell["error"] - err) < 1e-12
     # the store's witness replays from its blob on another fresh stream
-    rc, out, _ = _run(capsys, "witness", "verify", "5,1,8", "--db", str(db), "--eval-samples",
+    rc, out, _ = run_cli(capsys, "witness", "verify", "5,1,8", "--db", str(db), "--eval-samples",
                       str(N), "--json")
     assert rc == 0 and out["reproduced"]
     # the same model again does not beat itself: nothing more is written
-    rc, out, _ = _run(capsys, *_add(path, db, err), "--json")
+    rc, out, _ = run_cli(capsys, *_add(path, db, err), "--json")
     assert rc == 0 and not out["beats_best_known"]
     with sqlite3.connect(db) as con:
         assert con.execute("SELECT COUNT(*) FROM witnesses").fetchone()[0] == 1
@@ -127,7 +118,7 @@ def test_add_refuses_a_claim_its_replay_does_not_reproduce(
     path, err = user_model
     db = tmp_path / "s.sqlite"
     for wrong in (err * 0.95, err * 1.05):  # five percent off either way
-        rc, _, line = _run(capsys, *_add(path, db, wrong))
+        rc, _, line = run_cli(capsys, *_add(path, db, wrong))
         assert rc == 2 and line.count("\n") == 1 and "does not reproduce" in line
     assert not db.exists()
 
@@ -137,11 +128,11 @@ def test_add_refuses_a_file_that_would_run_code(
     marker = tmp_path / "ran"
     evil = tmp_path / "evil.pt"
     torch.save({"W": _Evil(str(marker))}, evil)
-    rc, _, line = _run(capsys, *_add(evil, tmp_path / "s.sqlite", 0.3))
+    rc, _, line = run_cli(capsys, *_add(evil, tmp_path / "s.sqlite", 0.3))
     assert rc == 2 and line.count("\n") == 1 and "run code" in line and not marker.exists()
     obj = tmp_path / "obj.npz"
     np.savez(obj, W=np.array([{"a": 1}], dtype=object))
-    rc, _, line = _run(capsys, *_add(obj, tmp_path / "s.sqlite", 0.3))
+    rc, _, line = run_cli(capsys, *_add(obj, tmp_path / "s.sqlite", 0.3))
     assert rc == 2 and line.count("\n") == 1 and "never unpickled" in line
 
 
@@ -157,33 +148,33 @@ def test_add_refuses_a_state_dict_of_another_architecture(
         capsys: pytest.CaptureFixture[str], user_model: tuple[Path, float],
         tmp_path: Path) -> None:
     path, err = user_model
-    rc, _, line = _run(capsys, *_add(path, tmp_path / "s.sqlite", err, d=6))
+    rc, _, line = run_cli(capsys, *_add(path, tmp_path / "s.sqlite", err, d=6))
     assert rc == 2 and line.count("\n") == 1 and "of generalized attention at d=6" in line
     state = torch.load(path, weights_only=True)
     state.pop("M")
     torch.save(state, tmp_path / "short.pt")
-    rc, _, line = _run(capsys, *_add(tmp_path / "short.pt", tmp_path / "s.sqlite", err))
+    rc, _, line = run_cli(capsys, *_add(tmp_path / "short.pt", tmp_path / "s.sqlite", err))
     assert rc == 2 and "not the weights" in line
 
 
 def test_sandwich_counts_the_record_and_says_which_won(
         capsys: pytest.CaptureFixture[str]) -> None:
     args = ["bounds", "sandwich", "--d", "3", "--rank", "1", "--heads", "8", "--json"]
-    rc, out, _ = _run(capsys, *args)
+    rc, out, _ = run_cli(capsys, *args)
     rec = out["record"]
     assert rc == 0 and out["best_source"] == "record" and rec["replay"].endswith("3,1,8")
     assert out["best_ci"] == rec["ci"] and out["method"] == f"record:{rec['method']}"
-    rc, out, _ = _run(capsys, *args, "--no-record")
+    rc, out, _ = run_cli(capsys, *args, "--no-record")
     assert out["best_source"] == "computed" and out["record"] is None
     assert out["best_ci"][1] > rec["ci"][1]  # the constructions alone are worse here
 
 
 def test_verify_replays_a_file_saved_by_bounds_sandwich(
         capsys: pytest.CaptureFixture[str], tmp_path: Path) -> None:
-    rc, out, _ = _run(capsys, "bounds", "sandwich", "--d", "4", "--rank", "1", "--heads", "1",
+    rc, out, _ = run_cli(capsys, "bounds", "sandwich", "--d", "4", "--rank", "1", "--heads", "1",
                       "--no-record", "--witness-dir", str(tmp_path), "--json")
     assert rc == 0 and out["method"] == "one_head_bayes"
-    rc, rep, _ = _run(capsys, "witness", "verify", out["witness_file"], "--eval-samples",
+    rc, rep, _ = run_cli(capsys, "witness", "verify", out["witness_file"], "--eval-samples",
                       str(N), "--json")
     assert rc == 0 and rep["reproduced"] and rep["stream"] != 0
     # a claim 5 % off, written into the file: not reproduced
@@ -191,6 +182,6 @@ def test_verify_replays_a_file_saved_by_bounds_sandwich(
     w.error *= 1.05
     w.ci = (w.error, w.error)
     w.save(tmp_path / "off.npz")
-    rc, rep, _ = _run(capsys, "witness", "verify", str(tmp_path / "off.npz"), "--eval-samples",
+    rc, rep, _ = run_cli(capsys, "witness", "verify", str(tmp_path / "off.npz"), "--eval-samples",
                       str(N), "--json")
     assert rc == 1 and not rep["reproduced"]

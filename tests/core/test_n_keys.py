@@ -29,6 +29,7 @@ from workbench.core.harmonics import dim_harmonics, gegenbauer_mp, gegenbauer_tr
 from workbench.core.invariant_harmonics import fiber_head_rank
 from workbench.core.sphere import sample_instances
 from workbench.proofs.support.n_keys_fiber import (
+    fiber_coordinates,
     fiber_draws,
     gamma_float,
     independent_energies,
@@ -82,14 +83,7 @@ def test_step3_5_fiber_form_on_every_draw() -> None:
     for d, N in ((8, 3), (10, 6)):
         X, y = sample_instances(4000, N, d, points="orthonormal", generator=3)
         X, y = X.numpy(), y.numpy()
-        u = (X[:, 0] + X[:, 1]) / math.sqrt(2)
-        w = (X[:, 0] - X[:, 1]) / math.sqrt(2)
-        fixed = np.concatenate([u[:, None], X[:, 2:]], axis=1)
-        pe_y = y - np.einsum("bk,bkd->bd", np.einsum("bkd,bd->bk", fixed, y), fixed)
-        norm = np.linalg.norm(pe_y, axis=1)
-        c = np.einsum("bd,bd->b", pe_y, w) / norm
-        kappa = (math.sqrt(2) * np.einsum("bkd,bd->bk", X[:, 2:], y).max(1)
-                 - np.einsum("bd,bd->b", u, y)) / norm
+        w, c, kappa = fiber_coordinates(X, y)
         t = nearest_t(X, y)
         assert np.array_equal(t, np.sign(c) * (np.abs(c) > kappa))
         f = X[np.arange(len(X)), np.einsum("bnd,bd->bn", X, y).argmax(1)]

@@ -58,6 +58,11 @@ def cli() -> None:
     generalized attention, and every registered bound."""
 
 
+def _answer_text(lines: list[str], note: str | None) -> str:
+    """A human answer: ``lines``, then ``note`` where there is one, then what the error means."""
+    return "\n".join([*lines, *([f"  {note}"] if note else []), f"  {ERROR_MEANING}"])
+
+
 def _human_lower(p: dict[str, Any]) -> str:
     hc, fb = p["harmonic_count"], p["fiber"]
     lines = [
@@ -71,10 +76,7 @@ def _human_lower(p: dict[str, Any]) -> str:
         f"  covers: {p['covers']}",
         f"  law of the keys: {p['law_text']}",
     ]
-    if p["vacuous"]:
-        lines.append(f"  {p['vacuous']}")
-    lines.append(f"  {ERROR_MEANING}")
-    return "\n".join(lines)
+    return _answer_text(lines, p["vacuous"])
 
 
 @aliases({"--r": "--rank"})
@@ -305,10 +307,7 @@ def _human_other(p: dict[str, Any]) -> str:
         f"{p['law']}, value class {p['class']}, covers N = {p['bound_info']['N_text']}",
         f"  {proved}",
     ]
-    if p["description"]:
-        lines.append(f"  {p['description']}")
-    lines.append(f"  {ERROR_MEANING}")
-    return "\n".join(lines)
+    return _answer_text(lines, p["description"])
 
 from workbench.commands.bounds_list import list_cmd  # noqa: E402
 from workbench.commands.heads_needed import heads_needed_cmd  # noqa: E402

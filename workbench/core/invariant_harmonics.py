@@ -58,6 +58,18 @@ def sphere_cubature(d: int, n: int, n_circle: int) -> tuple[np.ndarray, np.ndarr
     return pts, wts
 
 
+def _row_space_monomials(x: np.ndarray, B: np.ndarray, l: int) -> list[np.ndarray]:
+    """The monomials of degree ``<= l+2`` (the constant first) in the row-space coordinates
+    ``x B^T`` at the nodes ``x``: every invariant harmonic that can reach degree l after
+    multiplying by a quadratic."""
+    v = x @ B.T
+    mons = [np.ones(len(x))]
+    for deg in range(1, l + 3):
+        for c in itertools.combinations_with_replacement(range(B.shape[0]), deg):
+            mons.append(np.prod(v[:, list(c)], axis=1))
+    return mons
+
+
 def head_degree_dimension(d: int, r: int, l: int, seed: int, fixed_form: bool = False) -> int:
     """``dim Pi_l V_h`` for one head of key-rank r, ``V_h = span{F(P_h w) q(w)}``.
 
@@ -74,11 +86,7 @@ def head_degree_dimension(d: int, r: int, l: int, seed: int, fixed_form: bool = 
     W = rng.standard_normal((r, d))
     B = np.linalg.qr(W.T)[0].T  # orthonormal basis of the row space
     x, wts = sphere_cubature(d, l + 3, 2 * l + 5)
-    v = x @ B.T
-    mons = [np.ones(len(x))]
-    for deg in range(1, l + 3):
-        for c in itertools.combinations_with_replacement(range(r), deg):
-            mons.append(np.prod(v[:, list(c)], axis=1))
+    mons = _row_space_monomials(x, B, l)
     if fixed_form:
         M = rng.standard_normal((d, d))
         quads = [np.einsum("ni,ij,nj->n", x, M + M.T, x)]
@@ -116,11 +124,7 @@ def fiber_head_rank(n: int, r: int, l: int, n_linear: int, seed: int) -> int:
     rng = np.random.default_rng(seed)
     B = np.linalg.qr(rng.standard_normal((n, r)))[0].T
     x, wts = sphere_cubature(n, l + 3, 2 * l + 5)
-    v = x @ B.T
-    mons = [np.ones(len(x))]
-    for deg in range(1, l + 3):
-        for c in itertools.combinations_with_replacement(range(r), deg):
-            mons.append(np.prod(v[:, list(c)], axis=1))
+    mons = _row_space_monomials(x, B, l)
     M = rng.standard_normal((n, n))
     forms = [np.einsum("ni,ij,nj->n", x, M + M.T, x)]
     forms += [x @ rng.standard_normal(n) for _ in range(n_linear)]

@@ -35,7 +35,12 @@ from workbench.core.symbolic.symbols import d as d_sym
 from workbench.core.symbolic.symbols import r as r_sym
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.proofs.support.n_keys_fiber import independent_energies, nearest_t, u_statistic
+from workbench.proofs.support.n_keys_fiber import (
+    fiber_coordinates,
+    independent_energies,
+    nearest_t,
+    u_statistic,
+)
 
 REF = "derivations/beyond_two_keys.md"
 L_INDEP = 21  # degrees of the independent evaluation (the bound's default truncation)
@@ -93,14 +98,7 @@ def bound_value_claim(ctx: CheckContext) -> list[Evidence]:
 def _fiber_form(n_draws: int, d: int, N: int) -> Evidence:
     Xt, yt = sample_instances(n_draws, N, d, points="orthonormal", generator=d * 31 + N)
     X, y = Xt.numpy(), yt.numpy()
-    u = (X[:, 0] + X[:, 1]) / math.sqrt(2)
-    w = (X[:, 0] - X[:, 1]) / math.sqrt(2)
-    fixed = np.concatenate([u[:, None], X[:, 2:]], axis=1)
-    pe_y = y - np.einsum("bk,bkd->bd", np.einsum("bkd,bd->bk", fixed, y), fixed)
-    norm = np.linalg.norm(pe_y, axis=1)
-    c = np.einsum("bd,bd->b", pe_y, w) / norm
-    kap = (math.sqrt(2) * np.einsum("bkd,bd->bk", X[:, 2:], y).max(1)
-           - np.einsum("bd,bd->b", u, y)) / norm
+    _, c, kap = fiber_coordinates(X, y)
     wrong = int((nearest_t(X, y) != np.sign(c) * (np.abs(c) > kap)).sum())
     return Evidence.identity(wrong, {"d": d, "N": N, "draws": n_draws},
                              note="draws where t differs from sign(c) 1[|c| > kappa]")

@@ -25,6 +25,7 @@ from workbench.core.montecarlo import sample_mean
 from workbench.core.profiles import tanh_profile
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.proofs.support.soft_training import soft_nearest_heldout
 
 RESOLUTION = 0.004  # a 3-5 % departure of bounds of 0.06-0.37
 
@@ -159,21 +160,12 @@ def trained_iid_evidence(ctx: CheckContext) -> list[Evidence]:
     """Eq. 2 layers (dot scores of key-rank r, full value maps) trained on the soft target with
     i.i.d. keys: held-out error (99.9 % CLT interval) never below the i.i.d. mixture bound."""
     from workbench.core.bounds.profile_iid import soft_iid_bound
-    from workbench.core.targets import soft_nearest_neighbour
-    from workbench.verifiers.tasks import TargetTask
-    from workbench.verifiers.train import ModelSpec, TrainConfig, train
 
     out: list[Evidence] = []
     steps = ctx.pick(150, 600)
-    cfg = TrainConfig(steps=steps, batch=512, eval_samples=20_000, level=0.999,
-                      eval_seed=ctx.seed + 3)
     for d, r, H, beta in ctx.pick(((6, 1, 2, 4.0),), ((6, 1, 2, 4.0), (6, 1, 1, 2.0))):
-        task = TargetTask("nearest", d=d, N=2, points="iid", target="soft-nearest",
-                          target_params=(("beta", beta),),
-                          fn=lambda X, y, b=beta: soft_nearest_neighbour(X, y, b))
-        spec = ModelSpec("generalized", r, H, seed=ctx.seed, lr=0.02, options={"score": "dot"})
-        est = train([spec], task, cfg).results[0].heldout
-        assert est is not None
+        est = soft_nearest_heldout(d, r, H, beta, "iid", seed=ctx.seed, steps=steps,
+                                   eval_seed=ctx.seed + 3)
         bound = soft_iid_bound(beta, d, r, H).value
         out.append(Evidence.estimate(est, ">=", bound, "trained",
                                      {"d": d, "r": r, "H": H, "beta": beta, "steps": steps,

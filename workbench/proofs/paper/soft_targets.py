@@ -23,6 +23,7 @@ from workbench.core.profiles import Profile, sign_profile, tanh_profile
 from workbench.core.symbolic.targets import monomial_energies, profile_soft
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.proofs.support.soft_training import soft_nearest_heldout
 
 REF = "derivations/soft_targets.md"
 
@@ -197,22 +198,12 @@ def full_rank_soft_exact_claim(ctx: CheckContext) -> list[Evidence]:
        "beat its harmonic count", "experiment", depends_on=("targets.soft_harmonic_bound",),
        ref=f"{REF}#evidence-against-models", mark="ours", threads=1)
 def trained_respect_soft_bound_claim(ctx: CheckContext) -> list[Evidence]:
-    from workbench.core.targets import soft_nearest_neighbour
-    from workbench.verifiers.tasks import TargetTask
-    from workbench.verifiers.train import ModelSpec, TrainConfig, train
-
     out: list[Evidence] = []
     steps = ctx.pick(150, 600)
-    cfg = TrainConfig(steps=steps, batch=512, eval_samples=20_000, level=0.999,
-                      eval_seed=ctx.seed + 1)
     for d, r, H, beta in ctx.pick(((6, 1, 1, 8.0), (6, 1, 2, 4.0)),
                                   ((6, 1, 1, 8.0), (6, 1, 2, 4.0), (8, 2, 2, 16.0))):
-        task = TargetTask("nearest", d=d, N=2, points="orthonormal", target="soft-nearest",
-                          target_params=(("beta", beta),),
-                          fn=lambda X, y, b=beta: soft_nearest_neighbour(X, y, b))
-        spec = ModelSpec("generalized", r, H, seed=ctx.seed, lr=0.02, options={"score": "dot"})
-        est = train([spec], task, cfg).results[0].heldout
-        assert est is not None
+        est = soft_nearest_heldout(d, r, H, beta, "orthonormal", seed=ctx.seed, steps=steps,
+                                   eval_seed=ctx.seed + 1)
         b = profile_harmonic.profile_bound(tanh_profile(beta), d, r, H)
         out.append(Evidence.estimate(est, ">=", b.enclosure[0], "trained",
                                      {"d": d, "r": r, "H": H, "beta": beta, "steps": steps},

@@ -14,8 +14,8 @@ from scipy import special
 
 from workbench.core.harmonics import dim_harmonics, legendre_d
 
-__all__ = ["FiberDraws", "fiber_draws", "gamma_float", "independent_energies",
-           "nearest_t", "u_statistic"]
+__all__ = ["FiberDraws", "fiber_coordinates", "fiber_draws", "gamma_float",
+           "independent_energies", "nearest_t", "u_statistic"]
 
 
 @dataclass(frozen=True)
@@ -58,6 +58,22 @@ def nearest_t(X: np.ndarray, y: np.ndarray) -> np.ndarray:
     """``t = 1[i* = 1] - 1[i* = 2]``, read off the nearest key."""
     i = np.einsum("bnd,bd->bn", X, y).argmax(axis=1)
     return (i == 0).astype(float) - (i == 1).astype(float)
+
+
+def fiber_coordinates(X: np.ndarray, y: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """Step 3-5's coordinates read off keys ``X`` (B, N, d) and queries ``y`` (B, d) of D_N:
+    ``w = (x_1 - x_2)/sqrt2``, ``c = <P_E y, w>/|P_E y|`` and
+    ``kappa = (sqrt2 max_{j>2} <y, x_j> - <y, u>)/|P_E y|`` (``u = (x_1 + x_2)/sqrt2``, E the
+    complement of ``u, x_3..x_N``); returned as ``(w, c, kappa)``."""
+    u = (X[:, 0] + X[:, 1]) / math.sqrt(2)
+    w = (X[:, 0] - X[:, 1]) / math.sqrt(2)
+    fixed = np.concatenate([u[:, None], X[:, 2:]], axis=1)
+    pe_y = y - np.einsum("bk,bkd->bd", np.einsum("bkd,bd->bk", fixed, y), fixed)
+    norm = np.linalg.norm(pe_y, axis=1)
+    c = np.einsum("bd,bd->b", pe_y, w) / norm
+    kappa = (math.sqrt(2) * np.einsum("bkd,bd->bk", X[:, 2:], y).max(1)
+             - np.einsum("bd,bd->b", u, y)) / norm
+    return w, c, kappa
 
 
 def u_statistic(batch: int, d: int, N: int, l: int, rng: np.random.Generator) -> np.ndarray:
