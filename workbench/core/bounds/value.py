@@ -19,7 +19,7 @@ property computed here from the parts; no command, help text or docstring restat
 
 from __future__ import annotations
 
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 
 __all__ = ["BoundValue", "Part", "PartKind", "Truncation", "FIBER",
            "HARMONIC_COUNT", "N_KEYS", "THEOREM3_LOWER"]
@@ -156,7 +156,3 @@ class BoundValue:
             if p.name == name:
                 return p
         raise KeyError(f"no part {name!r} (parts: {[p.name for p in self.parts]})")
-
-    def with_part(self, part: Part) -> BoundValue:
-        """This value with one more part (a further proved inequality at the same point)."""
-        return replace(self, parts=(*self.parts, part))
