@@ -51,8 +51,9 @@ BETAS = (1.0, 4.0, 16.0)
 N_EVAL = 20_000
 
 
-def calls(grids: list[str], only_d: list[int] | None,
-          only_n: list[int] | None) -> list[tuple[int, Setting, list[tuple[int, int]]]]:
+def calls(grids: list[str], only_d: list[int] | None, only_n: list[int] | None,
+          only_h: list[int] | None = None, only_beta: list[float] | None = None,
+          ) -> list[tuple[int, Setting, list[tuple[int, int]]]]:
     """``(d, setting, shapes)`` of every training call, cheapest first."""
     out = []
     for d in only_d or DS:
@@ -60,8 +61,8 @@ def calls(grids: list[str], only_d: list[int] | None,
             for N in only_n or NS:
                 out += [(d, Setting(N), [(r, H) for H in HS]) for r in (1, 2)]
         if "soft" in grids:
-            out += [(d, Setting(2, "soft-nearest", (("beta", b),)), [(1, H) for H in HS])
-                    for b in BETAS]
+            out += [(d, Setting(2, "soft-nearest", (("beta", b),)),
+                     [(1, H) for H in only_h or HS]) for b in only_beta or BETAS]
     return sorted(out, key=lambda c: (c[0] * c[1].N, c[1].N, c[2][0][0]))
 
 
@@ -91,17 +92,19 @@ def results() -> dict[str, Any]:
     return pts
 
 
-def budget_for(s: Setting, steps: int, lr: float = 0.01, batch: int = 256) -> TrainBudget:
-    scores = ("mlp", "set") if s.N >= 3 else ("mlp", "dot")
+def budget_for(s: Setting, steps: int, lr: float = 0.01, batch: int = 256,
+               scores: tuple[str, ...] = ()) -> TrainBudget:
+    scores = scores or (("mlp", "set") if s.N >= 3 else ("mlp", "dot"))
     return TrainBudget(steps=steps, batch=batch, lrs=(lr,), seeds=1, scores=scores,
                        hidden=16, heldout=10_000)
 
 
 def run_call(d: int, s: Setting, shapes: list[tuple[int, int]], steps: int,
-             seed: int, lr: float = 0.01, batch: int = 256, tag: str = "") -> dict[str, Any]:
+             seed: int, lr: float = 0.01, batch: int = 256, tag: str = "",
+             scores: tuple[str, ...] = ()) -> dict[str, Any]:
     from workbench.constructions.optimized import STATE_PREFIX
 
-    budget = budget_for(s, steps, lr, batch)
+    budget = budget_for(s, steps, lr, batch, scores)
     t0 = time.perf_counter()
     got = train_witnesses(d, shapes, budget, seed=seed, n_eval=N_EVAL, setting=s)
     points = {}
@@ -116,7 +119,9 @@ def run_call(d: int, s: Setting, shapes: list[tuple[int, int]], steps: int,
             "seed": tw.record["chosen"]["seed"], "witness_file": str(f.relative_to(ROOT)),
             "budget": budget.to_dict(), "training": tw.record,
             "code": f"benchmarks/witness_settings.py --only-d {d} --seed {seed} --steps "
-                    f"{steps} --lr {lr:g} --batch {batch} ({call_key(d, s, r)})"}
+                    f"{steps} --lr {lr:g} --batch {batch}"
+                    + (f" --scores {' '.join(scores)}" if scores else "")
+                    + f" ({call_key(d, s, r)})"}
     return {"seconds": time.perf_counter() - t0, "points": points}
 
 
@@ -125,6 +130,9 @@ def main() -> None:
     ap.add_argument("--grid", nargs="*", default=["nkeys", "soft"], choices=["nkeys", "soft"])
     ap.add_argument("--only-d", type=int, nargs="*", default=None)
     ap.add_argument("--only-N", type=int, nargs="*", default=None)
+    ap.add_argument("--only-H", type=int, nargs="*", default=None)
+    ap.add_argument("--only-beta", type=float, nargs="*", default=None)
+    ap.add_argument("--scores", nargs="*", default=[], choices=["mlp", "dot", "set"])
     ap.add_argument("--steps", type=int, default=600)
     ap.add_argument("--seed", type=int, default=41)
     ap.add_argument("--force", action="store_true")
@@ -134,16 +142,16 @@ def main() -> None:
                     help="results file (another witness_settings_*.json for a run beside it)")
     a = ap.parse_args()
     torch.set_num_threads(1)
-    for d, s, shapes in calls(a.grid, a.only_d, a.only_N):
+    for d, s, shapes in calls(a.grid, a.only_d, a.only_N, a.only_H, a.only_beta):
         key = call_key(d, s, shapes[0][0])
         rec = _load(a.out)
         if key in rec["calls"] and not a.force:
             continue
         tag = "" if a.out == OUT else "_" + a.out.stem.removeprefix("witness_settings_")
-        out = run_call(d, s, shapes, a.steps, a.seed, a.lr, a.batch, tag)
+        out = run_call(d, s, shapes, a.steps, a.seed, a.lr, a.batch, tag, tuple(a.scores))
         rec = _load(a.out)
         rec["calls"][key] = {"seconds": out["seconds"], "steps": a.steps,
-                             "models": len(shapes) * 2}
+                             "models": len(shapes) * (len(a.scores) or 2)}
         rec["points"].update(out["points"])
         _save(rec, a.out)
         best = ", ".join(f"H={p['heads']}: {p['error']:.4f}" for p in out["points"].values())

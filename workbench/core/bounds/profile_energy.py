@@ -130,19 +130,38 @@ def _rho(d: int) -> Any:
     return (arb(d) / 2).gamma() / (pi().sqrt() * (arb(d - 1) / 2).gamma())
 
 
-def _normalized_at(d: int, l: int, z: Any) -> Any:
-    """``sqrt(N(d,l)) P_l(z)`` on a complex ball by the normalised three-term recurrence (the
-    ratios ``sqrt(N(d,l+1)/N(d,l))`` in arb, as in ``harmonics.normalized_gegenbauer``)."""
-    from workbench.core.rigorous import arb
+def _legendre_exact(d: int, l: int) -> Any:
+    """``P_l`` (the Legendre polynomial of dimension d, ``P_l(1) = 1``) with exact rational
+    coefficients, by ``(k + d - 2) P_{k+1} = (2k + d - 2) z P_k - k P_{k-1}``; cached per d."""
+    import flint
 
-    prev, cur = z * 0 + 1, z * arb(d).sqrt()
-    for k in range(1, l):
-        s_up = (arb((2 * k + d) * (k + d - 2)) / ((k + 1) * (2 * k + d - 2))).sqrt()
-        s_down = ((arb((2 * k + d - 2) * (k + d - 3)) / (k * (2 * k + d - 4))).sqrt()
-                  if k >= 2 else arb(d).sqrt())
-        prev, cur = cur, s_up * ((arb(2 * k + d - 2) / (k + d - 2)) * z * cur
-                                 - (arb(k) / (k + d - 2)) * s_down * prev)
-    return cur
+    key = ("legendre", d)
+    polys = _CACHE.setdefault(key, [flint.fmpq_poly([1]), flint.fmpq_poly([0, 1])])
+    while len(polys) <= l:
+        k = len(polys) - 1
+        polys.append((flint.fmpq_poly([0, 2 * k + d - 2]) * polys[k] - k * polys[k - 1])
+                     / (k + d - 2))
+    return polys[l]
+
+
+def _normalized_poly(d: int, l: int) -> Any:
+    """``sqrt(N(d,l)) P_l`` as a ball polynomial at the working precision (its rational
+    coefficients rounded once per ``(d, l, precision)``); evaluated by Horner's rule in ball
+    arithmetic at every node of the integral."""
+    from workbench.core.harmonics import dim_harmonics
+    from workbench.core.rigorous import _flint, arb, arb_poly
+
+    key = ("poly", d, l, _flint().ctx.prec)
+    if key not in _CACHE:
+        P = _legendre_exact(d, l)
+        root = arb(dim_harmonics(d, l)).sqrt()
+        _CACHE[key] = arb_poly([root * arb(P[i].p) / arb(P[i].q) for i in range(l + 1)])
+    return _CACHE[key]
+
+
+def _normalized_at(d: int, l: int, z: Any) -> Any:
+    """``sqrt(N(d,l)) P_l(z)`` on a complex ball (:func:`_normalized_poly`)."""
+    return _normalized_poly(d, l)(z)
 
 
 def _prec(l: int) -> int:
