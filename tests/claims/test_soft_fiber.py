@@ -44,8 +44,12 @@ def test_effective_temperature_without_the_key_gap_is_violated() -> None:
     """The soft head's temperature taken as beta on every pair (no sqrt(1 - t))."""
     with plant("workbench.core.bounds.profile_iid:effective_temperature",
                lambda f: lambda beta, t: f(beta, 0 * t)):
-        verdict, _ = run_claim("targets.soft_iid_mixture")
+        verdict, ev = run_claim("targets.soft_iid_mixture")
     assert verdict == "violated"
+    # the bins of t see it: over all keys the faulty bound is lower, not higher
+    assert any("t_bin" in e.params and e.verdict == "violated" for e in ev)
+    assert not any("t_bin" not in e.params and e.params.get("points") == "iid"
+                   and e.verdict == "violated" for e in ev)
 
 
 def test_an_iid_bound_three_times_too_high_is_refuted_by_the_trained_model() -> None:

@@ -25,7 +25,7 @@ from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.profiles import Profile, tanh_profile
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
-__all__ = ["CELLS", "effective_temperature", "soft_iid_bound", "t_mass"]
+__all__ = ["CELLS", "effective_temperature", "soft_iid_bins", "soft_iid_bound", "t_mass"]
 
 _ZERO = Profile("0", lambda t: 0 * t, arb=lambda z, analytic: z * 0, key=("zero",))
 CELLS = 48  # cells of the central range of theta (t = sin theta)
@@ -53,19 +53,15 @@ def _central_range(d: int) -> tuple[float, float]:
     return -hi, hi
 
 
-def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
-                   cells: int = CELLS) -> BoundValue:
-    """A proved lower bound on the error of every model of the class on i.i.d. keys for the
-    soft-nearest target at inverse temperature ``beta`` (N = 2), one part ``i.i.d. mixture``."""
-    d, r, H = check_layer(d, r, H)
-    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
-    beta = check_float("beta", beta, lo=0.0, lo_open=True)
-    cells = check_int("cells", cells, lo=1, hi=4096)
-    if math.isinf(beta):
-        raise ValueError("beta must be finite (beta = inf is hardmax: --target nearest)")
+def _cell_terms(beta: float, d: int, r: int, H: int, value_class: str, cells: int
+                ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
+    """Per cell ``[theta_lo, theta_hi]`` of the central range: its float ends, the ball
+    ``P(cell)`` and the ball ``P(cell) (1 - t_hi) max(0, B(psi_b') - drop)``, a lower bound of
+    ``int_cell (1 - t) B(psi_{beta sqrt(1-t)}) dP(t)`` (Lemma T1); and whether every B is
+    rigorous."""
     a, b = _central_range(d)
     ends = [a + (b - a) * k / cells for k in range(cells + 1)]
-    total, rigorous = rig.arb(0), True
+    out, rigorous = [], True
     with rig.precision(128):
         for lo, hi in zip(ends, ends[1:]):
             t_lo, t_hi = rig.arb(lo).sin(), rig.arb(hi).sin()
@@ -80,9 +76,64 @@ def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, 
             at_cell = max((rig.arb(q.lower) - rig.arb(gap[1]) * (
                 1 if q.name == "fiber via hardmax" else rig.arb(size)) for q in bv.parts),
                 key=lambda x: float(x.lower()))
-            if at_cell > 0:
-                total += t_mass(d, lo, hi) * (1 - t_hi) * at_cell
+            mass = t_mass(d, lo, hi)
+            term = mass * (1 - t_hi) * at_cell if at_cell > 0 else rig.arb(0)
+            out.append((lo, hi, mass, term))
+    return out, rigorous
+
+
+def soft_iid_bins(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
+                  bins: int = 6, cells: int = CELLS) -> list[tuple[float, float, float]]:
+    """Per bin of t (``bins`` runs of consecutive cells of the central range, of about equal
+    mass; only the cut points use floats): ``(t_lo, t_hi,
+    lower)`` with ``lower`` a proved lower bound of ``E[(1 - t) B(psi_{beta sqrt(1-t)}) | t in
+    bin]``, the conditional error every model of the class pays on those keys (step T holds at
+    each fixed t: docs/derivations/iid_transfer.md, step 6). It is the bin's sum of
+    :func:`_cell_terms` over the upper end of its mass."""
+    d, r, H = check_layer(d, r, H)
+    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
+    beta = check_float("beta", beta, lo=0.0, lo_open=True)
+    cells = check_int("cells", cells, lo=1, hi=4096)
+    bins = check_int("bins", bins, lo=1, hi=cells)
+    if math.isinf(beta):
+        raise ValueError("beta must be finite (beta = inf is hardmax: --target nearest)")
+    terms, _ = _cell_terms(beta, d, r, H, value_class, cells)
+    masses = [float(m.mid()) for _, _, m, _ in terms]
+    cum = [sum(masses[:i + 1]) for i in range(cells)]
+    cuts = [0]
+    for k in range(1, bins):
+        first = next(i for i in range(cells) if cum[i] >= k * cum[-1] / bins) + 1
+        cuts.append(min(max(first, cuts[-1] + 1), cells - (bins - k)))
+    cuts.append(cells)
+    out = []
+    with rig.precision(128):
+        for k in range(bins):
+            run = terms[cuts[k]:cuts[k + 1]]
+            num, mass = rig.arb(0), rig.arb(0)
+            for _, _, m, term in run:
+                num, mass = num + term, mass + m
+            lower = max(0.0, rig.lower_float(num / rig.arb(rig.upper_float(mass))))
+            out.append((math.sin(run[0][0]), math.sin(run[-1][1]), lower))
+    return out
+
+
+def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
+                   cells: int = CELLS) -> BoundValue:
+    """A proved lower bound on the error of every model of the class on i.i.d. keys for the
+    soft-nearest target at inverse temperature ``beta`` (N = 2), one part ``i.i.d. mixture``."""
+    d, r, H = check_layer(d, r, H)
+    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
+    beta = check_float("beta", beta, lo=0.0, lo_open=True)
+    cells = check_int("cells", cells, lo=1, hi=4096)
+    if math.isinf(beta):
+        raise ValueError("beta must be finite (beta = inf is hardmax: --target nearest)")
+    terms, rigorous = _cell_terms(beta, d, r, H, value_class, cells)
+    with rig.precision(128):
+        total = rig.arb(0)
+        for _, _, _, term in terms:
+            total += term
         lo_f, hi_f = rig.to_interval(total)
+    a, b = terms[0][0], terms[-1][1]
     method = (f"mixture over effective temperatures beta sqrt(1-t): {cells} cells of t = "
               f"sin(theta) in [{math.sin(a):.4f}, {math.sin(b):.4f}], each (1 - t_hi) P(cell) "
               "(B(psi_b_hi) - ||psi_b_hi - psi_b_lo||), outer mass counted as 0")
