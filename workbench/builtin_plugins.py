@@ -315,7 +315,7 @@ NEAREST = Target("nearest", lambda X, y: _nearest(X, y), lambda: sign_profile(),
 SOFT_NEAREST = Target("soft-nearest", _soft_nearest, _soft_profile, params={"beta": 4.0},
                       description="one softmax head X softmax(beta X^T y) (Fact 1's head; "
                       "profile tanh(beta t/sqrt2); beta = inf is nearest)",
-                      ref="derivations/soft_targets.md")
+                      ref="derivations/soft_targets.md", iid_scales=True)
 FARTHEST = Target("farthest", lambda X, y: _farthest(X, y), lambda: sign_profile(flip=True),
                   description="farthest key x_{argmin <x_i, y>} (profile -sign: the nearest "
                   "bound's numbers)", ref="derivations/soft_targets.md")

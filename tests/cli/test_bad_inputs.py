@@ -260,7 +260,7 @@ CASES: list[tuple[list[str], str]] = [
     *[(_lower("--target", "soft-nearest", "--target-param", v), "--target-param")
       for v in ("beta", "beta=hot", "temp=1", "beta=-1", "=4")],
     (_lower("--target", "theorem3-biased"), "--target"),
-    (_lower("--target", "numpy:tanh", "--points", "iid"), "--points"),
+    (_lower("--target", "numpy:cbrt", "--points", "iid"), "--points"),
     (_lower("--target", "soft-nearest", "--bound", "fiber"), "--target"),
     (_lower("--target", "soft-nearest", "--N", "3"), "--N"),
     (_sandwich("--target", "soft-nearest", "--bound", "fiber"), "--bound"),

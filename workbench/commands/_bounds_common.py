@@ -25,8 +25,9 @@ POINTS_TEXT = {
     "iid": "N = 2 i.i.d. uniform keys, uniform query (the i.i.d. transfer: the same number, "
     "since E[1 - <x1, x2>] = 1)",
 }
-SOFT_IID_TEXT = ("N = 2 i.i.d. uniform keys, uniform query (a mixture over the effective "
-                 "temperatures beta sqrt(1 - <x1, x2>), docs/derivations/soft_targets.md, step T)")
+SOFT_IID_TEXT = ("N = 2 i.i.d. uniform keys, uniform query (a mixture over the profiles "
+                 "psi(sqrt(1 - <x1, x2>) s): for soft-nearest the effective temperatures "
+                 "beta sqrt(1 - <x1, x2>); docs/derivations/soft_targets.md, step T)")
 EPS_RANGE = "(0, 1]"  # the error of the zero model is 1: a target above 1 needs no heads
 
 

@@ -208,14 +208,19 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
         raise ValueError(f"--N must be 2 with --target {chosen.spec} (its profile bound covers "
                          f"N = 2 on D_2; got --N {N})")
     profile = require_profile(chosen, "the harmonic count")
-    if points != "orthonormal" and (profile.key[:1] != ("tanh",) or max_degree is not None):
-        raise ValueError(f"--points iid with --target {chosen.spec}: the i.i.d. mixture "
-                         "(docs/derivations/soft_targets.md, step T) is implemented for "
-                         "soft-nearest only, without --max-degree; use --points orthonormal")
     if points != "orthonormal":
-        from workbench.core.bounds.profile_iid import soft_iid_bound
+        if max_degree is not None:
+            raise ValueError(f"--points iid with --target {chosen.spec}: the i.i.d. mixture "
+                             "(docs/derivations/soft_targets.md, step T) sets its own "
+                             "truncation; leave out --max-degree or use --points orthonormal")
+        if not chosen.target.iid_scales:
+            raise ValueError(f"--points iid with --target {chosen.spec}: the target does not "
+                             "declare that it is its profile's target on every pair of keys "
+                             "(Target(iid_scales=True), docs/extending.md), which the i.i.d. "
+                             "mixture needs; use --points orthonormal")
+        from workbench.core.bounds.profile_iid_scale import profile_iid_bound
 
-        bv = soft_iid_bound(float(profile.key[1]), d, rank, heads, value_class)
+        bv = profile_iid_bound(profile, d, rank, heads, value_class, label=chosen.spec)
     else:
         from workbench.core.bounds.profile_fiber import profile_lower_bound
 

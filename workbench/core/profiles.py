@@ -62,7 +62,11 @@ class Target:
     ``(batch, d)``, any N that ``N`` allows) and, where it has one, ``profile(**params)`` (its
     N = 2 profile). ``params`` holds the parameter defaults (their types come from the
     defaults); ``N`` the key counts it is defined for (None: every N); ``queries`` the query
-    law it is stated for; ``spec`` how a command names it again."""
+    law it is stated for; ``spec`` how a command names it again. ``iid_scales``: on every pair
+    of keys ``fn`` is the profile target ``(x1 + x2)/2 + psi(<y, x1 - x2>/sqrt2) (x1 - x2)/2``
+    (``psi`` its profile on all of ``[-sqrt2, sqrt2]``), so on keys at ``<x1, x2> = t`` its D_2
+    profile is ``psi(sqrt(1 - t) .)`` and ``--points iid`` has a bound
+    (docs/derivations/soft_targets.md, step T)."""
 
     name: str
     fn: Callable[..., Any]
@@ -74,6 +78,7 @@ class Target:
     ref: str = ""
     source: str = "workbench"
     spec: str = ""
+    iid_scales: bool = False
 
     def __post_init__(self) -> None:
         if not isinstance(self.name, str) or not self.name or ":" in self.name:
@@ -211,8 +216,9 @@ def psi_target(name: str, psi: Callable[..., np.ndarray], *, spec: str = "",
                source: str = "unknown") -> Target:
     """The minimal contract: a profile ``psi(t, **params)`` (keyword parameters with defaults
     become the target's parameters), checked at its defaults, as the N = 2 target
-    ``f = (x1 + x2)/2 + psi(<y, x1 - x2>/sqrt2) (x1 - x2)/2``. Attributes ``psi.arb`` or
-    ``psi.sympy`` (see :class:`Profile`) make its energies rigorous."""
+    ``f = (x1 + x2)/2 + psi(<y, x1 - x2>/sqrt2) (x1 - x2)/2`` (so ``iid_scales``: on i.i.d.
+    keys psi is evaluated on ``[-sqrt2, sqrt2]``). Attributes ``psi.arb`` or ``psi.sympy`` (see
+    :class:`Profile`) make its energies rigorous."""
     import functools
     import inspect
 
@@ -238,4 +244,4 @@ def psi_target(name: str, psi: Callable[..., np.ndarray], *, spec: str = "",
     profile(**params)  # refuse a bad profile now, with one line
     doc = (inspect.getdoc(psi) or "").split("\n")[0]
     return Target(name, fn, profile, params=params, N=(2,), description=doc, source=source,
-                  spec=spec)
+                  spec=spec, iid_scales=True)

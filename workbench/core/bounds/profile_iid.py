@@ -15,6 +15,7 @@ Cells outside the central mass add 0 (a valid lower bound).
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 from workbench.core import rigorous as rig
@@ -25,9 +26,10 @@ from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.profiles import Profile, tanh_profile
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
-__all__ = ["CELLS", "effective_temperature", "soft_iid_bins", "soft_iid_bound", "t_mass"]
+__all__ = ["CELLS", "ZERO_PROFILE", "CellRule", "bins_of", "cell_terms", "effective_temperature",
+           "check_cell_args", "mixture_value", "soft_iid_bins", "soft_iid_bound", "t_mass"]
 
-_ZERO = Profile("0", lambda t: 0 * t, arb=lambda z, analytic: z * 0, key=("zero",))
+ZERO_PROFILE = Profile("0", lambda t: 0 * t, arb=lambda z, analytic: z * 0, key=("zero",))
 CELLS = 48  # cells of the central range of theta (t = sin theta)
 _EDGE = 1e-4  # the mass of t left out at each end (it adds 0)
 
@@ -53,28 +55,43 @@ def _central_range(d: int) -> tuple[float, float]:
     return -hi, hi
 
 
-def _cell_terms(beta: float, d: int, r: int, H: int, value_class: str, cells: int
-                ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
+# One cell's reference: the D_2 bound of a reference profile, an upper bound ``gap`` of
+# ``||psi_t - psi_ref||`` for every t of the cell, and an upper bound ``half_sum`` of
+# ``||psi_t + psi_ref|| / 2``; and whether the bound is rigorous.
+CellRule = Callable[[Any, Any], tuple[BoundValue, float, float]]
+
+
+def _tanh_cell(beta: float, d: int, r: int, H: int, value_class: str) -> CellRule:
+    """Lemma T1's cell for soft-nearest: reference psi_b' at the cell's largest effective
+    temperature b'; ``tanh`` grows with b, so ``|psi_b - psi_b'| <= psi_b' - psi_b''``
+    pointwise and ``|psi_b| <= |psi_b'|``."""
+    def rule(t_lo: Any, t_hi: Any) -> tuple[BoundValue, float, float]:
+        b_small = rig.lower_float(effective_temperature(rig.arb(beta), t_hi))
+        b_big = rig.upper_float(effective_temperature(rig.arb(beta), t_lo))
+        bv = profile_lower_bound(tanh_profile(b_big), d, r, H, value_class)
+        gap = profile_distance(tanh_profile(b_big), tanh_profile(max(b_small, 1e-300)), d)
+        return bv, gap[1], profile_distance(tanh_profile(b_big), ZERO_PROFILE, d)[1]
+
+    return rule
+
+
+def cell_terms(rule: CellRule, d: int, cells: int
+               ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
     """Per cell ``[theta_lo, theta_hi]`` of the central range: its float ends, the ball
-    ``P(cell)`` and the ball ``P(cell) (1 - t_hi) max(0, B(psi_b') - drop)``, a lower bound of
-    ``int_cell (1 - t) B(psi_{beta sqrt(1-t)}) dP(t)`` (Lemma T1); and whether every B is
-    rigorous."""
+    ``P(cell)`` and the ball ``P(cell) (1 - t_hi) max(0, B(psi_ref) - drop)``, a lower bound of
+    ``int_cell (1 - t) B(psi_t) dP(t)`` (Lemma T1); and whether every B is rigorous. Each
+    harmonic or direct fiber part drops by at most ``1/2 ||a - b|| ||a + b|| <= gap half_sum``
+    (S6, P5), the hardmax route by ``gap`` (triangle inequality)."""
     a, b = _central_range(d)
     ends = [a + (b - a) * k / cells for k in range(cells + 1)]
     out, rigorous = [], True
     with rig.precision(128):
         for lo, hi in zip(ends, ends[1:]):
             t_lo, t_hi = rig.arb(lo).sin(), rig.arb(hi).sin()
-            b_small = rig.lower_float(effective_temperature(rig.arb(beta), t_hi))
-            b_big = rig.upper_float(effective_temperature(rig.arb(beta), t_lo))
-            bv = profile_lower_bound(tanh_profile(b_big), d, r, H, value_class)
-            gap = profile_distance(tanh_profile(b_big), tanh_profile(max(b_small, 1e-300)), d)
-            size = profile_distance(tanh_profile(b_big), _ZERO, d)[1]  # ||psi_b'||
-            rigorous = rigorous and bv.rigorous
-            # each part moves by at most 1/2 ||a - b|| ||a + b|| <= ||a - b|| ||psi_b'|| (S6,
-            # P5; |psi_b| <= |psi_b'|), the hardmax route by ||a - b|| (triangle inequality)
-            at_cell = max((rig.arb(q.lower) - rig.arb(gap[1]) * (
-                1 if q.name == "fiber via hardmax" else rig.arb(size)) for q in bv.parts),
+            bv, gap, half_sum = rule(t_lo, t_hi)
+            rigorous = rigorous and bv.rigorous and not math.isnan(gap + half_sum)
+            at_cell = max((rig.arb(q.lower) - rig.arb(gap) * (
+                1 if q.name == "fiber via hardmax" else rig.arb(half_sum)) for q in bv.parts),
                 key=lambda x: float(x.lower()))
             mass = t_mass(d, lo, hi)
             term = mass * (1 - t_hi) * at_cell if at_cell > 0 else rig.arb(0)
@@ -82,22 +99,28 @@ def _cell_terms(beta: float, d: int, r: int, H: int, value_class: str, cells: in
     return out, rigorous
 
 
-def soft_iid_bins(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
-                  bins: int = 6, cells: int = CELLS) -> list[tuple[float, float, float]]:
-    """Per bin of t (``bins`` runs of consecutive cells of the central range, of about equal
-    mass; only the cut points use floats): ``(t_lo, t_hi,
-    lower)`` with ``lower`` a proved lower bound of ``E[(1 - t) B(psi_{beta sqrt(1-t)}) | t in
-    bin]``, the conditional error every model of the class pays on those keys (step T holds at
-    each fixed t: docs/derivations/iid_transfer.md, step 6). It is the bin's sum of
-    :func:`_cell_terms` over the upper end of its mass."""
+def check_cell_args(d: int, r: int, H: int, value_class: str, cells: int
+                    ) -> tuple[int, int, int, str, int]:
+    """The layer, value class and cell count of a mixture bound, validated."""
     d, r, H = check_layer(d, r, H)
-    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
+    return (d, r, H, check_choice("value_class", value_class, VALUE_CLASSES),
+            check_int("cells", cells, lo=1, hi=4096))
+
+
+def _check_beta(beta: float) -> float:
     beta = check_float("beta", beta, lo=0.0, lo_open=True)
-    cells = check_int("cells", cells, lo=1, hi=4096)
-    bins = check_int("bins", bins, lo=1, hi=cells)
     if math.isinf(beta):
         raise ValueError("beta must be finite (beta = inf is hardmax: --target nearest)")
-    terms, _ = _cell_terms(beta, d, r, H, value_class, cells)
+    return beta
+
+
+def bins_of(terms: list[tuple[float, float, Any, Any]], bins: int
+            ) -> list[tuple[float, float, float]]:
+    """``(t_lo, t_hi, lower)`` per bin: ``bins`` runs of consecutive cells of about equal mass
+    (only the cut points use floats), ``lower`` the bin's cell terms over the upper end of its
+    mass: a proved lower bound of ``E[(1 - t) B(psi_t) | t in bin]``."""
+    cells = len(terms)
+    bins = check_int("bins", bins, lo=1, hi=cells)
     masses = [float(m.mid()) for _, _, m, _ in terms]
     cum = [sum(masses[:i + 1]) for i in range(cells)]
     cuts = [0]
@@ -117,25 +140,38 @@ def soft_iid_bins(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *
     return out
 
 
-def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
-                   cells: int = CELLS) -> BoundValue:
-    """A proved lower bound on the error of every model of the class on i.i.d. keys for the
-    soft-nearest target at inverse temperature ``beta`` (N = 2), one part ``i.i.d. mixture``."""
-    d, r, H = check_layer(d, r, H)
-    value_class = check_choice("value_class", value_class, VALUE_CLASSES)
-    beta = check_float("beta", beta, lo=0.0, lo_open=True)
-    cells = check_int("cells", cells, lo=1, hi=4096)
-    if math.isinf(beta):
-        raise ValueError("beta must be finite (beta = inf is hardmax: --target nearest)")
-    terms, rigorous = _cell_terms(beta, d, r, H, value_class, cells)
+def mixture_value(terms: list[tuple[float, float, Any, Any]], rigorous: bool, method: str
+                  ) -> BoundValue:
+    """The sum of the cell terms as the one part ``i.i.d. mixture``."""
     with rig.precision(128):
         total = rig.arb(0)
         for _, _, _, term in terms:
             total += term
         lo_f, hi_f = rig.to_interval(total)
     a, b = terms[0][0], terms[-1][1]
-    method = (f"mixture over effective temperatures beta sqrt(1-t): {cells} cells of t = "
-              f"sin(theta) in [{math.sin(a):.4f}, {math.sin(b):.4f}], each (1 - t_hi) P(cell) "
-              "(B(psi_b_hi) - ||psi_b_hi - psi_b_lo||), outer mass counted as 0")
+    method += (f": {len(terms)} cells of t = sin(theta) in [{math.sin(a):.4f}, "
+               f"{math.sin(b):.4f}], each (1 - t_hi) P(cell) (B(psi_ref) - drop), outer mass "
+               "counted as 0")
     return BoundValue((Part("i.i.d. mixture", (max(0.0, lo_f), max(0.0, hi_f)), rigorous,
                             method),))
+
+
+def soft_iid_bins(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
+                  bins: int = 6, cells: int = CELLS) -> list[tuple[float, float, float]]:
+    """Per bin of t (:func:`bins_of`, six by default): ``(t_lo, t_hi, lower)`` with ``lower``
+    a proved lower bound of ``E[(1 - t) B(psi_{beta sqrt(1-t)}) | t in bin]``, the conditional
+    error every model of the class pays on those keys (step T holds at each fixed t:
+    docs/derivations/iid_transfer.md, step 6)."""
+    d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
+    beta = _check_beta(beta)
+    return bins_of(cell_terms(_tanh_cell(beta, d, r, H, value_class), d, cells)[0], bins)
+
+
+def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
+                   cells: int = CELLS) -> BoundValue:
+    """A proved lower bound on the error of every model of the class on i.i.d. keys for the
+    soft-nearest target at inverse temperature ``beta`` (N = 2), one part ``i.i.d. mixture``."""
+    d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
+    beta = _check_beta(beta)
+    terms, rigorous = cell_terms(_tanh_cell(beta, d, r, H, value_class), d, cells)
+    return mixture_value(terms, rigorous, "mixture over effective temperatures beta sqrt(1-t)")

@@ -1,0 +1,170 @@
+"""The i.i.d. bound for any profile target (docs/derivations/soft_targets.md, step T, "Any
+profile"): a mixture over the profile's scales.
+
+A profile target ``f = (x1 + x2)/2 + psi(<y, x1 - x2>/sqrt2) (x1 - x2)/2`` has, on keys at
+``<x1, x2> = t``, the D_2 profile ``psi_t(s) = psi(sqrt(1 - t) s)``, so every model has
+``err >= E_t[(1 - t) B(psi_t)]`` as for soft-nearest. Without soft-nearest's monotonicity in the
+temperature, a cell of t takes the reference ``psi_ref = psi(c_ref .)`` at the midpoint scale
+and bounds ``||psi_t - psi_ref||`` for every t of the cell at once: the integrand
+``(psi(C s) - psi(c_ref s))^2 cos^{d-2}`` is enclosed with the whole scale interval C as one ball
+on each of ``PIECES`` pieces of ``s = sin(theta)``, an upper Riemann sum (every value
+non-negative). ``||psi_t + psi_ref||/2 <= ||psi_ref|| + gap/2``.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from workbench.core import rigorous as rig
+from workbench.core.bounds import EQ2
+from workbench.core.bounds.profile_fiber import profile_distance, profile_lower_bound
+from workbench.core.bounds.profile_iid import (
+    CELLS,
+    ZERO_PROFILE,
+    CellRule,
+    bins_of,
+    cell_terms,
+    check_cell_args,
+    mixture_value,
+    soft_iid_bins,
+    soft_iid_bound,
+)
+from workbench.core.bounds.value import BoundValue
+from workbench.core.profiles import Profile
+from workbench.core.quadrature import gauss_legendre
+
+__all__ = ["PIECES", "check_scalable", "profile_iid_bins", "profile_iid_bound",
+           "scale_gap", "scaled_profile"]
+
+PIECES = 256  # pieces of theta in [0, pi/2] for the scale-interval enclosure
+_GRID = 2001  # points of [0, sqrt2] where a profile must be finite and within [-1, 1]
+
+
+def scaled_profile(profile: Profile, c: float) -> Profile:
+    """``psi(c .)``: the D_2 profile of the target on keys with ``sqrt(1 - <x1, x2>) = c``."""
+    form = None
+    if profile.has_exact_form:
+        from workbench.core.bounds.profile_energy import _exact_form
+
+        base, cb = _exact_form(profile), rig.arb(c)
+        form = lambda z, analytic: base(z * cb, analytic)  # noqa: E731
+    return Profile(f"{profile.label} at scale {c:.6g}", lambda s: profile.psi(c * s), arb=form,
+                   key=(*profile.key, "scale", c) if profile.key else ())
+
+
+def check_scalable(profile: Profile, label: str) -> None:
+    """Refuse a profile that is not a profile on ``[-sqrt2, sqrt2]``, where i.i.d. keys
+    evaluate it (``sqrt(1 - t) <= sqrt2``): finite, within [-1, 1] (a numeric check)."""
+    s = np.linspace(0.0, math.sqrt(2), _GRID)
+    with np.errstate(all="ignore"):
+        v = np.asarray(profile.psi(s), dtype=float)
+    bad = ~np.isfinite(v) | (np.abs(v) > 1 + 1e-12)
+    if bad.any():
+        at, val = float(s[np.argmax(bad)]), float(v[np.argmax(bad)])
+        raise ValueError(f"--points iid with --target {label}: on i.i.d. keys the profile is "
+                         f"evaluated on [-sqrt2, sqrt2] (psi(sqrt(1-t) s)), and psi({at:.4g}) = "
+                         f"{val:.6g} is not in [-1, 1]; use --points orthonormal")
+
+
+def scale_gap(profile: Profile, c_lo: float, c_hi: float, c_ref: float, d: int
+              ) -> tuple[float, bool]:
+    """An upper bound of ``sup_{c in [c_lo, c_hi]} ||psi(c .) - psi(c_ref .)||`` in ``L^2`` of
+    the law of ``s = <y, w>``, and whether it is proved (exact form: the ball enclosure of the
+    module note; else the largest of 9 scales by 256-node Gauss-Legendre, an estimate)."""
+    from workbench.core.bounds.profile_energy import _rho
+
+    if not profile.has_exact_form:
+        x, w = gauss_legendre(256)
+        th = (x + 1) * (math.pi / 4)
+        wt = w * (math.pi / 4) * np.cos(th) ** (d - 2) * 2 * math.exp(
+            math.lgamma(d / 2) - math.lgamma((d - 1) / 2)) / math.sqrt(math.pi)
+        ref = np.asarray(profile.psi(c_ref * np.sin(th)), dtype=float)
+        worst = max(float(wt @ (np.asarray(profile.psi(c * np.sin(th)), dtype=float) - ref) ** 2)
+                    for c in np.linspace(c_lo, c_hi, 9))
+        return math.sqrt(worst), False
+    from workbench.core.bounds.profile_energy import _exact_form
+
+    form, dform = _exact_form(profile), _derivative_form(profile)
+    with rig.precision(128):
+        C = rig.arb(c_lo).union(rig.arb(c_hi))
+        ref = rig.arb(c_ref)
+        half = rig.arb(max(c_hi - c_ref, c_ref - c_lo))
+        half_pi = rig.pi() / 2
+        total = rig.arb(0)
+        for k in range(PIECES):
+            th = (half_pi * k / PIECES).union(half_pi * (k + 1) / PIECES)
+            s = th.sin()
+            g = form(rig.acb(s * C), False) - form(rig.acb(s * ref), False)
+            bound = rig.upper_float(abs(g))
+            if dform is not None:  # mean value theorem in the scale
+                slope = abs(dform(rig.acb(s * C.union(ref)), False))
+                bound = min(bound, rig.upper_float(half * s.upper() * slope))
+            val = rig.arb(bound) ** 2 * th.cos() ** (d - 2)
+            total += rig.arb(rig.upper_float(val)) * (half_pi / PIECES)
+        sq = 2 * _rho(d) * total
+        return rig.upper_float(sq.sqrt()), bool(sq.is_finite())
+
+
+def _derivative_form(profile: Profile) -> Any:
+    """``psi'`` on balls, from the profile's sympy form (sympy differentiates it); None for a
+    profile with an arb form only."""
+    if profile.sympy is None:
+        return None
+    import sympy as sp
+
+    from workbench.core.bounds.profile_energy import sympy_to_arb
+
+    t = sp.Symbol("t", real=True)
+    return sympy_to_arb(sp.diff(profile.sympy(t), t), t)
+
+
+def _scale_cell(profile: Profile, d: int, r: int, H: int, value_class: str) -> CellRule:
+    def rule(t_lo: Any, t_hi: Any) -> tuple[BoundValue, float, float]:
+        c_lo = rig.lower_float((1 - t_hi).sqrt())
+        c_hi = rig.upper_float((1 - t_lo).sqrt())
+        c_ref = (c_lo + c_hi) / 2
+        ref = scaled_profile(profile, c_ref)
+        bv = profile_lower_bound(ref, d, r, H, value_class)
+        gap, proved = scale_gap(profile, c_lo, c_hi, c_ref, d)
+        if profile.has_exact_form:
+            size = profile_distance(ref, ZERO_PROFILE, d)[1]
+            gap = gap if proved else math.inf  # the cell then adds 0, still a lower bound
+        else:  # ||psi_ref|| = ||psi_ref(1 .) - psi_ref(0 .)|| (psi is odd), an estimate
+            size = scale_gap(ref, 0.0, 0.0, 1.0, d)[0]
+        return bv, gap, size + gap / 2
+
+    return rule
+
+
+def _tanh_beta(profile: Profile) -> float | None:
+    return float(profile.key[1]) if profile.key[:1] == ("tanh",) else None
+
+
+def profile_iid_bound(profile: Profile, d: int, r: int, H: int, value_class: str = EQ2, *,
+                      cells: int = CELLS, label: str = "") -> BoundValue:
+    """A lower bound on the error of every model of the class on i.i.d. keys for the profile
+    target of ``profile`` (N = 2), one part ``i.i.d. mixture``: soft-nearest's own route
+    (:func:`~workbench.core.bounds.profile_iid.soft_iid_bound`) for a tanh profile, else the
+    scale cells of the module note. Proved when the profile has an exact form."""
+    beta = _tanh_beta(profile)
+    if beta is not None:
+        return soft_iid_bound(beta, d, r, H, value_class, cells=cells)
+    d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
+    check_scalable(profile, label or profile.label)
+    terms, rigorous = cell_terms(_scale_cell(profile, d, r, H, value_class), d, cells)
+    return mixture_value(terms, rigorous and profile.has_exact_form,
+                         "mixture over the profile's scales psi(sqrt(1-t) s)")
+
+
+def profile_iid_bins(profile: Profile, d: int, r: int, H: int, value_class: str = EQ2, *,
+                     bins: int = 6, cells: int = CELLS) -> list[tuple[float, float, float]]:
+    """:func:`profile_iid_bound` per bin of t (``(t_lo, t_hi, lower)``, as ``soft_iid_bins``)."""
+    beta = _tanh_beta(profile)
+    if beta is not None:
+        return soft_iid_bins(beta, d, r, H, value_class, bins=bins, cells=cells)
+    d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
+    check_scalable(profile, profile.label)
+    return bins_of(cell_terms(_scale_cell(profile, d, r, H, value_class), d, cells)[0], bins)
