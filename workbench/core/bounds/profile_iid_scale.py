@@ -91,7 +91,7 @@ def scale_gap(profile: Profile, c_lo: float, c_hi: float, c_ref: float, d: int
     with rig.precision(128):
         C = rig.arb(c_lo).union(rig.arb(c_hi))
         ref = rig.arb(c_ref)
-        half = rig.arb(max(c_hi - c_ref, c_ref - c_lo))
+        half = rig.arb(rig.upper_float(abs(C - ref)))  # max |c - c_ref| over C
         half_pi = rig.pi() / 2
         total = rig.arb(0)
         for k in range(PIECES):
