@@ -26,8 +26,9 @@ from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.profiles import Profile, tanh_profile
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
-__all__ = ["CELLS", "ZERO_PROFILE", "CellRule", "bins_of", "cell_terms", "effective_temperature",
-           "check_cell_args", "mixture_value", "soft_iid_bins", "soft_iid_bound", "t_mass"]
+__all__ = ["CELLS", "ZERO_PROFILE", "CellRule", "bins_of", "cell_terms", "check_cell_args",
+           "effective_temperature", "mixture_value", "soft_iid_bins", "soft_iid_bound", "t_mass",
+           "tanh_cell"]
 
 ZERO_PROFILE = Profile("0", lambda t: 0 * t, arb=lambda z, analytic: z * 0, key=("zero",))
 CELLS = 48  # cells of the central range of theta (t = sin theta)
@@ -61,7 +62,7 @@ def _central_range(d: int) -> tuple[float, float]:
 CellRule = Callable[[Any, Any], tuple[BoundValue, float, float]]
 
 
-def _tanh_cell(beta: float, d: int, r: int, H: int, value_class: str) -> CellRule:
+def tanh_cell(beta: float, d: int, r: int, H: int, value_class: str) -> CellRule:
     """Lemma T1's cell for soft-nearest: reference psi_b' at the cell's largest effective
     temperature b'; ``tanh`` grows with b, so ``|psi_b - psi_b'| <= psi_b' - psi_b''``
     pointwise and ``|psi_b| <= |psi_b'|``."""
@@ -164,7 +165,7 @@ def soft_iid_bins(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *
     docs/derivations/iid_transfer.md, step 6)."""
     d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
     beta = _check_beta(beta)
-    return bins_of(cell_terms(_tanh_cell(beta, d, r, H, value_class), d, cells)[0], bins)
+    return bins_of(cell_terms(tanh_cell(beta, d, r, H, value_class), d, cells)[0], bins)
 
 
 def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
@@ -173,5 +174,5 @@ def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, 
     soft-nearest target at inverse temperature ``beta`` (N = 2), one part ``i.i.d. mixture``."""
     d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
     beta = _check_beta(beta)
-    terms, rigorous = cell_terms(_tanh_cell(beta, d, r, H, value_class), d, cells)
+    terms, rigorous = cell_terms(tanh_cell(beta, d, r, H, value_class), d, cells)
     return mixture_value(terms, rigorous, "mixture over effective temperatures beta sqrt(1-t)")

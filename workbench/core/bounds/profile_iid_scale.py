@@ -29,14 +29,14 @@ from workbench.core.bounds.profile_iid import (
     cell_terms,
     check_cell_args,
     mixture_value,
-    soft_iid_bins,
     soft_iid_bound,
+    tanh_cell,
 )
 from workbench.core.bounds.value import BoundValue
 from workbench.core.profiles import Profile
 from workbench.core.quadrature import gauss_legendre
 
-__all__ = ["PIECES", "check_scalable", "profile_iid_bins", "profile_iid_bound",
+__all__ = ["PIECES", "check_scalable", "profile_iid_bins", "profile_iid_bound", "profile_iid_cells",
            "scale_gap", "scaled_profile"]
 
 PIECES = 256  # pieces of theta in [0, pi/2] for the scale-interval enclosure
@@ -143,28 +143,32 @@ def _tanh_beta(profile: Profile) -> float | None:
     return float(profile.key[1]) if profile.key[:1] == ("tanh",) else None
 
 
+def profile_iid_cells(profile: Profile, d: int, r: int, H: int, value_class: str = EQ2, *,
+                      cells: int = CELLS, label: str = ""
+                      ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
+    """The cell terms of the scale mixture (``cell_terms``'s layout) and whether they are
+    proved: soft-nearest's rule for a tanh profile, else the scale cells of the module note."""
+    d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
+    beta = _tanh_beta(profile)
+    if beta is not None:
+        return cell_terms(tanh_cell(beta, d, r, H, value_class), d, cells)
+    check_scalable(profile, label or profile.label)
+    terms, rigorous = cell_terms(_scale_cell(profile, d, r, H, value_class), d, cells)
+    return terms, rigorous and profile.has_exact_form
+
+
 def profile_iid_bound(profile: Profile, d: int, r: int, H: int, value_class: str = EQ2, *,
                       cells: int = CELLS, label: str = "") -> BoundValue:
     """A lower bound on the error of every model of the class on i.i.d. keys for the profile
-    target of ``profile`` (N = 2), one part ``i.i.d. mixture``: soft-nearest's own route
-    (:func:`~workbench.core.bounds.profile_iid.soft_iid_bound`) for a tanh profile, else the
-    scale cells of the module note. Proved when the profile has an exact form."""
-    beta = _tanh_beta(profile)
-    if beta is not None:
-        return soft_iid_bound(beta, d, r, H, value_class, cells=cells)
-    d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
-    check_scalable(profile, label or profile.label)
-    terms, rigorous = cell_terms(_scale_cell(profile, d, r, H, value_class), d, cells)
-    return mixture_value(terms, rigorous and profile.has_exact_form,
-                         "mixture over the profile's scales psi(sqrt(1-t) s)")
+    target of ``profile`` (N = 2), one part ``i.i.d. mixture`` (:func:`profile_iid_cells`).
+    Proved when the profile has an exact form."""
+    if _tanh_beta(profile) is not None:
+        return soft_iid_bound(float(profile.key[1]), d, r, H, value_class, cells=cells)
+    terms, rigorous = profile_iid_cells(profile, d, r, H, value_class, cells=cells, label=label)
+    return mixture_value(terms, rigorous, "mixture over the profile's scales psi(sqrt(1-t) s)")
 
 
 def profile_iid_bins(profile: Profile, d: int, r: int, H: int, value_class: str = EQ2, *,
                      bins: int = 6, cells: int = CELLS) -> list[tuple[float, float, float]]:
     """:func:`profile_iid_bound` per bin of t (``(t_lo, t_hi, lower)``, as ``soft_iid_bins``)."""
-    beta = _tanh_beta(profile)
-    if beta is not None:
-        return soft_iid_bins(beta, d, r, H, value_class, bins=bins, cells=cells)
-    d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
-    check_scalable(profile, profile.label)
-    return bins_of(cell_terms(_scale_cell(profile, d, r, H, value_class), d, cells)[0], bins)
+    return bins_of(profile_iid_cells(profile, d, r, H, value_class, cells=cells)[0], bins)
