@@ -156,6 +156,16 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.soft_iid_no_key_gap", "workbench.core.bounds.profile_iid:effective_temperature",
           "core", "dropped term", "i.i.d. soft mixture: effective temperature beta, not "
           "beta sqrt(1 - t)", lambda f: lambda beta, t: f(beta, 0 * t)),
+    Fault("core.profile_iid_no_key_gap", "workbench.core.bounds.profile_iid_scale:scaled_profile",
+          "core", "dropped term", "i.i.d. profile mixture: psi at scale 1 on every pair, not "
+          "sqrt(1 - t)", lambda f: lambda p, c: f(p, 1.0)),
+    Fault("core.profile_iid_scale_squared",
+          "workbench.core.bounds.profile_iid_scale:scaled_profile", "core", "degree",
+          "i.i.d. profile mixture: scale 1 - t instead of sqrt(1 - t)",
+          lambda f: lambda p, c: f(p, c * c)),
+    Fault("core.profile_iid_gap_halved", "workbench.core.bounds.profile_iid_scale:scale_gap",
+          "core", "constant", "i.i.d. profile mixture: the cell's scale gap halved",
+          lambda f: lambda *a: (f(*a)[0] / 2, f(*a)[1])),
     Fault("core.fiber_series_ratio", "workbench.core.bounds.fiber_series:FiberSeries.next_term",
           "core", "constant", "eigenvalue series: term ratio 0.1 % high", _series_ratio_off),
     Fault("core.fiber_series_tail_dropped",
