@@ -1,38 +1,44 @@
-"""One Eq. 2 layer trained on the soft-nearest target (docs/derivations/soft_targets.md): the
-held-out error the soft-target claims compare with their bounds (the harmonic count on
-orthonormal keys, the i.i.d. mixture bound on i.i.d. keys), and on i.i.d. keys its error in
-bins of ``t = <x1, x2>`` (step T holds at each t)."""
+"""One Eq. 2 layer trained on a soft target (docs/derivations/soft_targets.md): the held-out
+error the soft-target claims compare with their bounds (the harmonic count on orthonormal keys,
+the i.i.d. mixture bound on i.i.d. keys), and on i.i.d. keys its error in bins of
+``t = <x1, x2>`` (step T holds at each t)."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
     from workbench.core.intervals import Estimate
 
 
-def _soft_task(d: int, beta: float, points: str) -> Any:
-    from workbench.core.targets import soft_nearest_neighbour
+def target_task(d: int, points: str, name: str, params: tuple[tuple[str, Any], ...],
+                fn: Callable[[Any, Any], Any]) -> Any:
+    """The N = 2 task of a target ``fn(X, y)`` over keys drawn by ``points``."""
     from workbench.verifiers.tasks import TargetTask
 
-    return TargetTask("nearest", d=d, N=2, points=points, target="soft-nearest",
-                      target_params=(("beta", beta),),
-                      fn=lambda X, y: soft_nearest_neighbour(X, y, beta))
+    return TargetTask("nearest", d=d, N=2, points=points, target=name, target_params=params,
+                      fn=fn)
 
 
-def _train_soft(d: int, r: int, H: int, beta: float, points: str, *, seed: int, steps: int,
-                eval_seed: int) -> tuple[Any, Any, Any]:
-    """``(spec, task, result)`` of one Eq. 2 layer (dot scores of key-rank ``r``, ``H`` heads,
-    full value maps) trained ``steps`` steps on the soft-nearest target over N = 2 keys drawn by
-    ``points``; held-out 99.9 % CLT interval on 20,000 fresh samples of stream ``eval_seed``."""
+def _soft_task(d: int, beta: float, points: str) -> Any:
+    from workbench.core.targets import soft_nearest_neighbour
+
+    return target_task(d, points, "soft-nearest", (("beta", beta),),
+                       lambda X, y: soft_nearest_neighbour(X, y, beta))
+
+
+def _train(task: Any, r: int, H: int, *, seed: int, steps: int, eval_seed: int
+           ) -> tuple[Any, Any]:
+    """``(spec, result)`` of one Eq. 2 layer (dot scores of key-rank ``r``, ``H`` heads, full
+    value maps) trained ``steps`` steps on ``task``; held-out 99.9 % CLT interval on 20,000
+    fresh samples of stream ``eval_seed``."""
     from workbench.verifiers.train import ModelSpec, TrainConfig, train
 
     cfg = TrainConfig(steps=steps, batch=512, eval_samples=20_000, level=0.999,
                       eval_seed=eval_seed)
-    task = _soft_task(d, beta, points)
     spec = ModelSpec("generalized", r, H, seed=seed, lr=0.02, options={"score": "dot"})
-    return spec, task, train([spec], task, cfg).results[0]
+    return spec, train([spec], task, cfg).results[0]
 
 
 def soft_nearest_heldout(d: int, r: int, H: int, beta: float, points: str, *, seed: int,
@@ -40,28 +46,27 @@ def soft_nearest_heldout(d: int, r: int, H: int, beta: float, points: str, *, se
     """Held-out error (99.9 % CLT interval on 20,000 fresh samples) of an Eq. 2 layer (dot
     scores of key-rank ``r``, ``H`` heads, full value maps) trained ``steps`` steps on the
     soft-nearest target of inverse temperature ``beta`` over N = 2 keys drawn by ``points``."""
-    est = _train_soft(d, r, H, beta, points, seed=seed, steps=steps,
-                      eval_seed=eval_seed)[2].heldout
+    est = _train(_soft_task(d, beta, points), r, H, seed=seed, steps=steps,
+                 eval_seed=eval_seed)[1].heldout
     assert est is not None
     return est
 
 
-def soft_iid_binned_errors(d: int, r: int, H: int, beta: float, edges: Sequence[float], *,
-                           seed: int, steps: int, samples: int, eval_seed: int,
-                           level: float = 0.999) -> tuple[Estimate, list[Estimate]]:
-    """The error of one Eq. 2 layer trained on i.i.d. keys (as :func:`soft_nearest_heldout`),
-    measured again in float64 on ``samples`` fresh i.i.d. samples (stream ``eval_seed``) and
-    split by ``t = <x1, x2>`` into the bins ``[edges[k], edges[k+1])``: the mean over every
-    sample (interval at ``level``) and per bin the mean per-sample error with an interval at
-    ``1 - (1 - level)/bins`` (Bonferroni over the bins); both empirical Bernstein, as the error
-    lies in [0, 4]."""
+def iid_binned_errors(task: Any, r: int, H: int, edges: Sequence[float], *, seed: int,
+                      steps: int, samples: int, eval_seed: int, level: float = 0.999
+                      ) -> tuple[Estimate, list[Estimate]]:
+    """The error of one Eq. 2 layer trained on ``task`` (i.i.d. keys; as
+    :func:`soft_nearest_heldout`), measured again in float64 on ``samples`` fresh samples
+    (stream ``eval_seed``) and split by ``t = <x1, x2>`` into the bins
+    ``[edges[k], edges[k+1])``: the mean over every sample (interval at ``level``) and per bin
+    the mean per-sample error with an interval at ``1 - (1 - level)/bins`` (Bonferroni over the
+    bins); both empirical Bernstein, as the error lies in [0, 4]."""
     import torch
 
     from workbench.core.montecarlo import sample_mean
     from workbench.verifiers.train import build_model
 
-    spec, task, res = _train_soft(d, r, H, beta, "iid", seed=seed, steps=steps,
-                                  eval_seed=eval_seed + 1)
+    spec, res = _train(task, r, H, seed=seed, steps=steps, eval_seed=eval_seed + 1)
     model = build_model(spec, task, models=1)
     model.load_state_dict(res.state)
     model = model.double()
@@ -81,3 +86,11 @@ def soft_iid_binned_errors(d: int, r: int, H: int, beta: float, edges: Sequence[
         inside = err[(t >= lo) & (t < hi)]
         out.append(sample_mean(inside, 1 - (1 - level) / bins, "bernstein", (0.0, 4.0)))
     return whole, out
+
+
+def soft_iid_binned_errors(d: int, r: int, H: int, beta: float, edges: Sequence[float], *,
+                           seed: int, steps: int, samples: int, eval_seed: int,
+                           level: float = 0.999) -> tuple[Estimate, list[Estimate]]:
+    """:func:`iid_binned_errors` for soft-nearest at inverse temperature ``beta``."""
+    return iid_binned_errors(_soft_task(d, beta, "iid"), r, H, edges, seed=seed, steps=steps,
+                             samples=samples, eval_seed=eval_seed, level=level)
