@@ -57,16 +57,18 @@ def scaled_profile(profile: Profile, c: float) -> Profile:
 
 def check_scalable(profile: Profile, label: str) -> None:
     """Refuse a profile that is not a profile on ``[-sqrt2, sqrt2]``, where i.i.d. keys
-    evaluate it (``sqrt(1 - t) <= sqrt2``): finite, within [-1, 1] (a numeric check)."""
+    evaluate it (``sqrt(1 - t) <= sqrt2``): finite, odd, within [-1, 1] (a numeric check)."""
     s = np.linspace(0.0, math.sqrt(2), _GRID)
     with np.errstate(all="ignore"):
         v = np.asarray(profile.psi(s), dtype=float)
-    bad = ~np.isfinite(v) | (np.abs(v) > 1 + 1e-12)
+        odd = np.abs(v + np.asarray(profile.psi(-s), dtype=float)) <= 1e-9
+    bad = ~np.isfinite(v) | (np.abs(v) > 1 + 1e-12) | ~odd
     if bad.any():
         at, val = float(s[np.argmax(bad)]), float(v[np.argmax(bad)])
         raise ValueError(f"--points iid with --target {label}: on i.i.d. keys the profile is "
                          f"evaluated on [-sqrt2, sqrt2] (psi(sqrt(1-t) s)), and psi({at:.4g}) = "
-                         f"{val:.6g} is not in [-1, 1]; use --points orthonormal")
+                         f"{val:.6g} is not in [-1, 1] or psi is not odd there; use --points "
+                         "orthonormal")
 
 
 def scale_gap(profile: Profile, c_lo: float, c_hi: float, c_ref: float, d: int
