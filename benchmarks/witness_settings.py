@@ -23,6 +23,9 @@ call finishes. A rerun skips the calls already done (``--force`` redoes them).
     python benchmarks/witness_settings.py --grid nkeys --only-d 8 --only-N 3
     python benchmarks/witness_settings.py --only-d 16 --out \
         benchmarks/results/witness_settings_d16.json   # a second run beside the first
+    python benchmarks/witness_settings.py --grid soft --only-d 8 --only-H 8 16 --only-beta 1 \
+        --scores dot --steps 160000 --lr 0.02 --batch 1024 \
+        --out benchmarks/results/witness_settings_soft5.json   # longer, at chosen points
 """
 
 from __future__ import annotations
