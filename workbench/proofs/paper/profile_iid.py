@@ -135,25 +135,14 @@ def _trained(k: float, d: int, r: int, H: int, terms: list[Any], lower: float,
     numbers."""
     from workbench.core.bounds.profile_iid import bins_of
     from workbench.core.targets import profile_target
-    from workbench.proofs.support.soft_training import iid_binned_errors, target_task
+    from workbench.proofs.support.soft_training import binned_evidence, target_task
 
     psi = soft_sign(k).psi
     task = target_task(d, "iid", f"soft_sign(k={k:g})", (("k", k),),
                        lambda X, y: profile_target(X, y, psi))
-    bins = bins_of(terms, 6)
     steps = ctx.pick(150, 600)
-    whole, per_bin = iid_binned_errors(task, r, H, [b[0] for b in bins] + [bins[-1][1]],
-                                       seed=ctx.seed, steps=steps,
-                                       samples=ctx.pick(200_000, 400_000),
-                                       eval_seed=ctx.seed + 5)
     params = {"psi": f"soft_sign(k={k:g})", "d": d, "r": r, "H": H, "steps": steps,
               "points": "iid"}
-    out = [Evidence.estimate(whole, ">=", lower, "trained", params,
-                             note="error of a trained Eq. 2 layer on i.i.d. keys against the "
-                             "profile's i.i.d. mixture bound")]
-    for (lo, hi, bound), est in zip(bins, per_bin):
-        out.append(Evidence.estimate(est, ">=", bound, "trained",
-                                     {**params, "t_bin": f"[{lo:.3f}, {hi:.3f})"},
-                                     note="the same layer on keys with t in the bin against "
-                                     "the bin's bound"))
-    return out
+    return binned_evidence(task, r, H, bins_of(terms, 6), lower, params, "profile's",
+                           seed=ctx.seed, steps=steps, samples=ctx.pick(200_000, 400_000),
+                           eval_seed=ctx.seed + 5)

@@ -163,26 +163,16 @@ def trained_iid_evidence(ctx: CheckContext) -> list[Evidence]:
     each t). The bins see what the mixture averages away: a wrong effective temperature moves
     the bound up at one end of t and down at the other."""
     from workbench.core.bounds.profile_iid import soft_iid_bins, soft_iid_bound
-    from workbench.proofs.support.soft_training import soft_iid_binned_errors
+    from workbench.proofs.support.soft_training import binned_evidence, soft_task
 
     out: list[Evidence] = []
     steps = ctx.pick(150, 600)
     samples = ctx.pick(200_000, 400_000)
     for d, r, H, beta in ctx.pick(((6, 1, 2, 4.0), (6, 1, 1, 2.0)),
                                   ((6, 1, 2, 4.0), (6, 1, 1, 2.0), (8, 1, 2, 8.0))):
-        bins = soft_iid_bins(beta, d, r, H)
-        edges = [b[0] for b in bins] + [bins[-1][1]]
-        whole, per_bin = soft_iid_binned_errors(d, r, H, beta, edges, seed=ctx.seed,
-                                                steps=steps, samples=samples,
-                                                eval_seed=ctx.seed + 3)
         params = {"d": d, "r": r, "H": H, "beta": beta, "steps": steps, "points": "iid"}
-        out.append(Evidence.estimate(whole, ">=", soft_iid_bound(beta, d, r, H).value,
-                                     "trained", params,
-                                     note="error of a trained Eq. 2 layer on i.i.d. keys "
-                                     "against the soft i.i.d. mixture bound"))
-        for (lo, hi, bound), est in zip(bins, per_bin):
-            out.append(Evidence.estimate(est, ">=", bound, "trained",
-                                         {**params, "t_bin": f"[{lo:.3f}, {hi:.3f})"},
-                                         note="the same layer's error on keys with t = <x1, x2> "
-                                         "in the bin against the bin's bound"))
+        out += binned_evidence(soft_task(d, beta, "iid"), r, H, soft_iid_bins(beta, d, r, H),
+                               soft_iid_bound(beta, d, r, H).value, params, "soft",
+                               seed=ctx.seed, steps=steps, samples=samples,
+                               eval_seed=ctx.seed + 3)
     return out

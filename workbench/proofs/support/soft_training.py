@@ -21,7 +21,7 @@ def target_task(d: int, points: str, name: str, params: tuple[tuple[str, Any], .
                       fn=fn)
 
 
-def _soft_task(d: int, beta: float, points: str) -> Any:
+def soft_task(d: int, beta: float, points: str) -> Any:
     from workbench.core.targets import soft_nearest_neighbour
 
     return target_task(d, points, "soft-nearest", (("beta", beta),),
@@ -46,7 +46,7 @@ def soft_nearest_heldout(d: int, r: int, H: int, beta: float, points: str, *, se
     """Held-out error (99.9 % CLT interval on 20,000 fresh samples) of an Eq. 2 layer (dot
     scores of key-rank ``r``, ``H`` heads, full value maps) trained ``steps`` steps on the
     soft-nearest target of inverse temperature ``beta`` over N = 2 keys drawn by ``points``."""
-    est = _train(_soft_task(d, beta, points), r, H, seed=seed, steps=steps,
+    est = _train(soft_task(d, beta, points), r, H, seed=seed, steps=steps,
                  eval_seed=eval_seed)[1].heldout
     assert est is not None
     return est
@@ -88,9 +88,23 @@ def iid_binned_errors(task: Any, r: int, H: int, edges: Sequence[float], *, seed
     return whole, out
 
 
-def soft_iid_binned_errors(d: int, r: int, H: int, beta: float, edges: Sequence[float], *,
-                           seed: int, steps: int, samples: int, eval_seed: int,
-                           level: float = 0.999) -> tuple[Estimate, list[Estimate]]:
-    """:func:`iid_binned_errors` for soft-nearest at inverse temperature ``beta``."""
-    return iid_binned_errors(_soft_task(d, beta, "iid"), r, H, edges, seed=seed, steps=steps,
-                             samples=samples, eval_seed=eval_seed, level=level)
+def binned_evidence(task: Any, r: int, H: int, bins: Sequence[tuple[float, float, float]],
+                    lower: float, params: dict[str, Any], what: str, *, seed: int, steps: int,
+                    samples: int, eval_seed: int) -> list[Any]:
+    """Evidence rows of :func:`iid_binned_errors`: the trained layer's error over all keys
+    ``>= lower`` (the i.i.d. mixture bound of ``what``) and in each bin ``(t_lo, t_hi, bound)``
+    ``>=`` the bin's bound."""
+    from workbench.proofs.claim import Evidence
+
+    edges = [b[0] for b in bins] + [bins[-1][1]]
+    whole, per_bin = iid_binned_errors(task, r, H, edges, seed=seed, steps=steps,
+                                       samples=samples, eval_seed=eval_seed)
+    out = [Evidence.estimate(whole, ">=", lower, "trained", params,
+                             note="error of a trained Eq. 2 layer on i.i.d. keys against the "
+                             f"{what} i.i.d. mixture bound")]
+    for (lo, hi, bound), est in zip(bins, per_bin):
+        out.append(Evidence.estimate(est, ">=", bound, "trained",
+                                     {**params, "t_bin": f"[{lo:.3f}, {hi:.3f})"},
+                                     note="the same layer's error on keys with t = <x1, x2> "
+                                     "in the bin against the bin's bound"))
+    return out
