@@ -24,6 +24,8 @@ __all__ = [
     "arb",
     "acb",
     "arb_poly",
+    "arb_legendre_root",
+    "arb_mat",
     "ball",
     "beta",
     "integrate",
@@ -60,6 +62,17 @@ def arb_poly(coeffs: list[Any]) -> Any:
     """A polynomial with ball coefficients (``coeffs[n]`` multiplies ``x^n``); calling it on a
     ball evaluates it by Horner's rule in ball arithmetic."""
     return _flint().arb_poly(coeffs)
+
+
+def arb_legendre_root(n: int, k: int) -> tuple[Any, Any]:
+    """The k-th root of the Legendre polynomial ``P_n`` and its Gauss-Legendre weight, as
+    real balls (``arb.legendre_p_root``): the n-point rule on ``[-1, 1]``."""
+    return _flint().arb.legendre_p_root(n, k, weight=True)
+
+
+def arb_mat(rows: int, cols: int, entries: list[Any]) -> Any:
+    """A ``rows x cols`` matrix of real balls (row-major ``entries``); ``*`` multiplies in C."""
+    return _flint().arb_mat(rows, cols, entries)
 
 
 def beta(a: Any, b: Any) -> Any:

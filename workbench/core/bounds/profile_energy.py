@@ -212,6 +212,20 @@ def _quadrature(profile: Profile, d: int, L: int, n: int) -> tuple[np.ndarray, f
     return eta, 2 * rho * float(wt @ (psi * psi))
 
 
+def _panel_energies(profile: Profile, d: int, L: int) -> None:
+    """For a soft profile ``tanh(b t/sqrt2)``: fill the cache with the balls of the panel
+    quadrature (:mod:`workbench.core.bounds.tanh_energy`, all degrees from one set of node
+    values); a degree it cannot enclose tightly is left to ``acb.integral``."""
+    if profile.key[:1] != ("tanh",):
+        return
+    todo = [l for l in [0, *range(1, L + 1, 2)] if (profile.key, d, l, "arb") not in _CACHE]
+    if todo:
+        from workbench.core.bounds.tanh_energy import tanh_etas
+
+        for l, val in tanh_etas(float(profile.key[1]), d, todo).items():
+            _CACHE[(profile.key, d, l, "arb")] = val
+
+
 def profile_energies(profile: Profile, d: int, L: int) -> ProfileEnergies:
     """Enclosures of ``eta_l(psi)^2`` for the odd ``l <= L`` and of ``E psi^2`` (see the module
     note); rigorous when the profile has an exact form."""
@@ -219,6 +233,7 @@ def profile_energies(profile: Profile, d: int, L: int) -> ProfileEnergies:
     L = check_int("max_degree", L, lo=1)
     degrees = range(1, L + 1, 2)
     if profile.has_exact_form:
+        _panel_energies(profile, d, L)
         form = _exact_form(profile)
         pairs = [_square_interval(_eta_ball(profile, form, d, l)) for l in degrees]
         from workbench.core.rigorous import lower_float, upper_float

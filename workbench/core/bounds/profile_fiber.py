@@ -39,13 +39,13 @@ from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.profiles import Profile
 from workbench.core.validation import check_choice, check_layer
 
-__all__ = ["HARDMAX_BELOW", "distance_to_sign", "profile_distance",
+__all__ = ["DIRECT_FROM", "FIBER_TOL", "HARDMAX_BELOW", "distance_to_sign", "profile_distance",
            "direct_fiber_part", "hardmax_fiber_part", "profile_fiber_parts",
            "profile_lower_bound"]
 
 _TOL = 1e-12  # target absolute error of E_c KyFan (cells left crude, spread as in fiber_enclosure)
 HARDMAX_BELOW = 0.25  # ... and below this the hardmax route (Lemma P5) as well
-_DIRECT_FROM = 0.2  # below this distance the direct series is skipped (too many degrees)
+DIRECT_FROM = 0.2  # below this distance the direct series is skipped (too many degrees)
 FIBER_TOL = 1e-5  # the fiber part sums the odd degrees until its uncounted tail is below this
 
 
@@ -140,7 +140,7 @@ def profile_fiber_parts(profile: Profile, d: int, r: int, H: int, value_class: s
         return (Part("fiber", fb.enclosure, fb.rigorous, fb.method),)
     dist = distance_to_sign(profile, d)
     parts = []
-    if max_degree is not None or math.isnan(dist[0]) or dist[0] >= _DIRECT_FROM:
+    if max_degree is not None or math.isnan(dist[0]) or dist[0] >= DIRECT_FROM:
         L = _odd(max_degree) if max_degree is not None else profile_degree(
             profile, d, FIBER_TOL)
         parts.append(direct_fiber_part(profile, d, r, H, value_class, L))

@@ -21,23 +21,38 @@ from typing import Any
 from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.bounds.fiber_enclosure import sin_cos_integral
-from workbench.core.bounds.profile_fiber import profile_distance, profile_lower_bound
+from workbench.core.bounds.profile_fiber import (
+    DIRECT_FROM,
+    FIBER_TOL,
+    distance_to_sign,
+    profile_distance,
+    profile_lower_bound,
+)
+from workbench.core.bounds.profile_harmonic import profile_degree
 from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.profiles import Profile, tanh_profile
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
 __all__ = ["CELLS", "ZERO_PROFILE", "CellRule", "bins_of", "cell_terms", "check_cell_args",
            "effective_temperature", "mixture_value", "soft_iid_bins", "soft_iid_bound", "t_mass",
-           "tanh_cell"]
+           "tanh_cell", "weighted_mass"]
 
 ZERO_PROFILE = Profile("0", lambda t: 0 * t, arb=lambda z, analytic: z * 0, key=("zero",))
-CELLS = 48  # cells of the central range of theta (t = sin theta)
+CELLS = 24  # cells of the central range of theta (t = sin theta)
 _EDGE = 1e-4  # the mass of t left out at each end (it adds 0)
 
 
 def t_mass(d: int, lo: float, hi: float) -> Any:
     """``P(sin lo <= t <= sin hi)`` for ``t = <x1, x2>``: ``int cos^{d-2} / B(1/2, (d-1)/2)``."""
     return sin_cos_integral(0, d - 2, lo, hi) / rig.beta(rig.arb(1) / 2, rig.arb(d - 1) / 2)
+
+
+def weighted_mass(d: int, lo: float, hi: float) -> Any:
+    """``E[(1 - t) 1{sin lo <= t <= sin hi}]``: ``t_mass`` less ``int sin cos^{d-2} / B`` with
+    ``int_lo^hi sin cos^q = (cos^{q+1} lo - cos^{q+1} hi)/(q + 1)``."""
+    a, b = rig.arb(lo), rig.arb(hi)
+    first = (a.cos() ** (d - 1) - b.cos() ** (d - 1)) / (d - 1)
+    return t_mass(d, lo, hi) - first / rig.beta(rig.arb(1) / 2, rig.arb(d - 1) / 2)
 
 
 def effective_temperature(beta: Any, t: Any) -> Any:
@@ -62,16 +77,32 @@ def _central_range(d: int) -> tuple[float, float]:
 CellRule = Callable[[Any, Any], tuple[BoundValue, float, float]]
 
 
+def _cell_degree(profile: Profile, d: int) -> int | None:
+    """The fiber part's degree for a cell, rounded up to ``2^k - 1`` or ``3 2^(k-1) - 1`` so that
+    the cells share a few kernel tables (more degrees only raise the bound, Lemma P4); None
+    (the default rule) where the direct series is skipped."""
+    if distance_to_sign(profile, d)[0] < DIRECT_FROM:
+        return None
+    L = profile_degree(profile, d, FIBER_TOL)
+    return next((x for x in (7, 11, 15, 23, 31, 47, 63, 95, 127, 151) if x >= L), L)
+
+
 def tanh_cell(beta: float, d: int, r: int, H: int, value_class: str) -> CellRule:
-    """Lemma T1's cell for soft-nearest: reference psi_b' at the cell's largest effective
-    temperature b'; ``tanh`` grows with b, so ``|psi_b - psi_b'| <= psi_b' - psi_b''``
-    pointwise and ``|psi_b| <= |psi_b'|``."""
+    """Lemma T1's cell for soft-nearest: reference psi_mid at the midpoint ``b_mid`` of the
+    cell's effective temperatures ``[b'', b']``. ``tanh`` grows with b, so for every b of the cell
+    ``|psi_b - psi_mid| <= psi_b' - psi_mid`` (b >= b_mid) or ``psi_mid - psi_b''`` (b <= b_mid)
+    pointwise on ``s >= 0``, and ``|psi_b| <= |psi_b'|``."""
     def rule(t_lo: Any, t_hi: Any) -> tuple[BoundValue, float, float]:
-        b_small = rig.lower_float(effective_temperature(rig.arb(beta), t_hi))
+        b_small = max(rig.lower_float(effective_temperature(rig.arb(beta), t_hi)), 1e-300)
         b_big = rig.upper_float(effective_temperature(rig.arb(beta), t_lo))
-        bv = profile_lower_bound(tanh_profile(b_big), d, r, H, value_class)
-        gap = profile_distance(tanh_profile(b_big), tanh_profile(max(b_small, 1e-300)), d)
-        return bv, gap[1], profile_distance(tanh_profile(b_big), ZERO_PROFILE, d)[1]
+        b_mid = (b_small + b_big) / 2
+        big, mid = tanh_profile(b_big), tanh_profile(b_mid)
+        bv = profile_lower_bound(mid, d, r, H, value_class, max_degree=_cell_degree(mid, d))
+        gap = max(profile_distance(big, mid, d)[1],
+                  profile_distance(mid, tanh_profile(b_small), d)[1])
+        half_sum = (profile_distance(big, ZERO_PROFILE, d)[1]
+                    + profile_distance(mid, ZERO_PROFILE, d)[1]) / 2
+        return bv, gap, half_sum
 
     return rule
 
@@ -79,8 +110,9 @@ def tanh_cell(beta: float, d: int, r: int, H: int, value_class: str) -> CellRule
 def cell_terms(rule: CellRule, d: int, cells: int
                ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
     """Per cell ``[theta_lo, theta_hi]`` of the central range: its float ends, the ball
-    ``P(cell)`` and the ball ``P(cell) (1 - t_hi) max(0, B(psi_ref) - drop)``, a lower bound of
-    ``int_cell (1 - t) B(psi_t) dP(t)`` (Lemma T1); and whether every B is rigorous. Each
+    ``P(cell)`` and the ball ``E[(1 - t) 1{cell}] max(0, B(psi_ref) - drop)``, a lower bound of
+    ``int_cell (1 - t) B(psi_t) dP(t)`` (Lemma T1: the bracket bounds B on the whole cell, and
+    ``1 - t >= 0``); and whether every B is rigorous. Each
     harmonic or direct fiber part drops by at most ``1/2 ||a - b|| ||a + b|| <= gap half_sum``
     (S6, P5), the hardmax route by ``gap`` (triangle inequality)."""
     a, b = _central_range(d)
@@ -95,7 +127,7 @@ def cell_terms(rule: CellRule, d: int, cells: int
                 1 if q.name == "fiber via hardmax" else rig.arb(half_sum)) for q in bv.parts),
                 key=lambda x: float(x.lower()))
             mass = t_mass(d, lo, hi)
-            term = mass * (1 - t_hi) * at_cell if at_cell > 0 else rig.arb(0)
+            term = weighted_mass(d, lo, hi) * at_cell if at_cell > 0 else rig.arb(0)
             out.append((lo, hi, mass, term))
     return out, rigorous
 
@@ -151,7 +183,7 @@ def mixture_value(terms: list[tuple[float, float, Any, Any]], rigorous: bool, me
         lo_f, hi_f = rig.to_interval(total)
     a, b = terms[0][0], terms[-1][1]
     method += (f": {len(terms)} cells of t = sin(theta) in [{math.sin(a):.4f}, "
-               f"{math.sin(b):.4f}], each (1 - t_hi) P(cell) (B(psi_ref) - drop), outer mass "
+               f"{math.sin(b):.4f}], each E[(1 - t); cell] (B(psi_ref) - drop), outer mass "
                "counted as 0")
     return BoundValue((Part("i.i.d. mixture", (max(0.0, lo_f), max(0.0, hi_f)), rigorous,
                             method),))

@@ -167,7 +167,7 @@ def trained_iid_evidence(ctx: CheckContext) -> list[Evidence]:
 
     out: list[Evidence] = []
     steps = ctx.pick(150, 600)
-    samples = ctx.pick(200_000, 400_000)
+    samples = ctx.pick(400_000, 800_000)  # the bins' intervals must resolve an 8 % gap at H = 1
     for d, r, H, beta in ctx.pick(((6, 1, 2, 4.0), (6, 1, 1, 2.0)),
                                   ((6, 1, 2, 4.0), (6, 1, 1, 2.0), (8, 1, 2, 8.0))):
         params = {"d": d, "r": r, "H": H, "beta": beta, "steps": steps, "points": "iid"}
