@@ -322,7 +322,7 @@ FAULTS: tuple[Fault, ...] = (
           "profile_one_head_error", "constructions", "degree",
           "the invariant count C(l+r, r-1) in place of C(l+r-1, r-1) in the one-head error",
           edited("math.comb(l + r - 1, r - 1)", "math.comb(l + r, r - 1)")),
-    Fault("core.profile_eta_five_percent", "workbench.core.bounds.profile_energy:_normalized_at",
+    Fault("core.profile_eta_five_percent", "workbench.core.bounds.gegenbauer_ball:normalized_at",
           "core", "normalisation", "every eta_l(psi) 5 % high (the Gegenbauer normalisation)",
           scaled(1.05)),
     Fault("constructions.nkeys_unseen_dimension", "workbench.constructions.nkeys_one_head:"

@@ -17,7 +17,7 @@ def test_energies_refute_a_gegenbauer_off_by_two_percent() -> None:
     wrap = mapped(lambda v: v * 1.02)
     clear_cache()  # balls cached by an earlier run would hide the fault
     try:
-        with plant("workbench.core.bounds.profile_energy:_normalized_at", wrap):
+        with plant("workbench.core.bounds.gegenbauer_ball:normalized_at", wrap):
             assert run_claim("targets.profile_energies")[0] == "violated"
     finally:
         clear_cache()
@@ -60,7 +60,7 @@ def test_one_head_witness_holds_and_refutes_eta_five_percent_off() -> None:
     assert verdict == "holds" and len(ev) == 2
     clear_cache()
     try:  # every eta_l(psi) 5 % high: its square 10.25 % high
-        with plant("workbench.core.bounds.profile_energy:_normalized_at",
+        with plant("workbench.core.bounds.gegenbauer_ball:normalized_at",
                    mapped(lambda v: v * 1.05)):
             assert run_claim("targets.one_head_witness_exact")[0] == "violated"
     finally:

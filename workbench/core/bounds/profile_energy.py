@@ -23,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.harmonics import normalized_gegenbauer
 from workbench.core.profiles import Profile
 from workbench.core.quadrature import gauss_legendre
@@ -35,7 +36,7 @@ _QUAD_NODES = 1024
 # 2^-60 keeps the energies' widths at the float rounding of their ends, 2 to 10 x faster
 # than the working precision's default (benchmarks/soft_bound_speed.py)
 REL_TOL = 2.0**-60
-_CACHE: dict[tuple[Any, ...], Any] = {}  # (profile key, d, l) -> eta_l ball or float
+_CACHE = gb.CACHE  # (profile key, d, l) -> eta_l ball or float, with the polynomials
 
 
 def clear_cache() -> None:
@@ -124,50 +125,6 @@ def sympy_to_arb(expr: Any, t: Any) -> Any:
     return lambda z, analytic: ev(expr, z, analytic)
 
 
-def _rho(d: int) -> Any:
-    from workbench.core.rigorous import arb, pi
-
-    return (arb(d) / 2).gamma() / (pi().sqrt() * (arb(d - 1) / 2).gamma())
-
-
-def _legendre_exact(d: int, l: int) -> Any:
-    """``P_l`` (the Legendre polynomial of dimension d, ``P_l(1) = 1``) with exact rational
-    coefficients, by ``(k + d - 2) P_{k+1} = (2k + d - 2) z P_k - k P_{k-1}``; cached per d."""
-    import flint
-
-    key = ("legendre", d)
-    polys = _CACHE.setdefault(key, [flint.fmpq_poly([1]), flint.fmpq_poly([0, 1])])
-    while len(polys) <= l:
-        k = len(polys) - 1
-        polys.append((flint.fmpq_poly([0, 2 * k + d - 2]) * polys[k] - k * polys[k - 1])
-                     / (k + d - 2))
-    return polys[l]
-
-
-def _normalized_poly(d: int, l: int) -> Any:
-    """``sqrt(N(d,l)) P_l`` as a ball polynomial at the working precision (its rational
-    coefficients rounded once per ``(d, l, precision)``); evaluated by Horner's rule in ball
-    arithmetic at every node of the integral."""
-    from workbench.core.harmonics import dim_harmonics
-    from workbench.core.rigorous import _flint, arb, arb_poly
-
-    key = ("poly", d, l, _flint().ctx.prec)
-    if key not in _CACHE:
-        P = _legendre_exact(d, l)
-        root = arb(dim_harmonics(d, l)).sqrt()
-        _CACHE[key] = arb_poly([root * arb(P[i].p) / arb(P[i].q) for i in range(l + 1)])
-    return _CACHE[key]
-
-
-def _normalized_at(d: int, l: int, z: Any) -> Any:
-    """``sqrt(N(d,l)) P_l(z)`` on a complex ball (:func:`_normalized_poly`)."""
-    return _normalized_poly(d, l)(z)
-
-
-def _prec(l: int) -> int:
-    return 128 + 2 * l  # the recurrence's balls widen off the real line; measured to suffice
-
-
 def _eta_ball(profile: Profile, form: Any, d: int, l: int) -> Any:
     """A real ball containing ``eta_l(psi)`` (``l = 0``: ``E psi^2``)."""
     key = (profile.key, d, l, "arb")
@@ -175,7 +132,7 @@ def _eta_ball(profile: Profile, form: Any, d: int, l: int) -> Any:
         return _CACHE[key]
     from workbench.core.rigorous import integrate, pi, precision
 
-    with precision(_prec(l)):
+    with precision(gb.node_precision(l)):
         cos_pow = d - 2
         if l == 0:
             def f(th: Any, analytic: bool) -> Any:
@@ -184,8 +141,8 @@ def _eta_ball(profile: Profile, form: Any, d: int, l: int) -> Any:
         else:
             def f(th: Any, analytic: bool) -> Any:
                 s = th.sin()
-                return form(s, analytic) * _normalized_at(d, l, s) * th.cos() ** cos_pow
-        val = 2 * _rho(d) * integrate(f, 0, pi() / 2, eval_limit=10**6,
+                return form(s, analytic) * gb.normalized_at(d, l, s) * th.cos() ** cos_pow
+        val = 2 * gb.rho_ball(d) * integrate(f, 0, pi() / 2, eval_limit=10**6,
                                       deg_limit=64 + 4 * l, rel_tol=REL_TOL)
     if profile.key:
         _CACHE[key] = val

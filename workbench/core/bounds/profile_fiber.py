@@ -100,7 +100,8 @@ def profile_distance(a: Profile, b: Profile, d: int) -> tuple[float, float]:
         return (math.nan, math.nan)
     if a.key and a.key == b.key:
         return (0.0, 0.0)  # (the integral of 0 has no finite relative enclosure in flint)
-    from workbench.core.bounds.profile_energy import _exact_form, _rho
+    from workbench.core.bounds.gegenbauer_ball import rho_ball
+    from workbench.core.bounds.profile_energy import _exact_form
 
     fa, fb = _exact_form(a), _exact_form(b)
     with rig.precision(128):
@@ -109,7 +110,7 @@ def profile_distance(a: Profile, b: Profile, d: int) -> tuple[float, float]:
             gap = fa(s, analytic) - fb(s, analytic)
             return gap * gap * th.cos() ** (d - 2)
 
-        sq = 2 * _rho(d) * rig.integrate(f, 0, rig.pi() / 2, eval_limit=10**6)
+        sq = 2 * rho_ball(d) * rig.integrate(f, 0, rig.pi() / 2, eval_limit=10**6)
         sq = rig.arb(max(sq.lower(), rig.arb(0))).union(sq.upper())
         return rig.to_interval(sq.sqrt())
 

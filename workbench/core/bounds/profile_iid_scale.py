@@ -20,6 +20,7 @@ import numpy as np
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2
+from workbench.core.bounds.gegenbauer_ball import rho_ball
 from workbench.core.bounds.profile_fiber import profile_distance, profile_lower_bound
 from workbench.core.bounds.profile_iid import (
     CELLS,
@@ -76,7 +77,6 @@ def scale_gap(profile: Profile, c_lo: float, c_hi: float, c_ref: float, d: int
     """An upper bound of ``sup_{c in [c_lo, c_hi]} ||psi(c .) - psi(c_ref .)||`` in ``L^2`` of
     the law of ``s = <y, w>``, and whether it is proved (exact form: the ball enclosure of the
     module note; else the largest of 9 scales by 256-node Gauss-Legendre, an estimate)."""
-    from workbench.core.bounds.profile_energy import _rho
 
     if not profile.has_exact_form:
         x, w = gauss_legendre(256)
@@ -106,7 +106,7 @@ def scale_gap(profile: Profile, c_lo: float, c_hi: float, c_ref: float, d: int
                 bound = min(bound, rig.upper_float(half * s.upper() * slope))
             val = rig.arb(bound) ** 2 * th.cos() ** (d - 2)
             total += rig.arb(rig.upper_float(val)) * (half_pi / PIECES)
-        sq = 2 * _rho(d) * total
+        sq = 2 * rho_ball(d) * total
         return rig.upper_float(sq.sqrt()), bool(sq.is_finite())
 
 

@@ -33,7 +33,7 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
     ``2 rho_d (pi/2 - th_c) 4 e^{-4 S6_CUT}``."""
     beta = check_float("beta", beta, lo=0.0, lo_open=True)
     d = check_dim(d)
-    from workbench.core.bounds.profile_energy import _rho
+    from workbench.core.bounds.gegenbauer_ball import rho_ball
     from workbench.core.rigorous import (
         arb,
         ball,
@@ -59,7 +59,7 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
         if cut:
             rest = (half_pi - th_c) * 4 * (-4 * arb(S6_CUT)).exp()
             val = val + rest * ball(0.5, 0.5)  # somewhere in [0, rest]
-        val = 2 * _rho(d) * val
+        val = 2 * rho_ball(d) * val
         return max(0.0, lower_float(val)), upper_float(val)
 
 

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds import profile_energy as pe
+from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.bounds.panel_quadrature import Box, gl_error_factor, panels
 from workbench.core.harmonics import dim_harmonics
 
@@ -50,42 +50,42 @@ def _nodes(d: int, prec: int = 128) -> tuple[list[Any], list[Any]]:
     """``sin th_i`` and ``h w_i cos^{d-2} th_i`` at every node of every panel (cached per d and
     precision)."""
     key = ("panel nodes", d, prec)
-    if key not in pe._CACHE:
+    if key not in gb.CACHE:
         with rig.precision(prec):
             sins, base = [], []
             for p in panels(prec):
                 for th, w in zip(p.nodes, p.weights):
                     sins.append(th.sin())
                     base.append(w * th.cos() ** (d - 2))
-        pe._CACHE[key] = (sins, base)
-    return pe._CACHE[key]
+        gb.CACHE[key] = (sins, base)
+    return gb.CACHE[key]
 
 
 def _row(d: int, l: int) -> list[Any]:
-    """``q_l(sin th_i)`` at every node (cached per (d, l); through ``pe._normalized_at`` so that
+    """``q_l(sin th_i)`` at every node (cached per (d, l); through ``gb.normalized_at`` so that
     a fault planted there is seen)."""
     key = ("panel row", d, l)
-    if key not in pe._CACHE:
+    if key not in gb.CACHE:
         # Horner's rule on the monomial form multiplies the nodes' radii by up to ~2^(1.5 l):
         # nodes at 128 + 3l bits (rounded up to a multiple of 128) keep the values tight
         sins = _nodes(d, 128 * -(-(128 + 3 * l) // 128))[0]
-        with rig.precision(pe._prec(l)):
-            pe._CACHE[key] = [pe._normalized_at(d, l, s) for s in sins]
-    return pe._CACHE[key]
+        with rig.precision(gb.node_precision(l)):
+            gb.CACHE[key] = [gb.normalized_at(d, l, s) for s in sins]
+    return gb.CACHE[key]
 
 
 def _box_constants(d: int) -> tuple[Any, Any]:
     """Per panel and box (numpy arrays): ``log`` of an upper float of
     ``h factor(rho) |cos|_max^{d-2}`` and of ``e^{y_max}`` (cached per d)."""
     key = ("panel boxes", d)
-    if key not in pe._CACHE:
+    if key not in gb.CACHE:
         with rig.precision(128):
             log_a = [[math.log(rig.upper_float(rig.arb(p.h) * rig.arb(gl_error_factor(box.rho))
                                                * rig.arb(box.cos_max) ** (d - 2)))
                       for box in p.boxes] for p in panels()]
             log_e = [[rig.upper_float(box.y_max) for box in p.boxes] for p in panels()]
-        pe._CACHE[key] = (np.array(log_a), np.array(log_e))
-    return pe._CACHE[key]
+        gb.CACHE[key] = (np.array(log_a), np.array(log_e))
+    return gb.CACHE[key]
 
 
 def _errors(d: int, log_g: Any, powers: list[int], scales: list[float]) -> list[float]:
@@ -105,7 +105,7 @@ def _state(b: float, d: int) -> tuple[list[Any], list[Any], Any]:
     """``tanh(b sin th_i/sqrt2)`` at the nodes, ``h w_i cos^{d-2} th_i tanh(...)``, and the log
     of :func:`tanh_bound` per panel and box (cached per (b, d))."""
     key = ("panel state", b, d)
-    if key not in pe._CACHE:
+    if key not in gb.CACHE:
         sins, base = _nodes(d)
         with rig.precision(128):
             w_scale = rig.arb(b) / rig.arb(2).sqrt()
@@ -113,8 +113,8 @@ def _state(b: float, d: int) -> tuple[list[Any], list[Any], Any]:
             v = [w * t for w, t in zip(base, tv)]
         with np.errstate(divide="ignore"):
             log_g = np.log(np.array([[tanh_bound(b, box) for box in p.boxes] for p in panels()]))
-        pe._CACHE[key] = (tv, v, log_g)
-    return pe._CACHE[key]
+        gb.CACHE[key] = (tv, v, log_g)
+    return gb.CACHE[key]
 
 
 def tanh_etas(b: float, d: int, degrees: list[int]) -> dict[int, Any]:
@@ -124,7 +124,7 @@ def tanh_etas(b: float, d: int, degrees: list[int]) -> dict[int, Any]:
     tv, v, log_g = _state(b, d)
     out: dict[int, Any] = {}
     with rig.precision(128):
-        rho2 = 2 * pe._rho(d)
+        rho2 = 2 * gb.rho_ball(d)
         odd = [l for l in degrees if l > 0]
         if odd:
             scales = [rig.upper_float(rho2 * rig.arb(dim_harmonics(d, l)).sqrt()) for l in odd]
