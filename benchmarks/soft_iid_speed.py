@@ -1,0 +1,54 @@
+"""Benchmark: the soft-nearest bound on i.i.d. keys (``bounds lower --target soft-nearest
+--points iid``; docs/derivations/soft_targets.md, Lemma T1 with the panel energies of Lemma Q),
+timed from cold caches (as in a fresh process) over beta in {1, 4, 16, 64, 1000, 1e4},
+d in {8, 16, 64}, r = 1 and H in {1, d/2}. Times are those of a shared 2-core machine: the load
+average is recorded beside them.
+
+Writes benchmarks/results/soft_iid_speed.json.
+
+    python benchmarks/soft_iid_speed.py
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import statistics
+import sys
+import time
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from benchmarks.soft_bound_speed import _clear_caches  # noqa: E402
+from workbench.core.bounds.profile_iid import CELLS, soft_iid_bound  # noqa: E402
+
+BETAS = (1.0, 4.0, 16.0, 64.0, 1000.0, 1e4)
+DIMS = (8, 16, 64)
+
+
+def main() -> None:
+    rows = []
+    for d in DIMS:
+        for beta in BETAS:
+            for H in (1, d // 2):
+                _clear_caches()
+                t0 = time.perf_counter()
+                value = soft_iid_bound(beta, d, 1, H).value
+                secs = time.perf_counter() - t0
+                rows.append({"beta": beta, "d": d, "r": 1, "H": H, "value": value,
+                             "seconds": round(secs, 3)})
+                print(f"beta={beta:g} d={d} H={H}: {value:.6g} in {secs:.2f} s", flush=True)
+    times = [r["seconds"] for r in rows]
+    out = {"cells": CELLS, "points": rows, "max_seconds": max(times),
+           "median_seconds": statistics.median(times),
+           "under_one_second": sum(t < 1 for t in times), "of": len(times),
+           "load_average": os.getloadavg()}
+    path = Path(__file__).resolve().parent / "results" / "soft_iid_speed.json"
+    path.write_text(json.dumps(out, indent=1) + "\n")
+    print(f"max {out['max_seconds']} s, median {out['median_seconds']} s, "
+          f"{out['under_one_second']}/{out['of']} under 1 s -> {path}")
+
+
+if __name__ == "__main__":
+    main()

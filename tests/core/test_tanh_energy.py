@@ -1,0 +1,95 @@
+"""The soft energies by proved panel quadrature (docs/derivations/soft_targets.md, Lemma Q):
+every ball contains the independent adaptive ``acb.integral`` enclosure's point, over the
+temperatures the i.i.d. mixture visits (up to sqrt2 10^4) and d from 3 to 64; a weight 1e-9 off
+is seen; the analyticity bounds of tanh hold at points of each box; and the i.i.d. cells'
+weight ``E[(1 - t); cell]`` and midpoint reference are checked against scipy."""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+import pytest
+from scipy import integrate
+
+from workbench.core import rigorous as rig
+from workbench.core.bounds import gegenbauer_ball as gb
+from workbench.core.bounds import profile_energy as pe
+from workbench.core.bounds import tanh_energy as te
+from workbench.core.bounds.panel_quadrature import panels
+from workbench.core.bounds.profile_fiber import profile_distance
+from workbench.core.bounds.profile_iid import weighted_mass
+from workbench.core.profiles import tanh_profile
+
+
+def _adaptive(b: float, d: int, l: int) -> object:
+    p = tanh_profile(b)
+    key = (p.key, d, l, "arb")
+    gb.CACHE.pop(key, None)
+    with rig.precision(128):
+        got = pe._eta_ball(p, pe._exact_form(p), d, l)
+    gb.CACHE.pop(key, None)
+    return got
+
+
+@pytest.mark.parametrize(("b", "d", "L"), [(0.7, 3, 9), (5.6, 8, 21), (90.0, 8, 113),
+                                           (14142.0, 16, 61), (64.0, 64, 79)])
+def test_panel_energies_contain_the_adaptive_integrals(b: float, d: int, L: int) -> None:
+    got = te.tanh_etas(b, d, [0, *range(1, L + 1, 2)])
+    assert sorted(got) == [0, *range(1, L + 1, 2)]  # every degree within FAST_TOL
+    for l in (0, 1, 3, L // 2 | 1, L):
+        ref = _adaptive(b, d, l)
+        assert got[l].overlaps(ref), (l, got[l], ref)
+        assert float(got[l].rad()) < 1e-12
+
+
+def test_a_weight_off_by_1e9_is_seen() -> None:
+    b, d = 5.6, 8
+    sins, base = te._nodes(d)
+    key = ("panel nodes", d, 128)
+    try:
+        with rig.precision(128):
+            gb.CACHE[key] = (sins, [w * (1 + rig.arb(1e-9)) for w in base])
+        gb.CACHE.pop(("panel state", b, d), None)
+        got = te.tanh_etas(b, d, [1])[1]
+        assert not got.overlaps(_adaptive(b, d, 1))
+    finally:
+        gb.CACHE.pop(key, None)
+        gb.CACHE.pop(("panel state", b, d), None)
+
+
+@pytest.mark.parametrize("b", [1.0, 60.0, 14142.0])
+def test_tanh_bound_holds_inside_every_box(b: float) -> None:
+    """At the corners and midpoints of each box with a finite bound, |tanh(b sin th/sqrt2)|
+    (numpy, complex) is below it."""
+    for p in panels():
+        for box in p.boxes:
+            g = te.tanh_bound(b, box)
+            if math.isinf(g):
+                continue
+            xs = np.linspace(float(box.x_lo.mid()), float(box.x_hi.mid()), 5)
+            ys = np.linspace(-float(box.y_max.mid()), float(box.y_max.mid()), 5)
+            th = xs[:, None] + 1j * ys[None, :]
+            vals = np.abs(np.tanh(b * np.sin(th) / math.sqrt(2)))
+            assert vals.max() <= g * (1 + 1e-9), (box.rho, g, vals.max())
+
+
+@pytest.mark.parametrize("d", [3, 8, 33])
+def test_weighted_mass_is_the_integral_of_one_minus_t(d: int) -> None:
+    lo, hi = -0.7, 0.4
+    norm = integrate.quad(lambda th: math.cos(th) ** (d - 2), -math.pi / 2, math.pi / 2)[0]
+    want = integrate.quad(lambda th: (1 - math.sin(th)) * math.cos(th) ** (d - 2), lo, hi,
+                          epsabs=1e-14)[0] / norm
+    assert abs(float(weighted_mass(d, lo, hi).mid()) - want) < 1e-12
+
+
+def test_the_midpoint_reference_bounds_every_temperature_of_the_cell() -> None:
+    """``||psi_b - psi_mid|| <= max(||psi_b' - psi_mid||, ||psi_mid - psi_b''||)`` for b in
+    ``[b'', b']`` (tanh grows with b), the gap the cell rule uses."""
+    d, lo, hi = 8, 3.0, 5.0
+    mid = (lo + hi) / 2
+    gap = max(profile_distance(tanh_profile(hi), tanh_profile(mid), d)[1],
+              profile_distance(tanh_profile(mid), tanh_profile(lo), d)[1])
+    for b in np.linspace(lo, hi, 9):
+        assert profile_distance(tanh_profile(float(b)), tanh_profile(mid), d)[0] <= gap
+    assert gap < 0.6 * profile_distance(tanh_profile(hi), tanh_profile(lo), d)[0]
