@@ -39,6 +39,7 @@ REL_TOL = 2.0**-60
 # from this many degrees on, one panel quadrature for all of them beats an adaptive integral
 # per degree (below it the integrals are cheap: benchmarks/soft_iid_speed.py)
 PANEL_FROM = 31
+PANEL_BETA = 8.0  # ... and from this temperature on at once (its series runs past 31 degrees)
 _CACHE = gb.CACHE  # (profile key, d, l) -> eta_l ball or float, with the polynomials
 
 
@@ -175,9 +176,9 @@ def _quadrature(profile: Profile, d: int, L: int, n: int) -> tuple[np.ndarray, f
 def _panel_energies(profile: Profile, d: int, L: int) -> None:
     """For a soft profile ``tanh(b t/sqrt2)``: fill the cache with the balls of the panel
     quadrature (:mod:`workbench.core.bounds.tanh_energy`, all degrees from one set of node
-    values) once ``L >= PANEL_FROM``; a degree it cannot enclose tightly is left to
-    ``acb.integral``."""
-    if profile.key[:1] != ("tanh",) or L < PANEL_FROM:
+    values) once ``L >= PANEL_FROM`` or ``b >= PANEL_BETA``; a degree it cannot enclose tightly
+    is left to ``acb.integral``."""
+    if profile.key[:1] != ("tanh",) or (L < PANEL_FROM and float(profile.key[1]) < PANEL_BETA):
         return
     todo = [l for l in [0, *range(1, L + 1, 2)] if (profile.key, d, l, "arb") not in _CACHE]
     if todo:

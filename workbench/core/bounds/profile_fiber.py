@@ -25,6 +25,7 @@ from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.bounds.fiber import trusted_fiber_bound
 from workbench.core.bounds.fiber_enclosure import ky_fan_average
+from workbench.core.bounds.gegenbauer_ball import CACHE, rho_ball
 from workbench.core.bounds.profile_energy import ProfileEnergies, profile_energies
 from workbench.core.bounds.profile_fiber_kernel import ProfileFiber, value_multiplicities
 from workbench.core.bounds.profile_harmonic import (
@@ -86,9 +87,16 @@ def direct_fiber_part(profile: Profile, d: int, r: int, H: int, value_class: str
 
 
 def distance_to_sign(profile: Profile, d: int) -> tuple[float, float]:
-    """An enclosure of ``||psi - sign||`` (:func:`profile_distance` to ``sign``)."""
+    """An enclosure of ``||psi - sign||`` (:func:`profile_distance` to ``sign``; for a soft
+    profile, the square root of step S6's ``delta^2``, one enclosure for both uses)."""
     from workbench.core.profiles import sign_profile
 
+    if profile.key[:1] == ("tanh",):
+        from workbench.core.bounds.soft_limit import distance_to_sign as delta_squared
+
+        lo, hi = delta_squared(float(profile.key[1]), d)
+        with rig.precision(128):
+            return rig.lower_float(rig.arb(lo).sqrt()), rig.upper_float(rig.arb(hi).sqrt())
     return profile_distance(profile, sign_profile(), d)
 
 
@@ -100,7 +108,16 @@ def profile_distance(a: Profile, b: Profile, d: int) -> tuple[float, float]:
         return (math.nan, math.nan)
     if a.key and a.key == b.key:
         return (0.0, 0.0)  # (the integral of 0 has no finite relative enclosure in flint)
-    from workbench.core.bounds.gegenbauer_ball import rho_ball
+    key = ("distance", a.key, b.key, d)
+    if a.key and b.key and key in CACHE:
+        return CACHE[key]
+    out = _distance(a, b, d)
+    if a.key and b.key:
+        CACHE[key] = out
+    return out
+
+
+def _distance(a: Profile, b: Profile, d: int) -> tuple[float, float]:
     from workbench.core.bounds.profile_energy import _exact_form
 
     fa, fb = _exact_form(a), _exact_form(b)

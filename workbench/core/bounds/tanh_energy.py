@@ -25,7 +25,7 @@ from workbench.core.harmonics import dim_harmonics
 
 __all__ = ["FAST_TOL", "tanh_bound", "tanh_etas"]
 
-FAST_TOL = 2.0**-44  # the largest quadrature error accepted for one energy or distance
+FAST_TOL = 2.0**-30  # the largest error accepted for one eta_l: it moves eta_l^2 by <= 2e-9
 
 
 def tanh_bound(b: float, box: Box) -> float:
@@ -66,10 +66,12 @@ def _row(d: int, l: int) -> list[Any]:
     a fault planted there is seen)."""
     key = ("panel row", d, l)
     if key not in gb.CACHE:
-        # Horner's rule on the monomial form multiplies the nodes' radii by up to ~2^(1.5 l):
-        # nodes at 128 + 3l bits (rounded up to a multiple of 128) keep the values tight
-        sins = _nodes(d, 128 * -(-(128 + 3 * l) // 128))[0]
-        with rig.precision(gb.node_precision(l)):
+        # Horner's rule on the monomial form multiplies the nodes' radii by up to ~2^(1.5 l)
+        # and loses as many bits to cancellation; on the real nodes (no complex widening)
+        # nodes at 64 + 2l bits (rounded up to a multiple of 64) and 64 + 1.5 l working bits
+        # leave radii below 1e-18 up to l = 151 at d = 64 (values up to 3e27)
+        sins = _nodes(d, 64 * -(-(64 + 2 * l) // 64))[0]
+        with rig.precision(64 + (3 * l + 1) // 2):
             gb.CACHE[key] = [gb.normalized_at(d, l, s) for s in sins]
     return gb.CACHE[key]
 
