@@ -156,6 +156,14 @@ FAULTS: tuple[Fault, ...] = (
     Fault("core.soft_iid_no_key_gap", "workbench.core.bounds.profile_iid:effective_temperature",
           "core", "dropped term", "i.i.d. soft mixture: effective temperature beta, not "
           "beta sqrt(1 - t)", lambda f: lambda beta, t: f(beta, 0 * t)),
+    Fault("core.soft_iid_weight_without_one_minus_t",
+          "workbench.core.bounds.profile_iid:weighted_mass", "core", "dropped term",
+          "i.i.d. soft mixture: each cell weighted by P(cell), not E[(1 - t); cell]",
+          replaced(lambda d, lo, hi: __import__(
+              "workbench.core.bounds.profile_iid", fromlist=["t_mass"]).t_mass(d, lo, hi))),
+    Fault("core.tanh_panel_sqrt2_dropped", "workbench.core.bounds.tanh_energy:_state", "core",
+          "normalisation", "panel energies of tanh(b t) in place of tanh(b t/sqrt2)",
+          arg_scaled(0, "b", math.sqrt(2))),
     Fault("core.profile_iid_no_key_gap", "workbench.core.bounds.profile_iid_scale:scaled_profile",
           "core", "dropped term", "i.i.d. profile mixture: psi at scale 1 on every pair, not "
           "sqrt(1 - t)", lambda f: lambda p, c: f(p, 1.0)),
