@@ -93,3 +93,21 @@ def test_the_midpoint_reference_bounds_every_temperature_of_the_cell() -> None:
     for b in np.linspace(lo, hi, 9):
         assert profile_distance(tanh_profile(float(b)), tanh_profile(mid), d)[0] <= gap
     assert gap < 0.6 * profile_distance(tanh_profile(hi), tanh_profile(lo), d)[0]
+
+
+@pytest.mark.parametrize(("b", "d"), [(8.0, 8), (90.0, 16), (1e4, 64)])
+def test_the_panel_gap_to_sign_is_step_s6s_integral(b: float, d: int) -> None:
+    """``||psi_b - sign||^2`` from the node values against step S6's adaptive integral with
+    its cut-off (soft_limit, the panels switched off)."""
+    from workbench.core.bounds import soft_limit
+
+    got = te.tanh_sign_gap_sq(b, d)
+    assert got is not None and float(got.rad()) < 1e-15
+    soft_limit.distance_to_sign.cache_clear()
+    old, soft_limit.PANEL_FROM_BETA = soft_limit.PANEL_FROM_BETA, math.inf
+    try:
+        lo, hi = soft_limit.distance_to_sign(b, d)
+    finally:
+        soft_limit.PANEL_FROM_BETA = old
+        soft_limit.distance_to_sign.cache_clear()
+    assert got.overlaps(rig.arb(lo).union(rig.arb(hi)))

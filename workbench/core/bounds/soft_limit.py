@@ -6,7 +6,8 @@ of ``t = <y, w>``), with ``x = LB(sign)`` the full hardmax harmonic count at the
     x - sqrt(2 x) delta  <=  LB(psi_beta)  <=  x + sqrt(2 x) delta + delta^2 / 2,
 
 for every H, r and value class. :func:`distance_to_sign` encloses ``delta^2`` rigorously (an
-arb integral up to ``t_c`` plus a proved bound on the rest), and :func:`s6_enclosure` turns a
+arb integral up to ``t_c`` plus a proved bound on the rest, or from beta = 8 the panel
+quadrature of Lemma Q when its proved error is below 2^-50), and :func:`s6_enclosure` turns a
 hardmax enclosure into the soft one; the soft bound is the larger of this and its own series
 (:mod:`.profile_harmonic`).
 """
@@ -22,6 +23,7 @@ from workbench.core.validation import check_dim, check_float
 __all__ = ["distance_to_sign", "s6_enclosure", "s6_gap", "S6_CUT"]
 
 S6_CUT = 48.0  # the integral runs to beta sin(th_c)/sqrt2 = S6_CUT; the rest is below e^-190
+PANEL_FROM_BETA = 8.0  # from here on the panel sum (Lemma Q) is tried first
 
 
 @lru_cache(maxsize=256)
@@ -44,6 +46,12 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
         upper_float,
     )
 
+    if beta >= PANEL_FROM_BETA:  # the soft energies' panel quadrature, when it is tight
+        from workbench.core.bounds.tanh_energy import tanh_sign_gap_sq
+
+        got = tanh_sign_gap_sq(beta, d)
+        if got is not None:
+            return max(0.0, lower_float(got)), upper_float(got)
     with precision(160):
         b = arb(beta) / arb(2).sqrt()
         half_pi = pi() / 2
@@ -65,7 +73,8 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
 
 def s6_enclosure(beta: float, d: int, hard: tuple[float, float]) -> tuple[float, float]:
     """The enclosure of ``LB(psi_beta)`` that step S6 gives from an enclosure ``hard`` of the
-    full hardmax series at the same point (outward rounded; the lower end is at least 0)."""
+    full hardmax series at the same point (outward rounded; the lower end is at least 0, the
+    upper end at most 1/2: ``LB(psi) <= E psi^2 / 2 <= 1/2`` as ``|psi| <= 1``)."""
     from workbench.core.rigorous import arb, lower_float, upper_float
 
     x_lo, x_hi = hard
@@ -73,7 +82,7 @@ def s6_enclosure(beta: float, d: int, hard: tuple[float, float]) -> tuple[float,
     lo_x, hi_x = arb(x_lo), arb(x_hi)
     lo = lo_x - (2 * lo_x).sqrt() * delta
     hi = hi_x + (2 * hi_x).sqrt() * delta + delta * delta / 2
-    return max(0.0, lower_float(lo)), upper_float(hi)
+    return max(0.0, lower_float(lo)), min(0.5, upper_float(hi))
 
 
 def s6_gap(beta: float, d: int) -> float:

@@ -23,7 +23,7 @@ from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.bounds.panel_quadrature import Box, gl_error_factor, panels
 from workbench.core.harmonics import dim_harmonics
 
-__all__ = ["FAST_TOL", "tanh_bound", "tanh_etas"]
+__all__ = ["FAST_TOL", "tanh_bound", "tanh_etas", "tanh_sign_gap_sq"]
 
 FAST_TOL = 2.0**-30  # the largest error accepted for one eta_l: it moves eta_l^2 by <= 2e-9
 
@@ -61,9 +61,9 @@ def _nodes(d: int, prec: int = 128) -> tuple[list[Any], list[Any]]:
     return gb.CACHE[key]
 
 
-def _row(d: int, l: int) -> list[Any]:
-    """``q_l(sin th_i)`` at every node (cached per (d, l); through ``gb.normalized_at`` so that
-    a fault planted there is seen)."""
+def _row(d: int, l: int) -> Any:
+    """``q_l(sin th_i)`` at every node, a 1 x n ball matrix (cached per (d, l); through
+    ``gb.normalized_at`` so that a fault planted there is seen)."""
     key = ("panel row", d, l)
     if key not in gb.CACHE:
         # Horner's rule on the monomial form multiplies the nodes' radii by up to ~2^(1.5 l)
@@ -72,7 +72,8 @@ def _row(d: int, l: int) -> list[Any]:
         # leave radii below 1e-18 up to l = 151 at d = 64 (values up to 3e27)
         sins = _nodes(d, 64 * -(-(64 + 2 * l) // 64))[0]
         with rig.precision(64 + (3 * l + 1) // 2):
-            gb.CACHE[key] = [gb.normalized_at(d, l, s) for s in sins]
+            vals = [gb.normalized_at(d, l, s) for s in sins]
+        gb.CACHE[key] = rig.arb_mat(1, len(vals), vals)
     return gb.CACHE[key]
 
 
@@ -133,13 +134,27 @@ def tanh_etas(b: float, d: int, degrees: list[int]) -> dict[int, Any]:
             errs = _errors(d, log_g, odd, scales)
             keep = [(l, e) for l, e in zip(odd, errs) if e <= FAST_TOL]
             if keep:
-                rows = [x for l, _ in keep for x in _row(d, l)]
-                prod = rig.arb_mat(len(keep), len(v), rows) * rig.arb_mat(len(v), 1, v)
-                for i, (l, e) in enumerate(keep):
-                    out[l] = rho2 * prod[i, 0] + rig.ball(0, e)
+                column = rig.arb_mat(len(v), 1, v)
+                for l, e in keep:
+                    out[l] = rho2 * (_row(d, l) * column)[0, 0] + rig.ball(0, e)
         if 0 in degrees:
             e = _errors(d, 2 * log_g, [0], [rig.upper_float(rho2)])[0]
             if e <= FAST_TOL:
                 out[0] = rho2 * sum((vi * ti for vi, ti in zip(v, tv)), rig.arb(0)) + rig.ball(
                     0, e)
     return out
+
+
+def tanh_sign_gap_sq(b: float, d: int, tol: float = 2.0**-50) -> Any | None:
+    """A ball of ``||psi_b - sign||^2 = 2 rho_d int_0^{pi/2} (1 - tanh(b sin th/sqrt2))^2
+    cos^{d-2} th dth`` from the same node values (``|1 - tanh| <= 1 + G`` on each box; sign is
+    the constant 1 on ``(0, pi/2]``), or None when the quadrature error exceeds ``tol``."""
+    tv, _, log_g = _state(b, d)
+    base = _nodes(d)[1]
+    with rig.precision(128):
+        rho2 = 2 * gb.rho_ball(d)
+        e = _errors(d, 2 * np.log1p(np.exp(log_g)), [0], [rig.upper_float(rho2)])[0]
+        if e > tol:
+            return None
+        return rho2 * sum((w * (1 - t) ** 2 for w, t in zip(base, tv)), rig.arb(0)) + rig.ball(
+            0, e)
