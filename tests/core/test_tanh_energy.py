@@ -104,10 +104,10 @@ def test_the_panel_gap_to_sign_is_step_s6s_integral(b: float, d: int) -> None:
     got = te.tanh_sign_gap_sq(b, d)
     assert got is not None and float(got.rad()) < 1e-15
     soft_limit.distance_to_sign.cache_clear()
-    old, soft_limit.PANEL_FROM_BETA = soft_limit.PANEL_FROM_BETA, math.inf
+    old, te.PANEL_BETA = te.PANEL_BETA, math.inf
     try:
         lo, hi = soft_limit.distance_to_sign(b, d)
     finally:
-        soft_limit.PANEL_FROM_BETA = old
+        te.PANEL_BETA = old
         soft_limit.distance_to_sign.cache_clear()
     assert got.overlaps(rig.arb(lo).union(rig.arb(hi)))

@@ -28,7 +28,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Profile", "Target", "check_profile", "sign_profile", "tanh_profile", "PROFILE_TOL"]
+__all__ = ["Profile", "Target", "check_profile", "sign_profile", "tanh_beta", "tanh_profile",
+           "PROFILE_TOL"]
 
 PROFILE_TOL = 1e-9  # slack of the oddness and range checks at the sample points
 _SAMPLES = 257
@@ -192,6 +193,15 @@ def tanh_profile(beta: float) -> Profile:
 
     return Profile(f"tanh({beta:g} t/sqrt2)", lambda t: np.tanh(c * np.asarray(t)),
                    arb=arb_form, key=("tanh", beta))
+
+
+def tanh_beta(profile: Profile) -> float | None:
+    """beta for a profile made by :func:`tanh_profile` (its key ``("tanh", beta)``), else None:
+    the one test for the soft profile's own routes (step S6, the panel energies, i.i.d. cells)."""
+    key = profile.key
+    if len(key) == 2 and key[0] == "tanh" and isinstance(key[1], float) and key[1] > 0:
+        return key[1]
+    return None
 
 
 def _psi_params(psi: Callable[..., Any]) -> dict[str, Any]:

@@ -25,7 +25,7 @@ import numpy as np
 
 from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.harmonics import normalized_gegenbauer
-from workbench.core.profiles import Profile
+from workbench.core.profiles import Profile, tanh_beta
 from workbench.core.quadrature import gauss_legendre
 from workbench.core.validation import check_dim, check_int
 
@@ -36,10 +36,6 @@ _QUAD_NODES = 1024
 # 2^-60 keeps the energies' widths at the float rounding of their ends, 2 to 10 x faster
 # than the working precision's default (benchmarks/soft_bound_speed.py)
 REL_TOL = 2.0**-60
-# from this many degrees on, one panel quadrature for all of them beats an adaptive integral
-# per degree (below it the integrals are cheap: benchmarks/soft_iid_speed.py)
-PANEL_FROM = 31
-PANEL_BETA = 8.0  # ... and from this temperature on at once (its series runs past 31 degrees)
 _CACHE = gb.CACHE  # (profile key, d, l) -> eta_l ball or float, with the polynomials
 
 
@@ -176,15 +172,16 @@ def _quadrature(profile: Profile, d: int, L: int, n: int) -> tuple[np.ndarray, f
 def _panel_energies(profile: Profile, d: int, L: int) -> None:
     """For a soft profile ``tanh(b t/sqrt2)``: fill the cache with the balls of the panel
     quadrature (:mod:`workbench.core.bounds.tanh_energy`, all degrees from one set of node
-    values) once ``L >= PANEL_FROM`` or ``b >= PANEL_BETA``; a degree it cannot enclose tightly
-    is left to ``acb.integral``."""
-    if profile.key[:1] != ("tanh",) or (L < PANEL_FROM and float(profile.key[1]) < PANEL_BETA):
+    values) where :func:`~workbench.core.bounds.tanh_energy.panels_pay` says so; a degree it
+    cannot enclose tightly is left to ``acb.integral``."""
+    from workbench.core.bounds import tanh_energy
+
+    beta = tanh_beta(profile)
+    if beta is None or not tanh_energy.panels_pay(beta, L):
         return
     todo = [l for l in [0, *range(1, L + 1, 2)] if (profile.key, d, l, "arb") not in _CACHE]
     if todo:
-        from workbench.core.bounds.tanh_energy import tanh_etas
-
-        for l, val in tanh_etas(float(profile.key[1]), d, todo).items():
+        for l, val in tanh_energy.tanh_etas(beta, d, todo).items():
             _CACHE[(profile.key, d, l, "arb")] = val
 
 

@@ -37,7 +37,7 @@ from workbench.core.bounds.profile_harmonic import (
 )
 from workbench.core.bounds.truncation import digits_settled, truncation_of
 from workbench.core.bounds.value import BoundValue, Part
-from workbench.core.profiles import Profile
+from workbench.core.profiles import Profile, tanh_beta
 from workbench.core.validation import check_choice, check_layer
 
 __all__ = ["DIRECT_FROM", "FIBER_TOL", "HARDMAX_BELOW", "distance_to_sign", "profile_distance",
@@ -91,10 +91,11 @@ def distance_to_sign(profile: Profile, d: int) -> tuple[float, float]:
     profile, the square root of step S6's ``delta^2``, one enclosure for both uses)."""
     from workbench.core.profiles import sign_profile
 
-    if profile.key[:1] == ("tanh",):
+    beta = tanh_beta(profile)
+    if beta is not None:
         from workbench.core.bounds.soft_limit import distance_to_sign as delta_squared
 
-        lo, hi = delta_squared(float(profile.key[1]), d)
+        lo, hi = delta_squared(beta, d)
         with rig.precision(128):
             return rig.lower_float(rig.arb(lo).sqrt()), rig.upper_float(rig.arb(hi).sqrt())
     return profile_distance(profile, sign_profile(), d)

@@ -51,25 +51,35 @@ def value_multiplicities(m: int) -> list[int]:
     return [1, 1] if m == 1 else [1, m, m * (m + 1) // 2 - 1]
 
 
-_LARGEST: dict[tuple[int, int], int] = {}  # the largest L built per (d, m)
+@lru_cache(maxsize=64)
+def _built(d: int, m: int) -> dict[int, tuple[Any, ...]]:
+    """The tables built for ``(d, m)``, by L (emptied with the other caches)."""
+    return {}
 
 
-@lru_cache(maxsize=256)
 def kernel_table(d: int, m: int, L: int) -> tuple[Any, ...]:
     """Exact ``fmpq_mat`` s ``V_j`` (rows: odd ``l <= L``; columns ``n = 0..L+1``): the cosine
     coefficients of the fiber value ``a_j(c) lambda_{l,j}(m, c)`` in ``cos(2 n phi)``, with
     ``a_0 = 1``, ``a_1 = c + (1-c)/m``, ``a_2 = 2 (1-c)/(m+2)`` (Lemmas F3, P1). The row of
     degree l has no column past ``l + 1``, so the table for L is the top-left block of any
-    larger one: once a larger table is built (the i.i.d. mixture's cells), it is cut from it."""
+    larger one: where a larger table is built (the i.i.d. mixture's cells), it is cut from it."""
     import flint
 
-    top = _LARGEST.get((d, m), 0)
-    if top > L:
-        rows, cols = (L + 1) // 2, L + 2
-        return tuple(flint.fmpq_mat(rows, cols, [V[i, n] for i in range(rows)
-                                                 for n in range(cols)])
-                     for V in kernel_table(d, m, top))
-    _LARGEST[(d, m)] = L
+    built = _built(d, m)
+    if L not in built:
+        larger = [k for k in built if k > L]
+        if larger:
+            rows, cols = (L + 1) // 2, L + 2
+            built[L] = tuple(flint.fmpq_mat(rows, cols, [V[i, n] for i in range(rows)
+                                                         for n in range(cols)])
+                             for V in built[min(larger)])
+        else:
+            built[L] = _table(d, m, L)
+    return built[L]
+
+
+def _table(d: int, m: int, L: int) -> tuple[Any, ...]:
+    import flint
 
     n_cols = L + 2
     es = _moments(m, L + 3)

@@ -26,7 +26,7 @@ from workbench.core.bounds.harmonic import (
 from workbench.core.bounds.profile_energy import ProfileEnergies, profile_energies
 from workbench.core.bounds.truncation import digits_settled, settle_degrees, truncation_of
 from workbench.core.bounds.value import BoundValue, Part, Truncation
-from workbench.core.profiles import Profile
+from workbench.core.profiles import Profile, tanh_beta
 from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
 
 __all__ = ["ProfileBound", "ProfileHeads", "profile_bound", "profile_degree",
@@ -70,14 +70,6 @@ class ProfileBound:
 def _is_sign(profile: Profile) -> bool:
     """``sign`` or ``-sign`` (farthest): the same energies, so :func:`harmonic_bound`'s."""
     return profile.key in (("sign", 1.0), ("sign", -1.0))
-
-
-def _tanh_beta(profile: Profile) -> float | None:
-    """beta for the built-in ``tanh(beta t/sqrt2)`` (step S6 applies), else None."""
-    key = profile.key
-    if len(key) == 2 and key[0] == "tanh" and isinstance(key[1], float) and key[1] > 0:
-        return key[1]
-    return None
 
 
 def _down(x: Fraction) -> float:
@@ -186,7 +178,7 @@ def profile_bound(
     tr = truncation_of(L, hi - lo, ok)
     parts = [Part(SERIES, (lo, hi), e.rigorous, f"{e.method}; exact N(d,l), D_l; the rest as "
                   "a counted tail", tr)]
-    beta = _tanh_beta(profile)
+    beta = tanh_beta(profile)
     if beta is not None:
         from workbench.core.bounds.soft_limit import s6_enclosure
 
@@ -274,7 +266,7 @@ def _least_heads(profile: Profile, d: int, r: int, eps: float, L: int, vc: str) 
     ratio = tail_capture_ratio(d, r, L, vc)
     h_max = max([(n - 1) // D + 1 for n, D in zip(Ns, Ds)] + [(ratio[1] - 1) // ratio[0] + 1])
     target = Fraction(eps)
-    beta = _tanh_beta(profile)
+    beta = tanh_beta(profile)
     if beta is not None:
         from workbench.core.bounds.harmonic import _resolve_degree
         from workbench.core.bounds.soft_limit import s6_enclosure

@@ -34,7 +34,7 @@ from workbench.core.bounds.profile_iid import (
     tanh_cell,
 )
 from workbench.core.bounds.value import BoundValue
-from workbench.core.profiles import Profile
+from workbench.core.profiles import Profile, tanh_beta
 from workbench.core.quadrature import gauss_legendre
 
 __all__ = ["PIECES", "check_scalable", "profile_iid_bins", "profile_iid_bound", "profile_iid_cells",
@@ -141,17 +141,13 @@ def _scale_cell(profile: Profile, d: int, r: int, H: int, value_class: str) -> C
     return rule
 
 
-def _tanh_beta(profile: Profile) -> float | None:
-    return float(profile.key[1]) if profile.key[:1] == ("tanh",) else None
-
-
 def profile_iid_cells(profile: Profile, d: int, r: int, H: int, value_class: str = EQ2, *,
                       cells: int = CELLS, label: str = ""
                       ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
     """The cell terms of the scale mixture (``cell_terms``'s layout) and whether they are
     proved: soft-nearest's rule for a tanh profile, else the scale cells of the module note."""
     d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
-    beta = _tanh_beta(profile)
+    beta = tanh_beta(profile)
     if beta is not None:
         return cell_terms(tanh_cell(beta, d, r, H, value_class), d, cells)
     check_scalable(profile, label or profile.label)
@@ -164,8 +160,9 @@ def profile_iid_bound(profile: Profile, d: int, r: int, H: int, value_class: str
     """A lower bound on the error of every model of the class on i.i.d. keys for the profile
     target of ``profile`` (N = 2), one part ``i.i.d. mixture`` (:func:`profile_iid_cells`).
     Proved when the profile has an exact form."""
-    if _tanh_beta(profile) is not None:
-        return soft_iid_bound(float(profile.key[1]), d, r, H, value_class, cells=cells)
+    beta = tanh_beta(profile)
+    if beta is not None:
+        return soft_iid_bound(beta, d, r, H, value_class, cells=cells)
     terms, rigorous = profile_iid_cells(profile, d, r, H, value_class, cells=cells, label=label)
     return mixture_value(terms, rigorous, "mixture over the profile's scales psi(sqrt(1-t) s)")
 

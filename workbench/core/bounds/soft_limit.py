@@ -23,7 +23,6 @@ from workbench.core.validation import check_dim, check_float
 __all__ = ["distance_to_sign", "s6_enclosure", "s6_gap", "S6_CUT"]
 
 S6_CUT = 48.0  # the integral runs to beta sin(th_c)/sqrt2 = S6_CUT; the rest is below e^-190
-PANEL_FROM_BETA = 8.0  # from here on the panel sum (Lemma Q) is tried first
 
 
 @lru_cache(maxsize=256)
@@ -35,6 +34,7 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
     ``2 rho_d (pi/2 - th_c) 4 e^{-4 S6_CUT}``."""
     beta = check_float("beta", beta, lo=0.0, lo_open=True)
     d = check_dim(d)
+    from workbench.core.bounds import tanh_energy
     from workbench.core.bounds.gegenbauer_ball import rho_ball
     from workbench.core.rigorous import (
         arb,
@@ -46,10 +46,8 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
         upper_float,
     )
 
-    if beta >= PANEL_FROM_BETA:  # the soft energies' panel quadrature, when it is tight
-        from workbench.core.bounds.tanh_energy import tanh_sign_gap_sq
-
-        got = tanh_sign_gap_sq(beta, d)
+    if tanh_energy.panels_pay(beta):  # the soft energies' panel quadrature, when it is tight
+        got = tanh_energy.tanh_sign_gap_sq(beta, d)
         if got is not None:
             return max(0.0, lower_float(got)), upper_float(got)
     with precision(160):

@@ -23,9 +23,19 @@ from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.bounds.panel_quadrature import Box, gl_error_factor, panels
 from workbench.core.harmonics import dim_harmonics
 
-__all__ = ["FAST_TOL", "tanh_bound", "tanh_etas", "tanh_sign_gap_sq"]
+__all__ = ["FAST_TOL", "PANEL_BETA", "PANEL_DEGREES", "panels_pay", "tanh_bound", "tanh_etas",
+           "tanh_sign_gap_sq"]
 
 FAST_TOL = 2.0**-30  # the largest error accepted for one eta_l: it moves eta_l^2 by <= 2e-9
+# below these the adaptive integrals are cheaper than the panels (benchmarks/soft_iid_speed.py):
+PANEL_DEGREES = 31  # ... from this many degrees on, one panel sum for all of them pays
+PANEL_BETA = 8.0  # ... and from this temperature on at once (its series runs past 31 degrees)
+
+
+def panels_pay(b: float, degrees: int = 0) -> bool:
+    """Whether the panel quadrature is used for ``psi_b`` when ``degrees`` degrees are asked
+    for (the energies and step S6's gap to sign share this rule)."""
+    return degrees >= PANEL_DEGREES or b >= PANEL_BETA
 
 
 def tanh_bound(b: float, box: Box) -> float:
