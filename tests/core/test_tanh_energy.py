@@ -16,10 +16,11 @@ from workbench.core import rigorous as rig
 from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.bounds import profile_energy as pe
 from workbench.core.bounds import tanh_energy as te
-from workbench.core.bounds.panel_quadrature import panels
+from workbench.core.bounds import profile_fiber as pf
+from workbench.core.bounds.panel_quadrature import finest_level, panels
 from workbench.core.bounds.profile_fiber import profile_distance
 from workbench.core.bounds.profile_iid import weighted_mass
-from workbench.core.profiles import tanh_profile
+from workbench.core.profiles import ZERO_PROFILE, tanh_profile
 
 
 def _adaptive(b: float, d: int, l: int) -> object:
@@ -33,7 +34,7 @@ def _adaptive(b: float, d: int, l: int) -> object:
 
 
 @pytest.mark.parametrize(("b", "d", "L"), [(0.7, 3, 9), (5.6, 8, 21), (90.0, 8, 113),
-                                           (14142.0, 16, 61), (64.0, 64, 79)])
+                                           (1414.0, 8, 95), (14142.0, 16, 61), (64.0, 64, 79)])
 def test_panel_energies_contain_the_adaptive_integrals(b: float, d: int, L: int) -> None:
     got = te.tanh_etas(b, d, [0, *range(1, L + 1, 2)])
     assert sorted(got) == [0, *range(1, L + 1, 2)]  # every degree within FAST_TOL
@@ -45,25 +46,26 @@ def test_panel_energies_contain_the_adaptive_integrals(b: float, d: int, L: int)
 
 def test_a_weight_off_by_1e9_is_seen() -> None:
     b, d = 5.6, 8
-    sins, base = te._nodes(d)
-    key = ("panel nodes", d, 128)
+    level = finest_level(b)
+    sins, base = te._nodes(d, level)
+    key, state = ("panel nodes", d, level, 128), ("panel state", b, d, level)
     try:
         with rig.precision(128):
             gb.CACHE[key] = (sins, [w * (1 + rig.arb(1e-9)) for w in base])
-        gb.CACHE.pop(("panel state", b, d), None)
+        gb.CACHE.pop(state, None)
         got = te.tanh_etas(b, d, [1])[1]
         assert not got.overlaps(_adaptive(b, d, 1))
     finally:
         gb.CACHE.pop(key, None)
-        gb.CACHE.pop(("panel state", b, d), None)
+        gb.CACHE.pop(state, None)
 
 
-@pytest.mark.parametrize("b", [1.0, 60.0, 14142.0])
+@pytest.mark.parametrize("b", [1.0, 60.0, 127.0, 2000.0, 14142.0])
 def test_tanh_bound_holds_inside_every_box(b: float) -> None:
     """At the corners and midpoints of each box with a finite bound, |tanh(b sin th/sqrt2)|
     (numpy, complex) is below it."""
-    for p in panels():
-        for box in p.boxes:
+    for level in (8, 12, 17):
+        for box in (box for p in panels(128, level) for box in p.boxes):
             g = te.tanh_bound(b, box)
             if math.isinf(g):
                 continue
@@ -72,6 +74,19 @@ def test_tanh_bound_holds_inside_every_box(b: float) -> None:
             th = xs[:, None] + 1j * ys[None, :]
             vals = np.abs(np.tanh(b * np.sin(th) / math.sqrt(2)))
             assert vals.max() <= g * (1 + 1e-9), (box.rho, g, vals.max())
+
+
+@pytest.mark.parametrize(("b1", "b2", "d"), [(64.0, 63.35364287914383, 64), (10.0, 0.0, 8),
+                                             (1414.0, 1300.0, 16), (30.0, 29.999, 8)])
+def test_panel_distances_are_the_adaptive_integrals(b1: float, b2: float, d: int) -> None:
+    """``||psi_b1 - psi_b2||`` (``b2 = 0``: the zero profile) from the node values against the
+    adaptive arb integral of the same distance; the nearby pairs have node values equal to 1
+    up to their radii (a square of such a ball was once nan)."""
+    a, b = tanh_profile(b1), ZERO_PROFILE if b2 == 0 else tanh_profile(b2)
+    got = pf._panel_distance(a, b, d)
+    want = pf._distance(a, b, d)
+    assert got is not None and math.isfinite(got[1]) and got[1] - got[0] < 1e-12
+    assert got[0] <= want[1] and want[0] <= got[1], (got, want)
 
 
 @pytest.mark.parametrize("d", [3, 8, 33])
@@ -101,7 +116,7 @@ def test_the_panel_gap_to_sign_is_step_s6s_integral(b: float, d: int) -> None:
     its cut-off (soft_limit, the panels switched off)."""
     from workbench.core.bounds import soft_limit
 
-    got = te.tanh_sign_gap_sq(b, d)
+    got = te.tanh_gap_sq(b, math.inf, d)
     assert got is not None and float(got.rad()) < 1e-15
     soft_limit.distance_to_sign.cache_clear()
     old, te.PANEL_BETA = te.PANEL_BETA, math.inf

@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Profile", "Target", "check_profile", "sign_profile", "tanh_beta", "tanh_profile",
-           "PROFILE_TOL"]
+__all__ = ["Profile", "Target", "ZERO_PROFILE", "check_profile", "sign_profile", "tanh_beta",
+           "tanh_profile", "PROFILE_TOL"]
 
 PROFILE_TOL = 1e-9  # slack of the oddness and range checks at the sample points
 _SAMPLES = 257
@@ -175,6 +175,10 @@ def sign_profile(flip: bool = False) -> Profile:
     s = -1.0 if flip else 1.0
     return Profile("-sign(t)" if flip else "sign(t)", lambda t: s * np.sign(t),
                    arb=lambda z, analytic: z * 0 + s, key=("sign", s))
+
+
+ZERO_PROFILE = Profile("0", lambda t: 0 * t, arb=lambda z, analytic: z * 0, key=("zero",))
+"""``psi = 0``: ``||psi||`` is the distance to it (the i.i.d. cells' ``||psi_b + psi_ref||``)."""
 
 
 def tanh_profile(beta: float) -> Profile:

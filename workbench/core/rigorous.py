@@ -36,6 +36,7 @@ __all__ = [
     "relative_width",
     "to_interval",
     "upper_float",
+    "working_precision",
 ]
 
 PREC_BITS = 128  # default working precision of the balls, in bits
@@ -89,6 +90,11 @@ def pi() -> Any:
 def acb(x: object, y: object = 0) -> Any:
     """A complex ball ``x + i y``."""
     return _flint().acb(x, y)
+
+
+def working_precision() -> int:
+    """The bits flint works at now (a cache key for balls rounded at this precision)."""
+    return int(_flint().ctx.prec)
 
 
 @contextmanager

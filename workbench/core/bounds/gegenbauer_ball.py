@@ -37,21 +37,23 @@ def legendre_exact(d: int, l: int) -> Any:
 
 
 def normalized_poly(d: int, l: int) -> Any:
-    """``sqrt(N(d,l)) P_l`` as a ball polynomial at the working precision (its rational
-    coefficients rounded once per ``(d, l, precision)``), evaluated by Horner's rule."""
-    key = ("poly", d, l, rig._flint().ctx.prec)
+    """The ball polynomial ``p`` with ``sqrt(N(d,l)) P_l(z) = z^(l mod 2) p(z^2)`` (``P_l`` has
+    the parity of l) at the working precision, its rational coefficients rounded once per
+    ``(d, l, precision)``: Horner's rule in ``z^2`` takes half the steps of the monomial form."""
+    key = ("poly", d, l, rig.working_precision())
     if key not in CACHE:
         P = legendre_exact(d, l)
         root = rig.arb(dim_harmonics(d, l)).sqrt()
         CACHE[key] = rig.arb_poly([root * rig.arb(P[i].p) / rig.arb(P[i].q)
-                                   for i in range(l + 1)])
+                                   for i in range(l % 2, l + 1, 2)])
     return CACHE[key]
 
 
 def normalized_at(d: int, l: int, z: Any) -> Any:
     """``sqrt(N(d,l)) P_l(z)`` on a real or complex ball (:func:`normalized_poly`): the one
     evaluator of ``q_l``, where a planted fault in the polynomial is seen by every path."""
-    return normalized_poly(d, l)(z)
+    value = normalized_poly(d, l)(z * z)
+    return z * value if l % 2 else value
 
 
 def node_precision(l: int) -> int:

@@ -149,6 +149,17 @@ def _eta_ball(profile: Profile, form: Any, d: int, l: int) -> Any:
     return val
 
 
+def _energy_interval(profile: Profile, form: Any, d: int, l: int) -> tuple[float, float]:
+    """Floats ``lo <= eta_l^2 <= hi`` from :func:`_eta_ball` (cached beside it)."""
+    key = (profile.key, d, l, "squared")
+    if profile.key and key in _CACHE:
+        return _CACHE[key]
+    out = _square_interval(_eta_ball(profile, form, d, l))
+    if profile.key:
+        _CACHE[key] = out
+    return out
+
+
 def _square_interval(ball: Any) -> tuple[float, float]:
     from workbench.core.rigorous import arb, lower_float, upper_float
 
@@ -194,7 +205,7 @@ def profile_energies(profile: Profile, d: int, L: int) -> ProfileEnergies:
     if profile.has_exact_form:
         _panel_energies(profile, d, L)
         form = _exact_form(profile)
-        pairs = [_square_interval(_eta_ball(profile, form, d, l)) for l in degrees]
+        pairs = [_energy_interval(profile, form, d, l) for l in degrees]
         from workbench.core.rigorous import lower_float, upper_float
 
         tot = _eta_ball(profile, form, d, 0)

@@ -22,7 +22,7 @@ import math
 from typing import Any
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds import EQ2, VALUE_CLASSES
+from workbench.core.bounds import EQ2, VALUE_CLASSES, tanh_energy
 from workbench.core.bounds.fiber import trusted_fiber_bound
 from workbench.core.bounds.fiber_enclosure import ky_fan_average
 from workbench.core.bounds.gegenbauer_ball import CACHE, rho_ball
@@ -37,7 +37,7 @@ from workbench.core.bounds.profile_harmonic import (
 )
 from workbench.core.bounds.truncation import digits_settled, truncation_of
 from workbench.core.bounds.value import BoundValue, Part
-from workbench.core.profiles import Profile, tanh_beta
+from workbench.core.profiles import ZERO_PROFILE, Profile, tanh_beta
 from workbench.core.validation import check_choice, check_layer
 
 __all__ = ["DIRECT_FROM", "FIBER_TOL", "HARDMAX_BELOW", "distance_to_sign", "profile_distance",
@@ -112,10 +112,25 @@ def profile_distance(a: Profile, b: Profile, d: int) -> tuple[float, float]:
     key = ("distance", a.key, b.key, d)
     if a.key and b.key and key in CACHE:
         return CACHE[key]
-    out = _distance(a, b, d)
+    out = _panel_distance(a, b, d) or _distance(a, b, d)
     if a.key and b.key:
         CACHE[key] = out
     return out
+
+
+def _panel_distance(a: Profile, b: Profile, d: int) -> tuple[float, float] | None:
+    """For two soft profiles ``psi_b`` (or one and the zero profile), the panel quadrature of
+    Lemma Q on the node values of ``tanh`` where it pays and its proved error is below 2^-50;
+    else None."""
+    temps = [0.0 if p.key == ZERO_PROFILE.key else tanh_beta(p) for p in (a, b)]
+    if temps[0] is None or temps[1] is None or not tanh_energy.panels_pay(max(temps)):
+        return None
+    sq = tanh_energy.tanh_gap_sq(temps[0], temps[1], d)
+    if sq is None:
+        return None
+    with rig.precision(128):
+        sq = rig.arb(max(sq.lower(), rig.arb(0))).union(sq.upper())
+        return rig.to_interval(sq.sqrt())
 
 
 def _distance(a: Profile, b: Profile, d: int) -> tuple[float, float]:

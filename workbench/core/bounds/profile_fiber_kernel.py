@@ -78,45 +78,52 @@ def kernel_table(d: int, m: int, L: int) -> tuple[Any, ...]:
     return built[L]
 
 
+@lru_cache(maxsize=256)
+def _table_balls(d: int, m: int, L: int, prec: int) -> tuple[Any, ...]:
+    """:func:`kernel_table` as ball matrices at ``prec`` bits (each rational rounded once)."""
+    import flint
+
+    with rig.precision(prec):
+        return tuple(flint.arb_mat(V) for V in kernel_table(d, m, L))
+
+
 def _table(d: int, m: int, L: int) -> tuple[Any, ...]:
+    """Each value ``a_j(c) lambda_{l,j}`` as a polynomial in ``z = 1 - c = cos^2 phi``
+    (Lemma P1: ``sum_i tau_{l,i} E_mu[s^i P_j] z^i``, times ``a_0 = 1``, ``a_1 = 1 - (m-1) z/m``,
+    ``a_2 = 2 z/(m+2)``), then in ``cos(2 n phi)`` by ``z^i = 4^-i sum_n B[i, n] cos(2 n phi)``
+    with the integers ``B[i, 0] = C(2i, i)``, ``B[i, n] = 2 C(2i, i-n)``: one exact product."""
     import flint
 
     n_cols = L + 2
     es = _moments(m, L + 3)
     moments = [es[:L + 1], [es[i] - es[i + 1] for i in range(L + 1)]]  # E s^i P_j, s = 1 - t
+    factors = [[_fmpq(1)], [_fmpq(1), _fmpq(1 - m, m)]]  # a_j in powers of z
     if m >= 2:
         moments.append([es[i] - _fmpq(2 * m, m - 1) * es[i + 1] + _fmpq(m, m - 1) * es[i + 2]
                         for i in range(L + 1)])
-    degrees = range(1, L + 1, 2)
+        factors.append([_fmpq(0), _fmpq(2, m + 2)])
+    half = _fmpq(d - 1, 2)
     taylor = []  # P_l(x) = sum_i taylor[l][i] (1 - x)^i = 2F1(-l, l+d-2; (d-1)/2; (1-x)/2)
-    for l in degrees:
+    for l in range(1, L + 1, 2):
         row, c = [], _fmpq(1)
-        for i in range(L + 1):
+        for i in range(l + 1):  # the factor (i - l) ends the series at i = l
             row.append(c)
-            c = c * (i - l) * (l + d - 2 + i) / ((_fmpq(d - 1, 2) + i) * (i + 1) * 2)
+            c = c * (i - l) * (l + d - 2 + i) / ((half + i) * (i + 1) * 2)
         taylor.append(row)
-    Z = flint.fmpq_mat(L + 1, n_cols)  # cos^{2i} phi in cos(2 n phi)
-    for i in range(L + 1):
-        Z[i, 0] = _fmpq(comb(2 * i, i), 4 ** i)
-        for n in range(1, i + 1):
-            Z[i, n] = _fmpq(2 * comb(2 * i, i - n), 4 ** i)
-    times_x = flint.fmpq_mat(n_cols, n_cols)  # multiplication by X = cos 2 phi (last col dropped)
-    for n in range(n_cols):
-        for k, w in ((n - 1, _fmpq(1, 2)), (n + 1, _fmpq(1, 2))):
-            if n == 0 and k == 1:  # X * 1 = cos 2 phi
-                w = _fmpq(1)
-            if 0 <= k < n_cols:
-                times_x[n, k] = w
-    ident = flint.fmpq_mat(n_cols, n_cols)
-    for n in range(n_cols):
-        ident[n, n] = _fmpq(1)
-    factors = [ident, ident * (_fmpq(1, m) + _fmpq(m - 1, 2 * m)) - times_x * _fmpq(m - 1, 2 * m),
-               (ident + times_x) * _fmpq(2, m + 2) * _fmpq(1, 2)]
+    B = flint.fmpq_mat(flint.fmpz_mat(n_cols, n_cols, [
+        (comb(2 * i, i) if n == 0 else 2 * comb(2 * i, i - n)) if n <= i else 0
+        for i in range(n_cols) for n in range(n_cols)]))
+    quarter = [_fmpq(1, 4 ** i) for i in range(n_cols)]
+    zero = _fmpq(0)
     out = []
-    for j, mom in enumerate(moments):
-        C = flint.fmpq_mat(len(taylor), L + 1, [taylor[a][i] * mom[i] for a in range(len(taylor))
-                                                for i in range(L + 1)])
-        out.append(C * Z * factors[j])
+    for mom, a in zip(moments, factors):
+        entries = []
+        for row in taylor:
+            p = [row[i] * mom[i] for i in range(len(row))] + [zero]
+            q = [a[0] * p[0]] + [a[0] * p[i] + a[-1] * p[i - 1] if len(a) == 2 else a[0] * p[i]
+                                 for i in range(1, len(p))]  # a has at most two terms
+            entries += [x * y for x, y in zip(q, quarter)] + [zero] * (n_cols - len(q))
+        out.append(flint.fmpq_mat(len(taylor), n_cols, entries) * B)
     return tuple(out)
 
 
@@ -133,6 +140,15 @@ def _shifted_chebyshev(n_max: int) -> Any:
         for i, c in enumerate(polys[n].coeffs()):
             T[n, i] = c
     return T
+
+
+@lru_cache(maxsize=64)
+def _shifted_chebyshev_balls(n_max: int, prec: int) -> Any:
+    """:func:`_shifted_chebyshev` as a ball matrix (exact integers) for products at ``prec``."""
+    import flint
+
+    with rig.precision(prec):
+        return flint.arb_mat(_shifted_chebyshev(n_max))
 
 
 class ProfileFiber:
@@ -154,8 +170,8 @@ class ProfileFiber:
         self.coeffs: list[list[Any]] = []
         self._polys: list[Any] = []
         self.curvature = []  # sup |v_j''(phi)| <= sum_n |b_n| (2n)^2
-        for V in kernel_table(d, m, L):
-            row = eta * flint.arb_mat(V)
+        for V in _table_balls(d, m, L, rig.working_precision()):
+            row = eta * V
             b = [row[0, n] for n in range(self.n_cols)]
             self.coeffs.append(b)
             self._polys.append(flint.acb_poly(b))
@@ -205,6 +221,7 @@ class ProfileFiber:
             for _ in range(n):
                 moments.append(chain.value)
                 chain.step()
-            col = flint.arb_mat(_shifted_chebyshev(n - 1)) * flint.arb_mat(n, 1, moments)
+            col = _shifted_chebyshev_balls(n - 1, rig.working_precision()) * flint.arb_mat(
+                n, 1, moments)
             J = [self.W * col[k, 0] for k in range(n)]
         return [sum((bn * J[k] for k, bn in enumerate(b)), rig.arb(0)) for b in self.coeffs]

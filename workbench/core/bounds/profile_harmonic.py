@@ -99,17 +99,17 @@ def profile_degree(profile: Profile, d: int, tol: float = PROFILE_TOL) -> int:
     the profile and d only (the start of the search in :func:`profile_heads_needed`)."""
     d = check_dim(d)
     tol = check_float("tol", tol, lo=0.0, lo_open=True)
-    L = 7
+    L, done, cum = 7, 0, Fraction(0)
     while True:
-        e = profile_energies(profile, d, L)
-        cum = Fraction(0)
-        for i, lo in enumerate(e.lo):
-            cum += Fraction(lo)
-            if (Fraction(e.total[1]) - cum) / 2 <= Fraction(tol):
+        e = profile_energies(profile, d, L)  # its first ``done`` degrees are already summed
+        left = Fraction(e.total[1]) - 2 * Fraction(tol)
+        for i in range(done, len(e.lo)):
+            cum += Fraction(e.lo[i])
+            if cum >= left:
                 return 2 * i + 1
         if L >= PROFILE_DEGREE_CAP:
             return L
-        L = min(2 * L + 1, PROFILE_DEGREE_CAP)
+        L, done = min(2 * L + 1, PROFILE_DEGREE_CAP), len(e.lo)
 
 
 def _sum(e: ProfileEnergies, Ns: list[int], Ds: list[int], H: int,

@@ -30,15 +30,15 @@ from workbench.core.bounds.profile_fiber import (
 )
 from workbench.core.bounds.profile_harmonic import profile_degree
 from workbench.core.bounds.value import BoundValue, Part
-from workbench.core.profiles import Profile, tanh_profile
+from workbench.core.profiles import ZERO_PROFILE, Profile, tanh_profile
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
 __all__ = ["CELLS", "ZERO_PROFILE", "CellRule", "bins_of", "cell_terms", "check_cell_args",
            "effective_temperature", "mixture_value", "soft_iid_bins", "soft_iid_bound", "t_mass",
            "tanh_cell", "weighted_mass"]
 
-ZERO_PROFILE = Profile("0", lambda t: 0 * t, arb=lambda z, analytic: z * 0, key=("zero",))
 CELLS = 24  # cells of the central range of theta (t = sin theta)
+TRUNCATION_SHARE = 0.02  # a cell's series stops where its tail is below this share of its drop
 _EDGE = 1e-4  # the mass of t left out at each end (it adds 0)
 
 
@@ -77,13 +77,16 @@ def _central_range(d: int) -> tuple[float, float]:
 CellRule = Callable[[Any, Any], tuple[BoundValue, float, float]]
 
 
-def _cell_degree(profile: Profile, d: int) -> int | None:
-    """The fiber part's degree for a cell, rounded up to ``2^k - 1`` or ``3 2^(k-1) - 1`` so that
-    the cells share a few kernel tables (more degrees only raise the bound, Lemma P4); None
-    (the default rule) where the direct series is skipped."""
+def _cell_degree(profile: Profile, d: int, drop: float) -> int | None:
+    """The fiber part's degree for a cell: the least whose tail is below
+    ``max(FIBER_TOL, TRUNCATION_SHARE drop)`` (so truncating costs the cell at most a fiftieth
+    of what its width already costs, ``drop``), rounded up to ``2^k - 1`` or ``3 2^(k-1) - 1``
+    so that the cells share a few kernel tables (more degrees only raise the bound, Lemma P4);
+    None (the default rule) where the direct series is skipped."""
     if distance_to_sign(profile, d)[0] < DIRECT_FROM:
         return None
-    L = profile_degree(profile, d, FIBER_TOL)
+    share = TRUNCATION_SHARE * drop if math.isfinite(drop) else 0.0
+    L = profile_degree(profile, d, max(FIBER_TOL, share))
     return next((x for x in (7, 11, 15, 23, 31, 47, 63, 95, 127, 151) if x >= L), L)
 
 
@@ -97,11 +100,12 @@ def tanh_cell(beta: float, d: int, r: int, H: int, value_class: str) -> CellRule
         b_big = rig.upper_float(effective_temperature(rig.arb(beta), t_lo))
         b_mid = (b_small + b_big) / 2
         big, mid = tanh_profile(b_big), tanh_profile(b_mid)
-        bv = profile_lower_bound(mid, d, r, H, value_class, max_degree=_cell_degree(mid, d))
         gap = max(profile_distance(big, mid, d)[1],
                   profile_distance(mid, tanh_profile(b_small), d)[1])
         half_sum = (profile_distance(big, ZERO_PROFILE, d)[1]
                     + profile_distance(mid, ZERO_PROFILE, d)[1]) / 2
+        degree = _cell_degree(mid, d, gap * half_sum)
+        bv = profile_lower_bound(mid, d, r, H, value_class, max_degree=degree)
         return bv, gap, half_sum
 
     return rule

@@ -47,7 +47,7 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
     )
 
     if tanh_energy.panels_pay(beta):  # the soft energies' panel quadrature, when it is tight
-        got = tanh_energy.tanh_sign_gap_sq(beta, d)
+        got = tanh_energy.tanh_gap_sq(beta, math.inf, d)
         if got is not None:
             return max(0.0, lower_float(got)), upper_float(got)
     with precision(160):
