@@ -15,8 +15,8 @@ from scipy import integrate
 from workbench.core import rigorous as rig
 from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.bounds import profile_energy as pe
-from workbench.core.bounds import tanh_energy as te
 from workbench.core.bounds import profile_fiber as pf
+from workbench.core.bounds import tanh_energy as te
 from workbench.core.bounds.panel_quadrature import finest_level, panels
 from workbench.core.bounds.profile_fiber import profile_distance
 from workbench.core.bounds.profile_iid import weighted_mass

@@ -122,10 +122,10 @@ def _panel_distance(a: Profile, b: Profile, d: int) -> tuple[float, float] | Non
     """For two soft profiles ``psi_b`` (or one and the zero profile), the panel quadrature of
     Lemma Q on the node values of ``tanh`` where it pays and its proved error is below 2^-50;
     else None."""
-    temps = [0.0 if p.key == ZERO_PROFILE.key else tanh_beta(p) for p in (a, b)]
-    if temps[0] is None or temps[1] is None or not tanh_energy.panels_pay(max(temps)):
+    ta, tb = (0.0 if p.key == ZERO_PROFILE.key else tanh_beta(p) for p in (a, b))
+    if ta is None or tb is None or not tanh_energy.panels_pay(max(ta, tb)):
         return None
-    sq = tanh_energy.tanh_gap_sq(temps[0], temps[1], d)
+    sq = tanh_energy.tanh_gap_sq(ta, tb, d)
     if sq is None:
         return None
     with rig.precision(128):
