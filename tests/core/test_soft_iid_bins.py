@@ -69,3 +69,18 @@ def test_a_bin_bound_with_the_key_gap_dropped_leaves_the_quadrature(
 def test_bad_bins_name_the_parameter(bins: int, word: str) -> None:
     with pytest.raises(ValueError, match=word):
         profile_iid.soft_iid_bins(4.0, 6, 1, 2, bins=bins)
+
+
+@pytest.mark.parametrize(("share", "ok"), [(profile_iid.TRUNCATION_SHARE, True), (0.5, False)])
+def test_the_truncation_share_costs_little(monkeypatch: pytest.MonkeyPatch, share: float,
+                                           ok: bool) -> None:
+    """Lemma T1 (v): a cell's series stops where its tail is below a fiftieth of its drop. More
+    degrees only raise the bound (Lemma P4), and the share costs at most 1e-3 of it at
+    (8, 1, 4), beta = 16; a share 25 times larger (the planted fault) costs more."""
+    beta, d, r, H = 16.0, 8, 1, 4
+    monkeypatch.setattr(profile_iid, "TRUNCATION_SHARE", 0.0)
+    full = profile_iid.soft_iid_bound(beta, d, r, H).value
+    monkeypatch.setattr(profile_iid, "TRUNCATION_SHARE", share)
+    cut = profile_iid.soft_iid_bound(beta, d, r, H).value
+    assert cut <= full
+    assert (full - cut <= 1e-3 * full) is ok, (full, cut)

@@ -94,7 +94,7 @@ class _Fiber:
         z_hi = float(rig.arb(lo).cos().upper()) ** 2
         terms = _EVAL_TERMS if z_hi >= 1 else min(_EVAL_TERMS, 16 + int(45 / -math.log(z_hi)))
         lam = self.series.eigenvalues(phi, terms)
-        c = phi.sin() ** 2
+        c = phi.sin() * phi.sin()  # (flint's x ** 2 of a ball centred at 0 is nan)
         return [(self.factors_at0[j] + self.factors_slope[j] * c) * lam[j] for j in range(3)]
 
     def mass(self, lo: Any, hi: Any) -> Any:

@@ -61,8 +61,9 @@ def _box(c: Any, h: Any, rho: float) -> Box:
     x_lo, x_hi, y_max = c - h * a, c + h * a, h * b
     # cos^2 x is largest where x is closest to a multiple of pi; the box's x lies in
     # (-pi/2, pi) for every panel here, so the largest value is at x = 0 when 0 is inside, and
-    # at the end nearer to 0 or to pi otherwise
-    ends = [x_lo.cos() ** 2, x_hi.cos() ** 2]
+    # at the end nearer to 0 or to pi otherwise (squares as products: flint's ``x ** 2`` of a
+    # ball centred at 0 is nan)
+    ends = [x_lo.cos() * x_lo.cos(), x_hi.cos() * x_hi.cos()]
     if rig.lower_float(x_lo) <= 0.0:
         ends.append(rig.arb(1))
     cos2 = max(rig.upper_float(e) for e in ends)

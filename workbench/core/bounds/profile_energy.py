@@ -81,48 +81,55 @@ def sympy_to_arb(expr: Any, t: Any) -> Any:
     rationals become exact balls, ``pi`` and ``E`` arb constants, and ``+ * ** tanh sinh cosh
     sin cos tan exp erf log sqrt`` arb operations, those with a branch cut (``log``, ``sqrt``,
     a non-integer power) with flint's ``analytic`` flag, so that the integral stays rigorous.
-    Anything else raises ``ValueError``. The result is called as ``f(z, analytic)``."""
+    The tree is walked once, into closures (no sympy object is touched per evaluation); anything
+    else raises ``ValueError`` here. The result is called as ``f(z, analytic)``."""
     import sympy as sp
 
     from workbench.core.rigorous import acb, arb, pi
 
-    def ev(e: Any, z: Any, an: bool) -> Any:
+    def build(e: Any) -> Any:
         if e == t:
-            return z
-        if e.is_Integer:
-            return acb(int(e))
+            return lambda z, an: z
+        if e.is_Integer:  # exact at every precision: built once
+            n = acb(int(e))
+            return lambda z, an: n
         if e.is_Rational:
-            return acb(arb(int(e.p)) / int(e.q))
+            p, q = int(e.p), int(e.q)
+            return lambda z, an: acb(arb(p) / q)
         if e.is_Float:
-            return acb(arb(float(e)))
+            x = acb(arb(float(e)))
+            return lambda z, an: x
         if e is sp.pi:
-            return acb(pi())
+            return lambda z, an: acb(pi())
         if e is sp.E:
-            return acb(arb(1).exp())
-        if e.is_Add:
-            out = acb(0)
-            for a in e.args:
-                out = out + ev(a, z, an)
-            return out
-        if e.is_Mul:
-            out = acb(1)
-            for a in e.args:
-                out = out * ev(a, z, an)
-            return out
+            return lambda z, an: acb(arb(1).exp())
+        if e.is_Add or e.is_Mul:
+            parts = [build(a) for a in e.args]
+            add = bool(e.is_Add)
+
+            def fold(z: Any, an: bool) -> Any:
+                out = acb(0 if add else 1)
+                for f in parts:
+                    out = out + f(z, an) if add else out * f(z, an)
+                return out
+            return fold
         if e.is_Pow:
-            base, ex = e.args
-            if ex.is_Integer:
-                return ev(base, z, an) ** int(ex)
-            return ev(base, z, an).pow(ev(ex, z, an), analytic=an)
+            base, ex = (build(a) for a in e.args)
+            if e.args[1].is_Integer:
+                k = int(e.args[1])
+                return lambda z, an: base(z, an) ** k
+            return lambda z, an: base(z, an).pow(ex(z, an), analytic=an)
         name = type(e).__name__
         if name in _SYMPY_FUNCS and len(e.args) == 1:
-            return getattr(ev(e.args[0], z, an), _SYMPY_FUNCS[name])()
+            arg, method = build(e.args[0]), _SYMPY_FUNCS[name]
+            return lambda z, an: getattr(arg(z, an), method)()
         if name in _BRANCHED and len(e.args) == 1:
-            return getattr(ev(e.args[0], z, an), _BRANCHED[name])(analytic=an)
+            arg, method = build(e.args[0]), _BRANCHED[name]
+            return lambda z, an: getattr(arg(z, an), method)(analytic=an)
         raise ValueError(f"a target's sympy form may use + * ** and "
                          f"{sorted(_SYMPY_FUNCS) + sorted(_BRANCHED)} only (got {name})")
 
-    return lambda z, analytic: ev(expr, z, analytic)
+    return build(expr)
 
 
 def _eta_ball(profile: Profile, form: Any, d: int, l: int) -> Any:
