@@ -161,8 +161,9 @@ FAULTS: tuple[Fault, ...] = (
           "i.i.d. soft mixture: each cell weighted by P(cell), not E[(1 - t); cell]",
           replaced(lambda d, lo, hi: __import__(
               "workbench.core.bounds.profile_iid", fromlist=["t_mass"]).t_mass(d, lo, hi))),
-    Fault("core.tanh_panel_sqrt2_dropped", "workbench.core.bounds.tanh_energy:_state", "core",
-          "normalisation", "panel energies of tanh(b t) in place of tanh(b t/sqrt2)",
+    Fault("core.tanh_panel_sqrt2_dropped",
+          "workbench.core.bounds.panel_energy:_tanh_at_nodes", "core", "normalisation",
+          "panel energies of tanh(b t) in place of tanh(b t/sqrt2)",
           arg_scaled(0, "b", math.sqrt(2))),
     Fault("core.profile_iid_no_key_gap", "workbench.core.bounds.profile_iid_scale:scaled_profile",
           "core", "dropped term", "i.i.d. profile mixture: psi at scale 1 on every pair, not "

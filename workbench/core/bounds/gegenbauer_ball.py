@@ -1,7 +1,7 @@
 """The normalised Gegenbauer polynomials ``q_l = sqrt(N(d,l)) P_l`` of S^{d-1} as ball
 polynomials with exact rational coefficients, and the constant ``rho_d`` of the law of
 ``t = <y, w>`` (docs/derivations/soft_targets.md, step S5): shared by the energies' adaptive
-integrals (:mod:`profile_energy`) and their panel quadrature (:mod:`tanh_energy`), with one cache.
+integrals (:mod:`profile_energy`) and their panel quadrature (:mod:`panel_energy`), with one cache.
 """
 
 from __future__ import annotations

@@ -25,7 +25,7 @@ import numpy as np
 
 from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.harmonics import normalized_gegenbauer
-from workbench.core.profiles import Profile, tanh_beta
+from workbench.core.profiles import Profile
 from workbench.core.quadrature import gauss_legendre
 from workbench.core.validation import check_dim, check_int
 
@@ -188,18 +188,17 @@ def _quadrature(profile: Profile, d: int, L: int, n: int) -> tuple[np.ndarray, f
 
 
 def _panel_energies(profile: Profile, d: int, L: int) -> None:
-    """For a soft profile ``tanh(b t/sqrt2)``: fill the cache with the balls of the panel
-    quadrature (:mod:`workbench.core.bounds.tanh_energy`, all degrees from one set of node
-    values) where :func:`~workbench.core.bounds.tanh_energy.panels_pay` says so; a degree it
-    cannot enclose tightly is left to ``acb.integral``."""
-    from workbench.core.bounds import tanh_energy
+    """Fill the cache with the balls of the panel quadrature
+    (:mod:`workbench.core.bounds.panel_energy`, all degrees from one set of node values) where
+    :func:`~workbench.core.bounds.panel_energy.panels_pay` says so; a degree it cannot enclose
+    tightly is left to ``acb.integral``."""
+    from workbench.core.bounds import panel_energy
 
-    beta = tanh_beta(profile)
-    if beta is None or not tanh_energy.panels_pay(beta, L):
+    if not panel_energy.panels_pay(profile, L):
         return
     todo = [l for l in [0, *range(1, L + 1, 2)] if (profile.key, d, l, "arb") not in _CACHE]
     if todo:
-        for l, val in tanh_energy.tanh_etas(beta, d, todo).items():
+        for l, val in panel_energy.panel_etas(profile, d, todo).items():
             _CACHE[(profile.key, d, l, "arb")] = val
 
 

@@ -22,7 +22,7 @@ import math
 from typing import Any
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds import EQ2, VALUE_CLASSES, tanh_energy
+from workbench.core.bounds import EQ2, VALUE_CLASSES, panel_energy
 from workbench.core.bounds.fiber import trusted_fiber_bound
 from workbench.core.bounds.fiber_enclosure import ky_fan_average
 from workbench.core.bounds.gegenbauer_ball import CACHE, rho_ball
@@ -37,7 +37,7 @@ from workbench.core.bounds.profile_harmonic import (
 )
 from workbench.core.bounds.truncation import digits_settled, truncation_of
 from workbench.core.bounds.value import BoundValue, Part
-from workbench.core.profiles import ZERO_PROFILE, Profile, tanh_beta
+from workbench.core.profiles import Profile, tanh_beta
 from workbench.core.validation import check_choice, check_layer
 
 __all__ = ["DIRECT_FROM", "FIBER_TOL", "HARDMAX_BELOW", "distance_to_sign", "profile_distance",
@@ -119,13 +119,13 @@ def profile_distance(a: Profile, b: Profile, d: int) -> tuple[float, float]:
 
 
 def _panel_distance(a: Profile, b: Profile, d: int) -> tuple[float, float] | None:
-    """For two soft profiles ``psi_b`` (or one and the zero profile), the panel quadrature of
-    Lemma Q on the node values of ``tanh`` where it pays and its proved error is below 2^-50;
-    else None."""
-    ta, tb = (0.0 if p.key == ZERO_PROFILE.key else tanh_beta(p) for p in (a, b))
-    if ta is None or tb is None or not tanh_energy.panels_pay(max(ta, tb)):
+    """For two profiles with exact forms and cache keys, the panel quadrature of Lemma Q on
+    their node values where it pays for either and its proved error is below 2^-50; else
+    None."""
+    if not (a.key and b.key and a.has_exact_form and b.has_exact_form
+            and (panel_energy.panels_pay(a) or panel_energy.panels_pay(b))):
         return None
-    sq = tanh_energy.tanh_gap_sq(ta, tb, d)
+    sq = panel_energy.panel_gap_sq(a, b, d)
     if sq is None:
         return None
     with rig.precision(128):

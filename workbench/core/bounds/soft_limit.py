@@ -34,8 +34,9 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
     ``2 rho_d (pi/2 - th_c) 4 e^{-4 S6_CUT}``."""
     beta = check_float("beta", beta, lo=0.0, lo_open=True)
     d = check_dim(d)
-    from workbench.core.bounds import tanh_energy
+    from workbench.core.bounds import panel_energy
     from workbench.core.bounds.gegenbauer_ball import rho_ball
+    from workbench.core.profiles import sign_profile, tanh_profile
     from workbench.core.rigorous import (
         arb,
         ball,
@@ -46,8 +47,9 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
         upper_float,
     )
 
-    if tanh_energy.panels_pay(beta):  # the soft energies' panel quadrature, when it is tight
-        got = tanh_energy.tanh_gap_sq(beta, math.inf, d)
+    soft = tanh_profile(beta)
+    if panel_energy.panels_pay(soft):  # the soft energies' panel quadrature, when it is tight
+        got = panel_energy.panel_gap_sq(soft, sign_profile(), d)
         if got is not None:
             return max(0.0, lower_float(got)), upper_float(got)
     with precision(160):
