@@ -165,6 +165,9 @@ FAULTS: tuple[Fault, ...] = (
           "workbench.core.bounds.panel_energy:_tanh_at_nodes", "core", "normalisation",
           "panel energies of tanh(b t) in place of tanh(b t/sqrt2)",
           arg_scaled(0, "b", math.sqrt(2))),
+    Fault("core.panel_form_nodes_5pct", "workbench.core.bounds.panel_energy:_form_at_nodes",
+          "core", "constant", "panel energies of a profile's exact form from node values 5 % "
+          "high", mapped(lambda vals: [1.05 * v for v in vals])),
     Fault("core.profile_iid_no_key_gap", "workbench.core.bounds.profile_iid_scale:scaled_profile",
           "core", "dropped term", "i.i.d. profile mixture: psi at scale 1 on every pair, not "
           "sqrt(1 - t)", lambda f: lambda p, c: f(p, 1.0)),

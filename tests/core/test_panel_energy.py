@@ -16,11 +16,12 @@ from scipy import integrate
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds import gegenbauer_ball as gb
+from workbench.core.bounds import panel_energy as te
 from workbench.core.bounds import profile_energy as pe
 from workbench.core.bounds import profile_fiber as pf
-from workbench.core.bounds import panel_energy as te
 from workbench.core.bounds.panel_quadrature import finest_level, panels
 from workbench.core.bounds.profile_fiber import profile_distance
+from workbench.core.bounds.profile_form import exact_form
 from workbench.core.bounds.profile_iid import weighted_mass
 from workbench.core.bounds.profile_iid_scale import scaled_profile
 from workbench.core.profiles import ZERO_PROFILE, Profile, sign_profile, tanh_profile
@@ -32,7 +33,7 @@ def _adaptive(b: float | Profile, d: int, l: int) -> object:
     key = (p.key, d, l, "arb")
     gb.CACHE.pop(key, None)
     with rig.precision(128):
-        got = pe._eta_ball(p, pe._exact_form(p), d, l)
+        got = pe._eta_ball(p, exact_form(p), d, l)
     gb.CACHE.pop(key, None)
     return got
 
@@ -151,9 +152,7 @@ def test_plug_in_energies_contain_the_adaptive_integrals(k: float, scale: float,
 def test_a_form_bound_holds_inside_every_box(k: float) -> None:
     """At the corners and midpoints of each box with a finite bound, ``|psi(sin th)|`` (numpy,
     complex, principal sqrt) is below it; near the branch points the bound is infinite."""
-    from workbench.core.bounds.profile_energy import _exact_form
-
-    form = _exact_form(soft_sign(k))
+    form = exact_form(soft_sign(k))
     infinite = 0
     for level in te.LEVELS:
         for box in (box for p in panels(128, level) for box in p.boxes):

@@ -24,6 +24,7 @@ import numpy as np
 from workbench.core import rigorous as rig
 from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.bounds.panel_quadrature import Box, finest_level, gl_error_factor, panels
+from workbench.core.bounds.profile_form import exact_form
 from workbench.core.harmonics import dim_harmonics
 from workbench.core.profiles import ZERO_PROFILE, Profile, tanh_beta
 
@@ -152,6 +153,12 @@ def _tanh_at_nodes(b: float, d: int, level: int) -> list[Any]:
 _SPLITS = 3  # a box whose ball evaluation is not finite is quartered up to this many times
 
 
+def _form_at_nodes(form: Any, d: int, level: int) -> list[Any]:
+    """A profile's arb form at the nodes of the layout (real balls)."""
+    with rig.precision(128):
+        return [form(rig.acb(s), False).real for s in _nodes(d, level)[0]]
+
+
 def _form_bound(form: Any, box: Box) -> float:
     """An upper float of ``|psi(sin th)|`` on the box, from the arb form on the box as complex
     balls with ``analytic`` true: the whole box, or where that is not finite (not proved
@@ -190,10 +197,8 @@ def _state(profile: Profile, d: int, level: int) -> tuple[Any, Any, Any]:
                 tv = [rig.arb(b)] * len(sins)
                 bounds = [[abs(b)] * len(row) for row in boxes]
             else:
-                from workbench.core.bounds.profile_energy import _exact_form
-
-                form = _exact_form(profile)
-                tv = [form(rig.acb(s), False).real for s in sins]
+                form = exact_form(profile)
+                tv = _form_at_nodes(form, d, level)
                 bounds = [[_form_bound(form, box) for box in row] for row in boxes]
             v = [w * t for w, t in zip(base, tv)]
         with np.errstate(divide="ignore"):

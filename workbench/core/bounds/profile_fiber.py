@@ -28,6 +28,7 @@ from workbench.core.bounds.fiber_enclosure import ky_fan_average
 from workbench.core.bounds.gegenbauer_ball import CACHE, rho_ball
 from workbench.core.bounds.profile_energy import ProfileEnergies, profile_energies
 from workbench.core.bounds.profile_fiber_kernel import ProfileFiber, value_multiplicities
+from workbench.core.bounds.profile_form import exact_form
 from workbench.core.bounds.profile_harmonic import (
     _is_sign,
     _odd,
@@ -134,9 +135,7 @@ def _panel_distance(a: Profile, b: Profile, d: int) -> tuple[float, float] | Non
 
 
 def _distance(a: Profile, b: Profile, d: int) -> tuple[float, float]:
-    from workbench.core.bounds.profile_energy import _exact_form
-
-    fa, fb = _exact_form(a), _exact_form(b)
+    fa, fb = exact_form(a), exact_form(b)
     with rig.precision(128):
         def f(th: Any, analytic: bool) -> Any:
             s = th.sin()

@@ -22,6 +22,7 @@ from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2
 from workbench.core.bounds.gegenbauer_ball import rho_ball
 from workbench.core.bounds.profile_fiber import profile_distance, profile_lower_bound
+from workbench.core.bounds.profile_form import exact_form, sympy_to_arb
 from workbench.core.bounds.profile_iid import (
     CELLS,
     ZERO_PROFILE,
@@ -48,9 +49,7 @@ def scaled_profile(profile: Profile, c: float) -> Profile:
     """``psi(c .)``: the D_2 profile of the target on keys with ``sqrt(1 - <x1, x2>) = c``."""
     form = None
     if profile.has_exact_form:
-        from workbench.core.bounds.profile_energy import _exact_form
-
-        base, cb = _exact_form(profile), rig.arb(c)
+        base, cb = exact_form(profile), rig.arb(c)
         form = lambda z, analytic: base(z * cb, analytic)  # noqa: E731
     return Profile(f"{profile.label} at scale {c:.6g}", lambda s: profile.psi(c * s), arb=form,
                    key=(*profile.key, "scale", c) if profile.key else ())
@@ -87,9 +86,7 @@ def scale_gap(profile: Profile, c_lo: float, c_hi: float, c_ref: float, d: int
         worst = max(float(wt @ (np.asarray(profile.psi(c * np.sin(th)), dtype=float) - ref) ** 2)
                     for c in np.linspace(c_lo, c_hi, 9))
         return math.sqrt(worst), False
-    from workbench.core.bounds.profile_energy import _exact_form
-
-    form, dform = _exact_form(profile), _derivative_form(profile)
+    form, dform = exact_form(profile), _derivative_form(profile)
     with rig.precision(128):
         C = rig.arb(c_lo).union(rig.arb(c_hi))
         ref = rig.arb(c_ref)
@@ -117,7 +114,6 @@ def _derivative_form(profile: Profile) -> Any:
         return None
     import sympy as sp
 
-    from workbench.core.bounds.profile_energy import sympy_to_arb
 
     t = sp.Symbol("t", real=True)
     return sympy_to_arb(sp.diff(profile.sympy(t), t), t)
