@@ -180,6 +180,15 @@ def _form_bound(form: Any, box: Box) -> float:
         return bound(rig.lower_float(box.x_lo), rig.upper_float(box.x_hi), -y, y, _SPLITS)
 
 
+def _form_bounds(form: Any, boxes: tuple[Box, ...]) -> list[float]:
+    """:func:`_form_bound` on a panel's boxes, smallest ellipse first; the boxes are nested, so
+    once one is unproved the larger ones are left unproved (``inf``: never used) unevaluated."""
+    out: list[float] = []
+    for box in boxes:
+        out.append(_form_bound(form, box) if not out or math.isfinite(out[-1]) else math.inf)
+    return out
+
+
 def _state(profile: Profile, d: int, level: int) -> tuple[Any, Any, Any]:
     """``psi(sin th_i)`` at the nodes of the layout and ``h w_i cos^{d-2} th_i psi`` (n x 1 ball
     matrices), and the log of a bound of ``|psi|`` per panel and box (cached per profile key, d
@@ -199,7 +208,7 @@ def _state(profile: Profile, d: int, level: int) -> tuple[Any, Any, Any]:
             else:
                 form = exact_form(profile)
                 tv = _form_at_nodes(form, d, level)
-                bounds = [[_form_bound(form, box) for box in row] for row in boxes]
+                bounds = [_form_bounds(form, row) for row in boxes]
             v = [w * t for w, t in zip(base, tv)]
         with np.errstate(divide="ignore"):
             log_g = np.log(np.array(bounds))
