@@ -11,9 +11,9 @@ from typing import Any, TypeVar
 import click
 
 from workbench.commands._error_meaning import TARGET_ERROR as TARGET_ERROR
+from workbench.core.profiles import sign_of
 
 F = TypeVar("F", bound=Callable[..., Any])
-SIGN_KEYS = (("sign", 1.0), ("sign", -1.0))  # profiles with hardmax's energies (nearest, farthest)
 
 
 def target_options(func: F) -> F:
@@ -39,7 +39,7 @@ class ChosenTarget:
     def is_hardmax(self) -> bool:
         """Whether the profile has sign's energies (nearest, farthest, soft-nearest at inf): the
         certified bound of docs/paper.md then applies as it is."""
-        return self.profile is not None and self.profile.key in SIGN_KEYS
+        return self.profile is not None and sign_of(self.profile) is not None
 
     def describe(self) -> dict[str, Any]:
         return {"name": self.spec, "params": self.params,

@@ -8,6 +8,7 @@ from typing import Any
 import click
 
 from workbench.commands._common import emit, json_option
+from workbench.core.profiles import sign_of
 
 LIST_GROUP = "workbench.bounds:"  # the keys of workbench.plugins.LOAD_ERRORS for bounds
 LIST_COLUMNS = (("name", "name"), ("side", "side"), ("status", "status"),
@@ -40,7 +41,7 @@ def _covering(t: Any, bounds: dict[str, Any]) -> str:
     if t.profile is None:
         return ", ".join(own) if own else "none"
     prof = t.profile_at()
-    if prof.key in (("sign", 1.0), ("sign", -1.0)):
+    if sign_of(prof) is not None:
         return ("certified, certified-query-values, harmonic, fiber (hardmax energies)"
                 + (f"; also {', '.join(own)}" if own and t.name != "nearest" else ""))
     return ("--bound certified / certified-query-values with --target: the harmonic count of "

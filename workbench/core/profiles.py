@@ -28,8 +28,8 @@ from typing import TYPE_CHECKING, Any
 if TYPE_CHECKING:
     import numpy as np
 
-__all__ = ["Profile", "Target", "ZERO_PROFILE", "check_profile", "sign_profile", "tanh_beta",
-           "tanh_profile", "PROFILE_TOL"]
+__all__ = ["Profile", "Target", "ZERO_PROFILE", "check_profile", "sign_of", "sign_profile",
+           "tanh_beta", "tanh_profile", "PROFILE_TOL"]
 
 PROFILE_TOL = 1e-9  # slack of the oddness and range checks at the sample points
 _SAMPLES = 257
@@ -175,6 +175,15 @@ def sign_profile(flip: bool = False) -> Profile:
     s = -1.0 if flip else 1.0
     return Profile("-sign(t)" if flip else "sign(t)", lambda t: s * np.sign(t),
                    arb=lambda z, analytic: z * 0 + s, key=("sign", s))
+
+
+def sign_of(profile: Profile) -> float | None:
+    """1 for :func:`sign_profile`, -1 for ``sign_profile(flip=True)`` (farthest point), else
+    None: the one test for the profiles with hardmax's energies."""
+    key = profile.key
+    if len(key) == 2 and key[0] == "sign" and key[1] in (1.0, -1.0):
+        return float(key[1])
+    return None
 
 
 ZERO_PROFILE = Profile("0", lambda t: 0 * t, arb=lambda z, analytic: z * 0, key=("zero",))

@@ -26,7 +26,7 @@ from workbench.core.bounds import gegenbauer_ball as gb
 from workbench.core.bounds.panel_quadrature import Box, finest_level, gl_error_factor, panels
 from workbench.core.bounds.profile_form import exact_form
 from workbench.core.harmonics import dim_harmonics
-from workbench.core.profiles import ZERO_PROFILE, Profile, tanh_beta
+from workbench.core.profiles import ZERO_PROFILE, Profile, sign_of, tanh_beta
 
 __all__ = ["FAST_TOL", "LEVELS", "PANEL_BETA", "PANEL_DEGREES", "panel_etas", "panel_gap_sq",
            "panels_pay", "tanh_bound"]
@@ -138,8 +138,9 @@ def _kind(profile: Profile) -> tuple[str, float]:
         return "tanh", b
     if profile.key == ZERO_PROFILE.key:
         return "const", 0.0
-    if len(profile.key) == 2 and profile.key[0] == "sign":
-        return "const", float(profile.key[1])
+    s = sign_of(profile)
+    if s is not None:
+        return "const", s
     return "form", 0.0
 
 

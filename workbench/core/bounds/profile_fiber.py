@@ -30,7 +30,6 @@ from workbench.core.bounds.profile_energy import ProfileEnergies, profile_energi
 from workbench.core.bounds.profile_fiber_kernel import ProfileFiber, value_multiplicities
 from workbench.core.bounds.profile_form import exact_form
 from workbench.core.bounds.profile_harmonic import (
-    _is_sign,
     _odd,
     _tail,
     profile_bound,
@@ -38,7 +37,7 @@ from workbench.core.bounds.profile_harmonic import (
 )
 from workbench.core.bounds.truncation import digits_settled, truncation_of
 from workbench.core.bounds.value import BoundValue, Part
-from workbench.core.profiles import Profile, tanh_beta
+from workbench.core.profiles import Profile, sign_of, tanh_beta
 from workbench.core.validation import check_choice, check_layer
 
 __all__ = ["DIRECT_FROM", "FIBER_TOL", "HARDMAX_BELOW", "distance_to_sign", "profile_distance",
@@ -168,7 +167,7 @@ def profile_fiber_parts(profile: Profile, d: int, r: int, H: int, value_class: s
     bit for bit."""
     d, r, H = check_layer(d, r, H)
     value_class = check_choice("value_class", value_class, VALUE_CLASSES)
-    if _is_sign(profile):  # -sign (farthest) has the same kernel
+    if sign_of(profile) is not None:  # -sign (farthest) has the same kernel
         fb = trusted_fiber_bound(d, r, H, value_class)
         return (Part("fiber", fb.enclosure, fb.rigorous, fb.method),)
     dist = distance_to_sign(profile, d)

@@ -26,7 +26,7 @@ from workbench.core.bounds.harmonic import (
 from workbench.core.bounds.profile_energy import ProfileEnergies, profile_energies
 from workbench.core.bounds.truncation import digits_settled, settle_degrees, truncation_of
 from workbench.core.bounds.value import BoundValue, Part, Truncation
-from workbench.core.profiles import Profile, tanh_beta
+from workbench.core.profiles import Profile, sign_of, tanh_beta
 from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
 
 __all__ = ["ProfileBound", "ProfileHeads", "profile_bound", "profile_degree",
@@ -65,11 +65,6 @@ class ProfileBound:
     def bound_value(self) -> BoundValue:
         """The parts as a :class:`BoundValue` (the one home of the labels)."""
         return BoundValue(self.parts)
-
-
-def _is_sign(profile: Profile) -> bool:
-    """``sign`` or ``-sign`` (farthest): the same energies, so :func:`harmonic_bound`'s."""
-    return profile.key in (("sign", 1.0), ("sign", -1.0))
 
 
 def _down(x: Fraction) -> float:
@@ -150,7 +145,7 @@ def profile_bound(
     d, r, H = check_layer(d, r, H)
     vc = _check_class(value_class)
     check_float("tol", tol, lo=0.0, lo_open=True)
-    if _is_sign(profile):
+    if sign_of(profile) is not None:  # sign or -sign: harmonic_bound's energies
         hb = harmonic_bound(d, r, H, max_degree=max_degree, value_class=vc)
         part = Part(SERIES, hb.enclosure, True, hb.method, hb.truncation)
         return ProfileBound(d, r, H, profile.label, hb.value, hb.enclosure, hb.degrees_summed,
@@ -227,7 +222,7 @@ def profile_heads_needed(
     r = check_rank(r, d)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
     vc = _check_class(value_class)
-    if _is_sign(profile):
+    if sign_of(profile) is not None:
         hn = heads_needed_search(d, r, eps, max_degree=max_degree, value_class=vc)
         return ProfileHeads(hn.heads, hn.max_degree, hn.tail, hn.bound_at_heads,
                             hn.truncation_limited, True, hn.truncation)
