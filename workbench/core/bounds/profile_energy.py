@@ -24,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from workbench.core.bounds import gegenbauer_ball as gb
+from workbench.core.bounds import panel_energy
 from workbench.core.bounds.profile_form import exact_form
 from workbench.core.harmonics import normalized_gegenbauer
 from workbench.core.profiles import Profile
@@ -122,8 +123,6 @@ def _panel_energies(profile: Profile, d: int, L: int) -> None:
     (:mod:`workbench.core.bounds.panel_energy`, all degrees from one set of node values) where
     :func:`~workbench.core.bounds.panel_energy.panels_pay` says so; a degree it cannot enclose
     tightly is left to ``acb.integral``."""
-    from workbench.core.bounds import panel_energy
-
     if not panel_energy.panels_pay(profile, L):
         return
     todo = [l for l in [0, *range(1, L + 1, 2)] if (profile.key, d, l, "arb") not in _CACHE]

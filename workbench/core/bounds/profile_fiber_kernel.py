@@ -97,11 +97,11 @@ def _table(d: int, m: int, L: int) -> tuple[Any, ...]:
     n_cols = L + 2
     es = _moments(m, L + 3)
     moments = [es[:L + 1], [es[i] - es[i + 1] for i in range(L + 1)]]  # E s^i P_j, s = 1 - t
-    factors = [[_fmpq(1)], [_fmpq(1), _fmpq(1 - m, m)]]  # a_j in powers of z
+    factors = [(_fmpq(1), _fmpq(0)), (_fmpq(1), _fmpq(1 - m, m))]  # a_j = a_j0 + a_j1 z
     if m >= 2:
         moments.append([es[i] - _fmpq(2 * m, m - 1) * es[i + 1] + _fmpq(m, m - 1) * es[i + 2]
                         for i in range(L + 1)])
-        factors.append([_fmpq(0), _fmpq(2, m + 2)])
+        factors.append((_fmpq(0), _fmpq(2, m + 2)))
     half = _fmpq(d - 1, 2)
     taylor = []  # P_l(x) = sum_i taylor[l][i] (1 - x)^i = 2F1(-l, l+d-2; (d-1)/2; (1-x)/2)
     for l in range(1, L + 1, 2):
@@ -116,12 +116,11 @@ def _table(d: int, m: int, L: int) -> tuple[Any, ...]:
     quarter = [_fmpq(1, 4 ** i) for i in range(n_cols)]
     zero = _fmpq(0)
     out = []
-    for mom, a in zip(moments, factors):
+    for mom, (a0, a1) in zip(moments, factors):
         entries = []
         for row in taylor:
-            p = [row[i] * mom[i] for i in range(len(row))] + [zero]
-            q = [a[0] * p[0]] + [a[0] * p[i] + a[-1] * p[i - 1] if len(a) == 2 else a[0] * p[i]
-                                 for i in range(1, len(p))]  # a has at most two terms
+            p = [zero] + [row[i] * mom[i] for i in range(len(row))] + [zero]  # p[i + 1]: z^i
+            q = [a0 * p[i + 1] + a1 * p[i] for i in range(len(p) - 1)]  # times a0 + a1 z
             entries += [x * y for x, y in zip(q, quarter)] + [zero] * (n_cols - len(q))
         out.append(flint.fmpq_mat(len(taylor), n_cols, entries) * B)
     return tuple(out)

@@ -114,7 +114,6 @@ def _derivative_form(profile: Profile) -> Any:
         return None
     import sympy as sp
 
-
     t = sp.Symbol("t", real=True)
     return sympy_to_arb(sp.diff(profile.sympy(t), t), t)
 
