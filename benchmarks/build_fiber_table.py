@@ -1,7 +1,8 @@
 """Build the shipped table of slow fiber enclosures (docs/derivations/fiber_bound.md,
 "Rigorous evaluation"): at d <= 4 the eigenvalue series converges like N^{-d/2} near phi = 0,
 so those few enclosures are computed once with up to 6 million series terms per piece and
-shipped in ``workbench/core/bounds/fiber_table.json``. Every entry is a proved enclosure by the
+shipped in ``workbench/core/bounds/fiber_bound/fiber_table.json``. Every entry is a proved
+enclosure by the
 same code the library runs (``fiber_enclosure.compute_table``); tests/core/test_fiber_enclosure.py
 recomputes each with the library's default budget and holds the shipped one inside it.
 Also writes benchmarks/results/fiber_table.json (the time taken per entry).
@@ -20,7 +21,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.core.bounds import fiber_enclosure as fe  # noqa: E402
+from workbench.core.bounds.fiber_bound import fiber_enclosure as fe  # noqa: E402
 
 
 def main() -> None:

@@ -21,9 +21,9 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from workbench.core import rigorous as rig  # noqa: E402
-from workbench.core.bounds import fiber as fb  # noqa: E402
-from workbench.core.bounds import fiber_enclosure as fe  # noqa: E402
-from workbench.core.bounds import fiber_series as fs  # noqa: E402
+from workbench.core.bounds.fiber_bound import fiber as fb  # noqa: E402
+from workbench.core.bounds.fiber_bound import fiber_enclosure as fe  # noqa: E402
+from workbench.core.bounds.fiber_bound import fiber_series as fs  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "fiber_enclosure.json"
 

@@ -231,7 +231,7 @@ def _harmonic_count_off(f: Callable[[int, int], int]) -> Callable[[int, int], in
 
 def _fiber_vector_factor_dropped(f: Callable[..., Any]) -> Callable[..., Any]:
     def g(m: int, c: Any) -> Any:
-        from workbench.core.bounds import fiber
+        from workbench.core.bounds.fiber_bound import fiber
 
         vals, mult = f(m, c)
         vals = vals.copy()

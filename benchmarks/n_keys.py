@@ -31,7 +31,7 @@ from scipy.special import betainc
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from workbench.core.bounds.n_keys import degree_count, n_keys_bound  # noqa: E402
+from workbench.core.bounds.sequence_length.n_keys import degree_count, n_keys_bound  # noqa: E402
 from workbench.core.harmonics import dim_harmonics  # noqa: E402
 from workbench.proofs.support.n_keys_fiber import fiber_draws, gamma_float  # noqa: E402
 

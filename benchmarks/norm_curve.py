@@ -1,6 +1,7 @@
 """The norm curve against the record (docs/derivations/sandwich.md, "Bounded scores and the norm
 of the value maps"): for every witness of the shipped record at a point with ``H r >= d``, its
-form norm ``rho`` (``workbench.core.bounds.norm_curve.form_norm``), ``sqrt(A)`` (where the curve
+form norm ``rho`` (``workbench.core.bounds.harmonic_count.norm_curve.form_norm``), ``sqrt(A)``
+(where the curve
 leaves the harmonic count), the curve's bound at ``rho`` and the witness's error with its
 interval. The bound must lie below every witness's interval (a check of the derivation), and
 the table says whether the witnesses work at norms where the curve is stronger than the count.
@@ -22,8 +23,8 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from workbench.constructions.optimized import STATE_PREFIX, Witness  # noqa: E402
-from workbench.core.bounds.harmonic import harmonic_bound  # noqa: E402
-from workbench.core.bounds.norm_curve import captured_energy, form_norm, norm_curve  # noqa: E402
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound  # noqa: E402
+from workbench.core.bounds.harmonic_count.norm_curve import captured_energy, form_norm, norm_curve  # noqa: E402
 from workbench.verifiers.witness_record import RECORD_DIR, read_record  # noqa: E402
 
 OUT = ROOT / "benchmarks" / "results" / "norm_curve.json"

@@ -29,7 +29,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from workbench.core.bounds.certified import certified_lower_bound  # noqa: E402
-from workbench.core.bounds.fiber import one_head_error  # noqa: E402
+from workbench.core.bounds.fiber_bound.fiber import one_head_error  # noqa: E402
 from workbench.verifiers.one_head_optimum import (  # noqa: E402
     captured_functional,
     search_value_maps,

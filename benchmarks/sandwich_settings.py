@@ -97,7 +97,7 @@ def soft_points() -> list[dict[str, Any]]:
     from workbench.commands.sandwich import target_bound
     from workbench.constructions.profile_one_head import profile_one_head_error
     from workbench.constructions.witness_setting import Setting
-    from workbench.core.bounds.profile_energy import profile_energies
+    from workbench.core.bounds.profiles.profile_energy import profile_energies
     from workbench.core.profiles import tanh_profile
     from workbench.verifiers.witness_record import lookup, read_record
 

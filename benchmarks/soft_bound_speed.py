@@ -24,10 +24,10 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.core.bounds import profile_energy  # noqa: E402
-from workbench.core.bounds.harmonic import harmonic_bound  # noqa: E402
-from workbench.core.bounds.profile_fiber import profile_lower_bound  # noqa: E402
-from workbench.core.bounds.profile_harmonic import profile_bound  # noqa: E402
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound  # noqa: E402
+from workbench.core.bounds.profiles import profile_energy  # noqa: E402
+from workbench.core.bounds.profiles.profile_fiber import profile_lower_bound  # noqa: E402
+from workbench.core.bounds.profiles.profile_harmonic import profile_bound  # noqa: E402
 from workbench.core.profiles import tanh_profile  # noqa: E402
 
 OUT = Path(__file__).resolve().parent / "results" / "soft_bound_speed.json"

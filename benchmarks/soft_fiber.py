@@ -25,9 +25,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from workbench.core.bounds import profile_energy as pe  # noqa: E402
-from workbench.core.bounds import profile_fiber_kernel as pk  # noqa: E402
-from workbench.core.bounds.profile_fiber import (  # noqa: E402
+from workbench.core.bounds.profiles import profile_energy as pe  # noqa: E402
+from workbench.core.bounds.profiles import profile_fiber_kernel as pk  # noqa: E402
+from workbench.core.bounds.profiles.profile_fiber import (  # noqa: E402
     profile_fiber_parts,
     profile_lower_bound,
 )

@@ -23,8 +23,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from benchmarks.soft_bound_speed import _clear_caches  # noqa: E402
-from workbench.core.bounds.profile_iid import CELLS, soft_iid_bound  # noqa: E402
-from workbench.core.bounds.profile_iid_scale import profile_iid_bound  # noqa: E402
+from workbench.core.bounds.profiles.profile_iid import CELLS, soft_iid_bound  # noqa: E402
+from workbench.core.bounds.profiles.profile_iid_scale import profile_iid_bound  # noqa: E402
 from workbench.proofs.paper.profile_iid import soft_sign  # noqa: E402
 
 BETAS = (1.0, 4.0, 16.0, 64.0, 1000.0, 1e4)

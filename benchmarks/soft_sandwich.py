@@ -30,7 +30,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from workbench.core.bounds.certified import certified_lower_bound  # noqa: E402
-from workbench.core.bounds.profile_harmonic import (  # noqa: E402
+from workbench.core.bounds.profiles.profile_harmonic import (  # noqa: E402
     profile_bound,
     profile_heads_needed,
 )

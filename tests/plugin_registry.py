@@ -1,5 +1,5 @@
-"""A fresh registry of bounds, constructions and presets (workbench/plugins.py) for one test,
-shared by the tests of the registry and of the commands that use it."""
+"""A fresh registry of bounds, constructions and presets (workbench/plugins/__init__.py) for one
+test, shared by the tests of the registry and of the commands that use it."""
 
 from __future__ import annotations
 

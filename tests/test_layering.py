@@ -188,3 +188,61 @@ def test_every_module_has_one_path() -> None:
     for name in ("constructions", "verifiers"):
         link = ROOT / name
         assert link.is_symlink() and link.resolve() == (ROOT / "workbench" / name).resolve()
+
+
+FAMILIES = ("core/bounds/harmonic_count", "core/bounds/fiber_bound", "core/bounds/profiles",
+            "core/bounds/sequence_length", "core/bounds/numerics", "plugins")
+
+
+def _resolve(root: Path, target: str) -> str | None:
+    """The project package holding the module an import names (its longest existing prefix)."""
+    parts = target.split(".")
+    for n in range(len(parts), 1, -1):
+        base = root.joinpath(*parts[:n])
+        if (base / "__init__.py").exists():
+            return ".".join(parts[:n])
+        if base.with_suffix(".py").exists():
+            return ".".join(parts[: n - 1])
+    return None
+
+
+def family_sign(root: Path, family: str) -> set[str]:
+    """The packages a family package's ``__init__`` docstring says its modules import (its
+    ``Layering:`` line): each entry allows that package's own modules, not its sub-packages."""
+    import re
+
+    doc = ast.get_docstring(ast.parse((root / "workbench" / family / "__init__.py").read_text()))
+    lines = (doc or "").split("Layering:", 1)[1]
+    return set(re.findall(r"workbench(?:\.\w+)*", lines.split(".\n")[0] + "."))
+
+
+def imported_packages(root: Path, family: str) -> set[str]:
+    """The project packages, other than the family itself, that its modules import from."""
+    own = "workbench." + family.replace("/", ".")
+    found = set()
+    for path in (root / "workbench" / family).rglob("*.py"):
+        for _, target in _imports(path, _module_name(root, path)):
+            pkg = _resolve(root, target) if target.startswith("workbench") else None
+            if pkg is not None and pkg != own:
+                found.add(pkg)
+    return found
+
+
+def test_family_signs_say_what_each_family_imports() -> None:
+    for family in FAMILIES:
+        assert family_sign(ROOT, family) == imported_packages(ROOT, family), family
+
+
+def test_a_family_importing_outside_its_sign_is_caught(tmp_path: Path) -> None:
+    root = _copy(tmp_path)
+    numerics = root / "workbench" / "core" / "bounds" / "numerics" / "truncation.py"
+    numerics.write_text(numerics.read_text()
+                        + "\n\ndef _f():\n"
+                        "    from workbench.core.bounds.fiber_bound import fiber\n")
+    assert family_sign(root, "core/bounds/numerics") != imported_packages(
+        root, "core/bounds/numerics")
+
+
+def test_the_bounds_room_has_few_loose_modules() -> None:
+    loose = [p for p in (ROOT / "workbench" / "core" / "bounds").glob("*.py")]
+    assert len(loose) <= 8, sorted(p.name for p in loose)

@@ -36,15 +36,15 @@ def test_every_target_exists_and_wraps(fault) -> None:
 
 def test_apply_reaches_from_imported_names() -> None:
     code = (
-        "from workbench.core.bounds.harmonic import heads_needed\n"
+        "from workbench.core.bounds.harmonic_count.harmonic import heads_needed\n"
         "from benchmarks.mutation_faults import apply\n"
         "apply('core.heads_needed_minus_one')\n"
-        "import workbench.core.bounds.harmonic as lb\n"
+        "import workbench.core.bounds.harmonic_count.harmonic as lb\n"
         "print(lb.heads_needed(8, 1, 0.05), heads_needed(8, 1, 0.05))\n"
     )
     out = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True,
                          env={"PYTHONPATH": str(ROOT), "PATH": ""}, check=True).stdout.split()
-    from workbench.core.bounds.harmonic import heads_needed
+    from workbench.core.bounds.harmonic_count.harmonic import heads_needed
 
     true = heads_needed(8, 1, 0.05)  # this process is not mutated
     assert true > 1 and out == [str(true - 1)] * 2

@@ -1,4 +1,4 @@
-"""The registries of bounds, constructions and presets (workbench/plugins.py)."""
+"""The registries of bounds, constructions and presets (workbench/plugins/__init__.py)."""
 
 from __future__ import annotations
 
@@ -132,7 +132,8 @@ def test_importing_the_package_and_registering_the_built_in_targets_imports_no_n
     import subprocess
     import sys
 
-    code = ("import sys, workbench\nfrom workbench import builtin_plugins, plugins\n"
+    code = ("import sys, workbench\nfrom workbench import plugins\n"
+            "from workbench.plugins import builtin as builtin_plugins\n"
             "builtin_plugins.register_builtins('target')\n"
             "assert 'soft-nearest' in plugins._REGISTRY['target']\n"
             "print(sorted(m for m in ('numpy', 'torch', 'flint') if m in sys.modules))")

@@ -9,4 +9,4 @@ __all__ = ["__version__"]
 
 # The built-in bounds, constructions and presets join the registry (workbench.plugins), which
 # imports none of them: registering is cheap, and each object imports its mathematics when used.
-from workbench import builtin_plugins as _builtin_plugins  # noqa: E402, F401
+from workbench.plugins import builtin as _builtin_plugins  # noqa: E402, F401

@@ -11,7 +11,7 @@ from typing import Any
 import pytest
 
 from tests.claims.conftest import run_claim
-from workbench.core.bounds.n_keys_energy import energy_enclosures
+from workbench.core.bounds.sequence_length.n_keys_energy import energy_enclosures
 from workbench.testing import plant
 
 
@@ -46,12 +46,13 @@ def _half_n(f: Callable[[int], Fraction]) -> Callable[[int], Fraction]:
 
 
 @pytest.mark.parametrize("target,wrap,cids", [
-    ("workbench.core.bounds.n_keys_energy:fiber_dim", _fiber_dim_off, ["nkeys.bound_value"]),
-    ("workbench.core.bounds.n_keys:form_counts", _no_linear_forms,
+    ("workbench.core.bounds.sequence_length.n_keys_energy:fiber_dim", _fiber_dim_off,
+     ["nkeys.bound_value"]),
+    ("workbench.core.bounds.sequence_length.n_keys:form_counts", _no_linear_forms,
      ["nkeys.bound_value", "nkeys.steps"]),
-    ("workbench.core.bounds.n_keys_energy:energy_enclosures", _energies_high,
+    ("workbench.core.bounds.sequence_length.n_keys_energy:energy_enclosures", _energies_high,
      ["nkeys.bound_value", "nkeys.steps"]),
-    ("workbench.core.bounds.n_keys:pair_factor", _half_n, ["nkeys.bound_value"]),
+    ("workbench.core.bounds.sequence_length.n_keys:pair_factor", _half_n, ["nkeys.bound_value"]),
 ])
 def test_claims_refute_a_planted_fault(target: str, wrap: Any, cids: list[str]) -> None:
     with plant(target, wrap):

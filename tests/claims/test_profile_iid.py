@@ -30,9 +30,9 @@ def _half_gap(f: Any) -> Any:
 
 
 @pytest.mark.parametrize(("target", "wrap"), [
-    ("workbench.core.bounds.profile_iid_scale:scaled_profile", _no_gap),
-    ("workbench.core.bounds.profile_iid_scale:scaled_profile", _squared),
-    ("workbench.core.bounds.profile_iid_scale:scale_gap", _half_gap),
+    ("workbench.core.bounds.profiles.profile_iid_scale:scaled_profile", _no_gap),
+    ("workbench.core.bounds.profiles.profile_iid_scale:scaled_profile", _squared),
+    ("workbench.core.bounds.profiles.profile_iid_scale:scale_gap", _half_gap),
 ])
 def test_a_planted_fault_is_violated(target: str, wrap: Any) -> None:
     with plant(target, wrap):

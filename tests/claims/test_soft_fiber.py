@@ -24,13 +24,13 @@ def _one_more(f: Any) -> Any:
 
 
 def test_eta_five_percent_high_is_violated() -> None:
-    with plant("workbench.core.bounds.profile_fiber:_eta_balls", _eta_high):
+    with plant("workbench.core.bounds.profiles.profile_fiber:_eta_balls", _eta_high):
         verdict, _ = run_claim("targets.profile_fiber_value")
     assert verdict == "violated"
 
 
 def test_ky_fan_top_h_plus_one_is_violated() -> None:
-    with plant("workbench.core.bounds.fiber_enclosure:ky_fan_average", _one_more):
+    with plant("workbench.core.bounds.fiber_bound.fiber_enclosure:ky_fan_average", _one_more):
         verdict, ev = run_claim("targets.profile_fiber_value")
     assert verdict == "violated"
 
@@ -42,7 +42,7 @@ def test_soft_iid_mixture_holds_at_quick_scale() -> None:
 
 def test_effective_temperature_without_the_key_gap_is_violated() -> None:
     """The soft head's temperature taken as beta on every pair (no sqrt(1 - t))."""
-    with plant("workbench.core.bounds.profile_iid:effective_temperature",
+    with plant("workbench.core.bounds.profiles.profile_iid:effective_temperature",
                lambda f: lambda beta, t: f(beta, 0 * t)):
         verdict, ev = run_claim("targets.soft_iid_mixture")
     assert verdict == "violated"
@@ -54,7 +54,7 @@ def test_effective_temperature_without_the_key_gap_is_violated() -> None:
 
 def test_an_iid_bound_three_times_too_high_is_refuted_by_the_trained_model() -> None:
 
-    with plant("workbench.core.bounds.profile_iid:soft_iid_bound",
+    with plant("workbench.core.bounds.profiles.profile_iid:soft_iid_bound",
                lambda f: lambda *a, **k: _times(f(*a, **k), 3.0)):
         verdict, ev = run_claim("targets.soft_iid_mixture")
     assert verdict == "violated"

@@ -30,21 +30,21 @@ def _query_class_given_eq2(f):  # type: ignore[no-untyped-def]
 
 
 def test_a_bound_five_percent_too_strong_at_two_heads_only_is_violated() -> None:
-    with plant("workbench.core.bounds.fiber:fiber_bound", _stronger_at_two_heads):
+    with plant("workbench.core.bounds.fiber_bound.fiber:fiber_bound", _stronger_at_two_heads):
         verdict, ev = run_claim("thm2.fiber_value")
     assert verdict == "violated"
     assert all(e.params["H"] >= 2 for e in ev if e.verdict == "violated")
 
 
 def test_the_query_class_given_the_eq2_number_is_violated() -> None:
-    with plant("workbench.core.bounds.fiber:fiber_bound", _query_class_given_eq2):
+    with plant("workbench.core.bounds.fiber_bound.fiber:fiber_bound", _query_class_given_eq2):
         verdict, ev = run_claim("thm2.fiber_value")
     bad = [e.params for e in ev if e.verdict == "violated"]
     assert verdict == "violated" and bad and all(p["class"] == QUERY_VALUES for p in bad)
 
 
 def test_float_eigenvalues_off_their_enclosures_are_violated() -> None:
-    with plant("workbench.core.bounds.fiber:_eigen", scaled(1.01)):
+    with plant("workbench.core.bounds.fiber_bound.fiber:_eigen", scaled(1.01)):
         verdict, ev = run_claim("thm2.fiber_value")
     assert verdict == "violated"
     assert any(e.method == "identity" and e.verdict == "violated" for e in ev)
@@ -61,11 +61,12 @@ def _traceless_short(f):  # type: ignore[no-untyped-def]
 def test_a_fault_in_the_rigorous_enclosure_is_violated() -> None:
     """The enclosure's own code (Lemmas R2-R4) with one traceless value short: the float
     estimate, which shares no code with it, falls outside."""
-    from workbench.core.bounds import fiber_enclosure as fe
+    from workbench.core.bounds.fiber_bound import fiber_enclosure as fe
 
     fe.captured_enclosure.cache_clear()
     try:
-        with plant("workbench.core.bounds.fiber_enclosure:_Fiber.__init__", _traceless_short):
+        with plant("workbench.core.bounds.fiber_bound.fiber_enclosure:_Fiber.__init__",
+                   _traceless_short):
             verdict, ev = run_claim("thm2.fiber_value")
     finally:
         fe.captured_enclosure.cache_clear()

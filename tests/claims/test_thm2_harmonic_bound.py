@@ -7,7 +7,7 @@ from __future__ import annotations
 import dataclasses
 
 from tests.claims.conftest import assert_module_holds, run_claim
-from workbench.core.bounds.harmonic import harmonic_bound
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
 from workbench.proofs.paper import thm2
 from workbench.proofs.registry import builtin_claims
 from workbench.testing import plant
@@ -54,7 +54,7 @@ def _shifted(delta: float):  # type: ignore[no-untyped-def]
 
 def test_wrong_enclosure_is_violated_by_harmonic_bound() -> None:
     """A harmonic count 1e-9 too large falls outside the independent interval evaluation."""
-    with plant("workbench.core.bounds.harmonic:harmonic_bound", _shifted(1e-9)):
+    with plant("workbench.core.bounds.harmonic_count.harmonic:harmonic_bound", _shifted(1e-9)):
         verdict, ev = run_claim("thm2.harmonic_bound")
     bad = [e for e in ev if e.verdict == "violated"]
     assert verdict == "violated" and bad and any("independent" in e.params for e in bad)

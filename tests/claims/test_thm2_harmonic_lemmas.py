@@ -44,7 +44,7 @@ def test_invariant_dimension_refutes_an_off_by_one_rank() -> None:
 def test_degree_dimension_refutes_a_wrong_quadratic_factor() -> None:
     """The quadratic forms counted as d(d-1)/2 (antisymmetric pairs) instead of d(d+1)/2."""
     slip = edited("d * (d + 1) // 2", "d * (d - 1) // 2")
-    with plant("workbench.core.bounds.harmonic:_class_factor", slip):
+    with plant("workbench.core.bounds.harmonic_count.harmonic:_class_factor", slip):
         verdict, ev = run_claim("thm2.degree_dimension")
     assert verdict == "violated"
     assert all(e.relation == "==" for e in ev if e.verdict == "violated")
@@ -53,7 +53,7 @@ def test_degree_dimension_refutes_a_wrong_quadratic_factor() -> None:
 def test_fixed_form_dimension_refutes_a_dropped_term() -> None:
     """``D'_l`` without its ``C(l+r+1, r-1)`` term: the measured rank, tight at r = 1, l = 5
     (3 = D'_l), exceeds it."""
-    with plant("workbench.core.bounds.harmonic:degree_dimension_bound",
+    with plant("workbench.core.bounds.harmonic_count.harmonic:degree_dimension_bound",
                edited("(l - 2, l, l + 2)", "(l - 2, l)")):
         verdict, ev = run_claim("thm2.fixed_form_dimension")
     assert verdict == "violated"

@@ -27,7 +27,7 @@ from workbench.core.symbolic.bounds import get_bound
 from workbench.core.symbolic.regimes import regressor_values, stated_form_match
 from workbench.testing import plant, replaced
 
-HEADS = "workbench.core.bounds.harmonic:heads_needed"
+HEADS = "workbench.core.bounds.harmonic_count.harmonic:heads_needed"
 
 
 def test_regimes_claims_hold_at_quick_scale(quick_results) -> None:

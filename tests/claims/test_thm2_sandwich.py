@@ -39,7 +39,7 @@ def test_one_head_exact_refutes_the_error_at_the_wrong_rank() -> None:
     """The fiber quadrature of the exact error evaluated at rank r + 1 (an off-by-one in the
     fiber's dimension m = d - r): the Monte Carlo of the model and the harmonic series both
     disagree with it."""
-    with plant("workbench.core.bounds.fiber:one_head_error", _rank_plus_one):
+    with plant("workbench.core.bounds.fiber_bound.fiber:one_head_error", _rank_plus_one):
         verdict, ev = run_claim("thm2.one_head_exact")
     assert verdict == "violated"
     assert {e.method for e in ev if e.verdict == "violated"} == {"identity", "monte_carlo"}
@@ -64,7 +64,8 @@ def _one_head_fiber_high(factor: float):  # type: ignore[no-untyped-def]
 @pytest.mark.parametrize("factor", [1.01, 1.05])
 def test_sandwich_refutes_a_one_head_bound_one_percent_high(factor: float) -> None:
     # the function that computes the fiber bound, for fiber_bound and certified_lower_bound alike
-    with plant("workbench.core.bounds.fiber:trusted_fiber_bound", _one_head_fiber_high(factor)):
+    with plant("workbench.core.bounds.fiber_bound.fiber:trusted_fiber_bound",
+               _one_head_fiber_high(factor)):
         verdict, ev = run_claim("thm2.sandwich")
     bad = [e for e in ev if e.verdict == "violated"]
     assert verdict == "violated" and bad and all(e.params["H"] == 1 for e in bad)

@@ -142,7 +142,7 @@ def test_the_shipped_witness_record_damaged_is_one_line(how: str, tmp_path: Path
 @pytest.mark.parametrize("how", sorted(DAMAGE))
 def test_the_shipped_fiber_table_damaged_is_one_line(how: str, tmp_path: Path,
                                                      monkeypatch: pytest.MonkeyPatch) -> None:
-    from workbench.core.bounds import fiber_enclosure
+    from workbench.core.bounds.fiber_bound import fiber_enclosure
 
     bad = tmp_path / "fiber_table.json"
     bad.write_bytes(DAMAGE[how](fiber_enclosure.TABLE_FILE.read_bytes()))

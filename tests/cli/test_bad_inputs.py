@@ -198,9 +198,9 @@ CASES: list[tuple[list[str], str]] = [
     # sizes of every built-in construction, refused from its memory estimate (or not an option)
     *[(["construct", name, "--heads", "1000000000"], "--heads")
       for name in ("full-rank", "biased", "hardmax-rank1", "bayes-heads",
-                   *(f"workbench.builtin_plugins:{c}" for c in (
+                   *(f"workbench.plugins.builtin:{c}" for c in (
                        "HARDMAX_RANK1", "BAYES_HEADS", "RANDOM_FEATURES", "MAJORITY_VOTE")))],
-    *[(["construct", f"workbench.builtin_plugins:{c}", "--d", "1000000"], "--d")
+    *[(["construct", f"workbench.plugins.builtin:{c}", "--d", "1000000"], "--d")
       for c in ("FULL_RANK", "BIASED")],
     *[(["construct", name, "--d", "100000"], "--d") for name in ("hardmax-rank1", "bayes-heads")],
     (["construct", "bayes-heads", "--param", "n_fit=100000000000"], "--param n_fit"),
@@ -472,8 +472,8 @@ def test_the_console_script_answers_bad_input(args: list[str], flag: str,
 @pytest.mark.parametrize("name", ["full-rank", "random-features", "majority-vote", "biased"])
 def test_param_on_a_construction_with_flags_of_its_own_names_them(
         name: str, capsys: pytest.CaptureFixture[str]) -> None:
-    from workbench import builtin_plugins
     from workbench.commands.construct import SPECIALISED
+    from workbench.plugins import builtin as builtin_plugins
 
     r = _in_process(capsys, ["construct", name, "--param", "foo=bar"])
     declared = getattr(builtin_plugins, SPECIALISED[name][0].upper()).params

@@ -14,7 +14,7 @@ import pytest
 from tests.plugin_registry import fresh_registry
 from workbench.cli import main
 from workbench.core.bounds.certified import certified_lower_bound
-from workbench.core.bounds.harmonic import harmonic_bound
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
 from workbench.core.harmonics import dim_harmonics
 from workbench.plugins import Bound
 from workbench.testing import plant
@@ -135,7 +135,7 @@ def test_heads_needed_huge_is_exact_in_json_and_readable(capsys: pytest.CaptureF
     # exact integer weights; H (33 digits) is exact: bound(H) <= eps < bound(H - 1)
     import mpmath as mp
 
-    from workbench.core.bounds.harmonic import _tables
+    from workbench.core.bounds.harmonic_count.harmonic import _tables
 
     d = 60
     L = p["max_degree"]
@@ -267,7 +267,7 @@ def test_bounds_lower_says_what_is_rigorous(capsys: pytest.CaptureFixture[str], 
     assert f"labels: proved, rigorous, certified >= {p['certified']:.6g}, from " in text
     if fb["span_rank"] < d:
         assert "fiber: >= " in text and "rigorous enclosure [" in text
-    with plant("workbench.core.bounds.fiber:trusted_fiber_bound",
+    with plant("workbench.core.bounds.fiber_bound.fiber:trusted_fiber_bound",
                lambda f: lambda *a: dataclasses.replace(f(*a), rigorous=False)):
         q = json.loads(_run(capsys, [*args, "--json"])[1])
         text = _run(capsys, args)[1]

@@ -8,7 +8,7 @@ import json
 import pytest
 
 from workbench.cli import main
-from workbench.core.bounds.n_keys import n_keys_bound
+from workbench.core.bounds.sequence_length.n_keys import n_keys_bound
 
 
 def _run(capsys: pytest.CaptureFixture[str], args: list[str]) -> tuple[int, str, str]:

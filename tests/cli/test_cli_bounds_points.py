@@ -50,7 +50,7 @@ def test_iid_with_a_plug_in_profile_is_its_mixture(capsys: pytest.CaptureFixture
     """A profile target given as module:function (``iid_scales`` by construction) gets the
     i.i.d. mixture over its scales, proved when its sympy form is there (soft_targets.md,
     step T, "Any profile"); the same number as the library's."""
-    from workbench.core.bounds.profile_iid_scale import profile_iid_bound
+    from workbench.core.bounds.profiles.profile_iid_scale import profile_iid_bound
     from workbench.core.profiles import psi_target
 
     monkeypatch.syspath_prepend("examples/structured_heads")

@@ -207,7 +207,7 @@ def test_a_construction_without_params_says_so(capsys):
 
 @pytest.mark.parametrize("args,says", [
     (["no-such-construction"], "NAME: construction must be one of"),
-    (["workbench.builtin_plugins:nothing_here"], "cannot be imported"),
+    (["workbench.plugins.builtin:nothing_here"], "cannot be imported"),
     (["hardmax-rank1", "--param", "nope=2"], "--param must be KEY=VALUE with KEY one of: steps"),
     (["hardmax-rank1", "--heads", "0"], "--heads"),
     (["bayes-heads", "--d", "1"], "--d"),
@@ -256,11 +256,11 @@ def test_a_named_construction_shows_its_defaults_and_params(capsys):
 
 @pytest.mark.parametrize("own,registered", [
     (["random-features", "--d", "4", "--heads", "16"],
-     ["workbench.builtin_plugins:RANDOM_FEATURES", "--d", "4", "--heads", "16"]),
+     ["workbench.plugins.builtin:RANDOM_FEATURES", "--d", "4", "--heads", "16"]),
     (["majority-vote", "--d", "4", "--heads", "5", "--seeds", "3"],
-     ["workbench.builtin_plugins:MAJORITY_VOTE", "--d", "4", "--heads", "5", "--seeds", "3"]),
+     ["workbench.plugins.builtin:MAJORITY_VOTE", "--d", "4", "--heads", "5", "--seeds", "3"]),
     (["full-rank", "--d", "4", "--eps", "0.05"],
-     ["workbench.builtin_plugins:FULL_RANK", "--d", "4", "--param", "eps=0.05"]),
+     ["workbench.plugins.builtin:FULL_RANK", "--d", "4", "--param", "eps=0.05"]),
 ])
 def test_the_registered_builtins_measure_as_their_own_commands(capsys, own, registered):
     """The specialised subcommands and the registered objects (through the generic path) are

@@ -38,7 +38,7 @@ def test_planted_bound_is_found_and_replays(capsys) -> None:
 
 def test_certified_bound_survives_a_small_search(capsys) -> None:
     from workbench.core.bounds.certified import certified_lower_bound
-    from workbench.core.bounds.harmonic import harmonic_bound
+    from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
 
     code, out, err = run(capsys, "falsify", "--d", "4:6", "--rank", "1", "--heads", "1:3", *FAST,
                          "--json")
@@ -135,7 +135,7 @@ def test_a_planted_n_keys_bound_four_times_too_large_is_found(capsys) -> None:
 
         return value
 
-    with plant("workbench.core.bounds.n_keys:n_keys_bound", four_times):
+    with plant("workbench.core.bounds.sequence_length.n_keys:n_keys_bound", four_times):
         code, out, _ = run(capsys, "falsify", "--bound", "n-keys", "--d", "8", "--N", "3",
                            "--rank", "1", "--heads", "1", "--budget", "1", "--steps", "150",
                            "--eval-samples", "2000", "--json")

@@ -7,8 +7,8 @@ import json
 import pytest
 
 from workbench.cli import main
-from workbench.core.bounds.fiber import fiber_bound
-from workbench.core.bounds.profile_harmonic import profile_bound
+from workbench.core.bounds.fiber_bound.fiber import fiber_bound
+from workbench.core.bounds.profiles.profile_harmonic import profile_bound
 from workbench.core.profiles import tanh_profile
 
 

@@ -80,7 +80,7 @@ def test_human_output(capsys) -> None:
 
 def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
     from workbench.core.bounds.certified import certified_lower_bound
-    from workbench.core.bounds.harmonic import harmonic_bound
+    from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
 
     code, out, err = run(capsys, *ARGS, "--points", "orthonormal", "--json")
     assert code == 0, err

@@ -177,7 +177,7 @@ def test_bayes_heads_estimate_fails_when_a_term_is_off() -> None:
 
 def test_every_builtin_construction_estimates_its_memory_from_its_terms() -> None:
     """Each registered estimate is the terms of that construction (the ones measured above)."""
-    from workbench import builtin_plugins as bp
+    from workbench.plugins import builtin as bp
 
     d, r, H, N = 5, 2, 7, 3
     expected = {

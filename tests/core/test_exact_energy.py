@@ -1,5 +1,6 @@
 """The fixed-point enclosures of eta_l^2 behind the harmonic count
-(workbench.core.bounds.exact_energy; docs/derivations/lower_bound.md, "Arithmetic"): each holds
+(workbench.core.bounds.harmonic_count.exact_energy; docs/derivations/lower_bound.md, "Arithmetic"):
+each holds
 the 50-digit closed form of eta_l (docs/derivations/harmonics.md, Lemma H1), for odd and even d
 (where pi enters), and is a few units wide."""
 
@@ -8,7 +9,12 @@ from __future__ import annotations
 import mpmath
 import pytest
 
-from workbench.core.bounds.exact_energy import _pi_squared, ceil_div, eta2_enclosures, to_float
+from workbench.core.bounds.harmonic_count.exact_energy import (
+    _pi_squared,
+    ceil_div,
+    eta2_enclosures,
+    to_float,
+)
 from workbench.core.harmonics import sign_coefficient_mp
 from workbench.testing import mapped, plant
 
@@ -29,7 +35,7 @@ def test_enclosures_hold_the_closed_form(d: int, L: int) -> None:
 def test_enclosure_check_fails_on_a_wrong_ratio() -> None:
     eta2_enclosures.cache_clear()
     try:
-        with plant("workbench.core.bounds.exact_energy:eta2_ratio",
+        with plant("workbench.core.bounds.harmonic_count.exact_energy:eta2_ratio",
                    mapped(lambda nd: (nd[0] * 1_000_001, nd[1] * 1_000_000))):
             with pytest.raises(AssertionError):
                 test_enclosures_hold_the_closed_form(5, 41)
@@ -46,7 +52,7 @@ def test_enclosure_check_fails_on_a_rounded_pi() -> None:
     pi2 = Fraction(rounded[0]) * Fraction(2) ** rounded[1]
     eta2_enclosures.cache_clear()
     try:
-        with plant("workbench.core.bounds.exact_energy:_pi_squared",
+        with plant("workbench.core.bounds.harmonic_count.exact_energy:_pi_squared",
                    mapped(lambda _: (pi2, pi2))):
             with pytest.raises(AssertionError):
                 test_enclosures_hold_the_closed_form(4, 301)
@@ -66,7 +72,7 @@ def test_pi_squared_is_enclosed_tightly(bits: int) -> None:
 
 
 def test_pi_check_fails_on_a_series_off_by_more_than_its_bound() -> None:
-    with plant("workbench.core.bounds.exact_energy:_atan_inv",
+    with plant("workbench.core.bounds.harmonic_count.exact_energy:_atan_inv",
                mapped(lambda se: (se[0] + 3 * se[1], se[1]))):
         with pytest.raises(AssertionError):
             test_pi_squared_is_enclosed_tightly(128)

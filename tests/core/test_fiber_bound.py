@@ -12,19 +12,19 @@ import pytest
 from tests.layer_arguments import bad_layer_arguments
 from workbench.constructions.optimized import one_head_exact_error
 from workbench.core import quadrature
-from workbench.core.bounds import fiber as fb
-from workbench.core.bounds import fiber_enclosure as fe
-from workbench.core.bounds import fiber_kinks as fk
-from workbench.core.bounds import kink_brackets as kb
 from workbench.core.bounds.certified import certified_lower_bound
-from workbench.core.bounds.fiber import (
+from workbench.core.bounds.fiber_bound import fiber as fb
+from workbench.core.bounds.fiber_bound import fiber_enclosure as fe
+from workbench.core.bounds.fiber_bound import fiber_kinks as fk
+from workbench.core.bounds.fiber_bound.fiber import (
     fiber_bound,
     fiber_eigenvalues,
     fiber_spectrum,
     one_head_error,
 )
-from workbench.core.bounds.harmonic import harmonic_bound
-from workbench.core.bounds.kink_brackets import bracket_sign_changes
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
+from workbench.core.bounds.numerics import kink_brackets as kb
+from workbench.core.bounds.numerics.kink_brackets import bracket_sign_changes
 from workbench.core.symbolic.fiber import evaluate_eigenvalue
 from workbench.proofs.claim import combine
 from workbench.proofs.paper.thm2 import fiber as claims
@@ -192,7 +192,7 @@ def test_two_crossings_inside_one_coarse_cell_are_both_bracketed() -> None:
     for (a, b), root in zip(got, (0.40, 0.41)):
         assert a < root < b
     # planted: every cell taken as monotone (the old grid's assumption) loses both crossings
-    with plant("workbench.core.bounds.kink_brackets:bracket_sign_changes",
+    with plant("workbench.core.bounds.numerics.kink_brackets:bracket_sign_changes",
                edited("monotone = ~settled & _clear(*slope(a, b), margin)",
                       "monotone = ~settled")):
         assert kb.bracket_sign_changes(value, enclose, slope, grid) == []
@@ -233,7 +233,7 @@ def test_fiber_enclosures_hold_the_values_and_slopes(m: int, pair: tuple[int, in
 def test_slope_enclosure_check_catches_a_dropped_term() -> None:
     """Planted: the slope enclosure without the value factors' derivative (2 cos phi k V)."""
     fault = edited("(4 / math.pi * hi1 + 2 * hi2) @ wt", "(4 / math.pi * hi1) @ wt")
-    with plant("workbench.core.bounds.fiber_kinks:_pair_enclosures", fault):
+    with plant("workbench.core.bounds.fiber_bound.fiber_kinks:_pair_enclosures", fault):
         with pytest.raises(AssertionError):
             test_fiber_enclosures_hold_the_values_and_slopes(7, (1, 2))
 

@@ -11,10 +11,10 @@ import mpmath
 import pytest
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds import fiber as fb
-from workbench.core.bounds import fiber_enclosure as fe
-from workbench.core.bounds.fiber_rigorous import eigenvalue_enclosure
-from workbench.core.bounds.fiber_series import FiberSeries
+from workbench.core.bounds.fiber_bound import fiber as fb
+from workbench.core.bounds.fiber_bound import fiber_enclosure as fe
+from workbench.core.bounds.fiber_bound.fiber_rigorous import eigenvalue_enclosure
+from workbench.core.bounds.fiber_bound.fiber_series import FiberSeries
 from workbench.testing import plant
 
 BOTH = ("eq2", "query-dependent-values")
@@ -45,7 +45,8 @@ def test_series_planted_ratio_fault_leaves_lemma_r1() -> None:
     def off(self, T, k, n):  # type: ignore[no-untyped-def]
         return real(self, T, k, n) * rig.arb("1.001")
 
-    with plant("workbench.core.bounds.fiber_series:FiberSeries.next_term", lambda f: off):
+    with plant("workbench.core.bounds.fiber_bound.fiber_series:FiberSeries.next_term",
+               lambda f: off):
         ser = _series_eigenvalues(7, 0.4)
     r1 = eigenvalue_enclosure(7, 0.4)
     assert any(hi < a or lo > b for (lo, hi), (a, b) in zip(ser, r1))
@@ -180,7 +181,7 @@ def test_planted_faults_in_the_enclosure_leave_the_float_path(wrap) -> None:  # 
     pre-check falls outside the enclosure."""
     fe.captured_enclosure.cache_clear()
     try:
-        with plant("workbench.core.bounds.fiber_enclosure:_Fiber.__init__", wrap):
+        with plant("workbench.core.bounds.fiber_bound.fiber_enclosure:_Fiber.__init__", wrap):
             outside = []
             for d, r, H, cls in ((8, 1, 7, "eq2"), (6, 1, 2, "query-dependent-values"),
                                  (12, 2, 1, "eq2"), (16, 1, 8, "eq2")):
@@ -197,7 +198,7 @@ def test_dropped_tail_is_seen() -> None:
     truncation error, and misses the float path."""
     fe.captured_enclosure.cache_clear()
     try:
-        with plant("workbench.core.bounds.fiber_series:FiberSeries.tail_bound",
+        with plant("workbench.core.bounds.fiber_bound.fiber_series:FiberSeries.tail_bound",
                    lambda f: lambda self, j, partial: rig.arb(0)):
             lo, hi = fe._compute_captured(5, 1, 1, 1e-13, 2000)
     finally:

@@ -8,8 +8,8 @@ import math
 
 import pytest
 
-from workbench.core.bounds.fiber import fiber_eigenvalues
-from workbench.core.bounds.fiber_rigorous import eigenvalue_enclosure
+from workbench.core.bounds.fiber_bound.fiber import fiber_eigenvalues
+from workbench.core.bounds.fiber_bound.fiber_rigorous import eigenvalue_enclosure
 from workbench.testing import plant, scaled
 
 # 31 points over m <= 63 (d <= 64), c >= 0.3 (nearer c = 0, and at c <= 0.3 with m >= 45, arb's
@@ -40,7 +40,7 @@ def test_enclosures_are_narrow() -> None:
 
 
 def test_a_planted_fault_in_the_float_eigenvalues_falls_outside() -> None:
-    with plant("workbench.core.bounds.fiber:_eigen", scaled(1.01)):
+    with plant("workbench.core.bounds.fiber_bound.fiber:_eigen", scaled(1.01)):
         assert max(max(_outside(m, c)) for m, c in [(3, 0.5), (20, 0.3)]) > 1e-4
 
 

@@ -11,7 +11,11 @@ import pytest
 import sympy as sp
 import torch
 
-from workbench.core.bounds.harmonic import degree_dimension_bound, harmonic_bound, heads_needed
+from workbench.core.bounds.harmonic_count.harmonic import (
+    degree_dimension_bound,
+    harmonic_bound,
+    heads_needed,
+)
 from workbench.core.harmonics import dim_harmonics, legendre_d, sign_coefficient_exact
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
 from workbench.core.invariant_harmonics import invariant_harmonic_rank
@@ -328,7 +332,7 @@ def test_cli_lower_class_flag(capsys: pytest.CaptureFixture[str]) -> None:
 def test_heads_needed_search_says_when_the_truncation_sets_the_answer() -> None:
     """Not limited: a truncation eight times higher gives the same H (independent of the
     tail test). Limited: a higher truncation does raise H, and H stays a valid 'at least'."""
-    from workbench.core.bounds.harmonic import heads_needed_search
+    from workbench.core.bounds.harmonic_count.harmonic import heads_needed_search
 
     for d, r, eps in ((8, 1, 0.3), (16, 1, 0.3), (16, 2, 0.2)):
         res = heads_needed_search(d, r, eps)
@@ -350,7 +354,11 @@ def test_heads_needed_search_says_when_the_truncation_sets_the_answer() -> None:
 
 
 def test_heads_needed_search_class_and_cap() -> None:
-    from workbench.core.bounds.harmonic import SEARCH_COST, heads_needed_search, search_degree_cap
+    from workbench.core.bounds.harmonic_count.harmonic import (
+        SEARCH_COST,
+        heads_needed_search,
+        search_degree_cap,
+    )
 
     qv = heads_needed_search(64, 1, 0.1, max_degree=1977, value_class="query-dependent-values")
     eq = heads_needed_search(64, 1, 0.1, max_degree=1977)
@@ -381,7 +389,7 @@ def _next_odd(f):  # type: ignore[no-untyped-def]
 def test_a_slip_in_the_sign_energies_fails_before_the_truncation_search(wrap) -> None:
     """eta_l for the next odd degree, or 2 % off: the check against the exact eta_1^2 and
     eta_3^2 / eta_1^2 raises at once instead of sending the degree search to its cap."""
-    from workbench.core.bounds import harmonic as hb
+    from workbench.core.bounds.harmonic_count import harmonic as hb
 
     hb._choose_degree.cache_clear()
     try:

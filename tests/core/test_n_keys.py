@@ -10,7 +10,7 @@ import pytest
 import torch
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds.n_keys import (
+from workbench.core.bounds.sequence_length.n_keys import (
     degree_count,
     form_counts,
     n_keys_bound,
@@ -18,7 +18,7 @@ from workbench.core.bounds.n_keys import (
     pair_factor,
     tail_factor,
 )
-from workbench.core.bounds.n_keys_energy import (
+from workbench.core.bounds.sequence_length.n_keys_energy import (
     atom_at_zero,
     coefficient,
     energy_enclosures,

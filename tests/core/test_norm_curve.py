@@ -9,8 +9,8 @@ import math
 import numpy as np
 import pytest
 
-from workbench.core.bounds.harmonic import harmonic_bound
-from workbench.core.bounds.norm_curve import (
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
+from workbench.core.bounds.harmonic_count.norm_curve import (
     captured_energy,
     form_norm,
     norm_curve,
@@ -36,7 +36,8 @@ def test_form_norm_matches_monte_carlo() -> None:
 
 
 def test_the_form_norm_test_fails_without_the_factor_two() -> None:
-    with plant("workbench.core.bounds.norm_curve:form_norm", edited("2 * tr2", "tr2")):
+    with plant("workbench.core.bounds.harmonic_count.norm_curve:form_norm", edited("2 * tr2",
+                                                                                   "tr2")):
         with pytest.raises(AssertionError):
             _form_norm_matches_monte_carlo()
 
@@ -70,7 +71,7 @@ def test_the_curve_is_the_least_over_laws() -> None:
 @pytest.mark.parametrize("old,new", [("+ rho * rho)", ")"), ("rho * rho >= A", "rho >= A"),
                                      ("2.0 * rho", "1.0 * rho")])
 def test_the_curve_test_fails_on_a_planted_fault(old: str, new: str) -> None:
-    with plant("workbench.core.bounds.norm_curve:norm_curve", edited(old, new)):
+    with plant("workbench.core.bounds.harmonic_count.norm_curve:norm_curve", edited(old, new)):
         with pytest.raises(AssertionError):
             _curve_is_the_least_over_laws()
 

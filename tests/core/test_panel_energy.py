@@ -15,15 +15,15 @@ import pytest
 from scipy import integrate
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds import gegenbauer_ball as gb
-from workbench.core.bounds import panel_energy as te
-from workbench.core.bounds import profile_energy as pe
-from workbench.core.bounds import profile_fiber as pf
-from workbench.core.bounds.panel_quadrature import finest_level, panels
-from workbench.core.bounds.profile_fiber import profile_distance
-from workbench.core.bounds.profile_form import exact_form
-from workbench.core.bounds.profile_iid import weighted_mass
-from workbench.core.bounds.profile_iid_scale import scaled_profile
+from workbench.core.bounds.numerics import gegenbauer_ball as gb
+from workbench.core.bounds.numerics.panel_quadrature import finest_level, panels
+from workbench.core.bounds.profiles import panel_energy as te
+from workbench.core.bounds.profiles import profile_energy as pe
+from workbench.core.bounds.profiles import profile_fiber as pf
+from workbench.core.bounds.profiles.profile_fiber import profile_distance
+from workbench.core.bounds.profiles.profile_form import exact_form
+from workbench.core.bounds.profiles.profile_iid import weighted_mass
+from workbench.core.bounds.profiles.profile_iid_scale import scaled_profile
 from workbench.core.profiles import ZERO_PROFILE, Profile, sign_profile, tanh_profile
 from workbench.proofs.paper.profile_iid import soft_sign
 
@@ -119,7 +119,7 @@ def test_the_midpoint_reference_bounds_every_temperature_of_the_cell() -> None:
 def test_the_panel_gap_to_sign_is_step_s6s_integral(b: float, d: int) -> None:
     """``||psi_b - sign||^2`` from the node values against step S6's adaptive integral with
     its cut-off (soft_limit, the panels switched off)."""
-    from workbench.core.bounds import soft_limit
+    from workbench.core.bounds.profiles import soft_limit
 
     got = te.panel_gap_sq(tanh_profile(b), sign_profile(), d)
     assert got is not None and float(got.rad()) < 1e-15

@@ -10,15 +10,15 @@ from scipy import integrate
 from scipy.special import eval_gegenbauer
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds.fiber import fiber_bound
-from workbench.core.bounds.profile_fiber import (
+from workbench.core.bounds.fiber_bound.fiber import fiber_bound
+from workbench.core.bounds.profiles.profile_fiber import (
     direct_fiber_part,
     distance_to_sign,
     hardmax_fiber_part,
     profile_fiber_parts,
     profile_lower_bound,
 )
-from workbench.core.bounds.profile_fiber_kernel import ProfileFiber, kernel_table
+from workbench.core.bounds.profiles.profile_fiber_kernel import ProfileFiber, kernel_table
 from workbench.core.profiles import Profile, sign_profile, tanh_profile
 
 
@@ -67,7 +67,7 @@ def test_a_wrong_degree_is_seen_by_the_table_check() -> None:
 
 def test_cells_enclose_the_values() -> None:
     """Lemma P3: the cell balls hold the end values and 50 inner points (tanh, beta = 16)."""
-    from workbench.core.bounds.profile_energy import profile_energies
+    from workbench.core.bounds.profiles.profile_energy import profile_energies
 
     e = profile_energies(tanh_profile(16.0), 8, 41)
     with rig.precision(128):

@@ -1,5 +1,6 @@
 """Targets as objects and the harmonic count for any profile (workbench/core/profiles.py,
-workbench/core/bounds/profile_energy.py, profile_harmonic.py; docs/derivations/soft_targets.md)."""
+workbench/core/bounds/profiles/profile_energy.py, profile_harmonic.py;
+docs/derivations/soft_targets.md)."""
 
 from __future__ import annotations
 
@@ -7,10 +8,10 @@ import numpy as np
 import pytest
 
 from workbench import plugins
-from workbench.core.bounds.exact_energy import eta2_enclosures, to_float
-from workbench.core.bounds.harmonic import harmonic_bound, heads_needed_search
-from workbench.core.bounds.profile_energy import profile_energies
-from workbench.core.bounds.profile_harmonic import profile_bound, profile_heads_needed
+from workbench.core.bounds.harmonic_count.exact_energy import eta2_enclosures, to_float
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound, heads_needed_search
+from workbench.core.bounds.profiles.profile_energy import profile_energies
+from workbench.core.bounds.profiles.profile_harmonic import profile_bound, profile_heads_needed
 from workbench.core.profiles import Profile, check_profile, sign_profile, tanh_profile
 
 

@@ -9,8 +9,8 @@ import numpy as np
 import pytest
 import torch
 
-from workbench.core.bounds import profile_iid_scale as pis
-from workbench.core.bounds.profile_iid import soft_iid_bound
+from workbench.core.bounds.profiles import profile_iid_scale as pis
+from workbench.core.bounds.profiles.profile_iid import soft_iid_bound
 from workbench.core.profiles import psi_target, tanh_profile
 from workbench.proofs.paper.profile_iid import bin_mixture, largest_distance, mixture, soft_sign
 

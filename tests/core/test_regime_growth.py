@@ -10,8 +10,8 @@ import math
 import pytest
 import sympy as sp
 
-from workbench.core.bounds.exact_energy import eta2_enclosures, eta2_ratio
-from workbench.core.bounds.harmonic import heads_needed
+from workbench.core.bounds.harmonic_count.exact_energy import eta2_enclosures, eta2_ratio
+from workbench.core.bounds.harmonic_count.harmonic import heads_needed
 
 K = (2 / math.pi) ** 1.5  # the constant of c_l^2 ~ K l^(-3/2)
 

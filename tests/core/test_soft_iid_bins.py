@@ -11,8 +11,8 @@ import numpy as np
 import pytest
 from scipy import integrate
 
-from workbench.core.bounds import profile_iid
-from workbench.core.bounds.profile_fiber import profile_lower_bound
+from workbench.core.bounds.profiles import profile_iid
+from workbench.core.bounds.profiles.profile_fiber import profile_lower_bound
 from workbench.core.profiles import tanh_profile
 
 

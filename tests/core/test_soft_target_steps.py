@@ -9,7 +9,7 @@ import numpy as np
 import torch
 
 from workbench.constructions.full_rank import full_rank_model
-from workbench.core.bounds.profile_energy import profile_energies
+from workbench.core.bounds.profiles.profile_energy import profile_energies
 from workbench.core.harmonics import legendre_d, normalized_gegenbauer, sign_coefficients
 from workbench.core.profiles import tanh_profile
 from workbench.core.quadrature import gauss_legendre

@@ -11,8 +11,8 @@ import torch
 
 from workbench.core import symbolic as sym
 from workbench.core import targets
-from workbench.core.bounds.fiber import fiber_bound
-from workbench.core.bounds.harmonic import harmonic_bound
+from workbench.core.bounds.fiber_bound.fiber import fiber_bound
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
 from workbench.core.sphere import sample_instances
 from workbench.core.symbolic import ALL_BOUNDS, DOMAINS, get_bound
 from workbench.core.symbolic.symbols import beta

@@ -1,4 +1,5 @@
-"""The one truncation rule (workbench/core/bounds/truncation.py; docs/derivations/lower_bound.md,
+"""The one truncation rule (workbench/core/bounds/numerics/truncation.py;
+docs/derivations/lower_bound.md,
 Lemma 6, "The counted tail" and "The truncation rule"), the soft count's step S6
 (docs/derivations/soft_targets.md) and the law of heads-needed in beta."""
 
@@ -12,9 +13,9 @@ import numpy as np
 import pytest
 
 from workbench.cli import main
-from workbench.core.bounds.harmonic import harmonic_bound, heads_needed_search
-from workbench.core.bounds.profile_harmonic import profile_bound, profile_heads_needed
-from workbench.core.bounds.soft_limit import distance_to_sign
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound, heads_needed_search
+from workbench.core.bounds.profiles.profile_harmonic import profile_bound, profile_heads_needed
+from workbench.core.bounds.profiles.soft_limit import distance_to_sign
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.profiles import tanh_profile
 

@@ -16,8 +16,8 @@ from hypothesis import strategies as st
 from tests.properties.property_helpers import RF_DIMS, fewer
 from workbench import strategies as S
 from workbench.constructions.random_features import random_features
-from workbench.core.bounds import harmonic as lbm
-from workbench.core.bounds.truncation import digits_tolerance
+from workbench.core.bounds.harmonic_count import harmonic as lbm
+from workbench.core.bounds.numerics.truncation import digits_tolerance
 from workbench.core.harmonics import sign_coefficients
 from workbench.core.symbolic import bounds as sb
 from workbench.core.symbolic.symbols import H as H_

@@ -19,7 +19,7 @@ from workbench.constructions import random_features as rf
 from workbench.core import harmonics as hm
 from workbench.core import head_kernels as hk
 from workbench.core import targets
-from workbench.core.bounds import harmonic as lbm
+from workbench.core.bounds.harmonic_count import harmonic as lbm
 from workbench.core.sphere import sample_instances
 from workbench.models.attention import GeneralizedAttention
 

@@ -9,7 +9,7 @@ import math
 import pytest
 
 from workbench.constructions import random_features as rf
-from workbench.core.bounds import harmonic as lbm
+from workbench.core.bounds.harmonic_count import harmonic as lbm
 
 
 @pytest.mark.slow

@@ -10,7 +10,7 @@ from hypothesis import example, given
 from hypothesis import strategies as st
 
 from tests.properties.property_helpers import fewer
-from workbench.core.bounds import fiber as fbm
+from workbench.core.bounds.fiber_bound import fiber as fbm
 from workbench.core.symbolic.fiber import evaluate_eigenvalue
 from workbench.proofs.paper.thm2.fiber import brute_force_spectrum
 

@@ -9,7 +9,7 @@ import pytest
 from hypothesis import example, given
 from hypothesis import strategies as st
 
-from workbench.core.bounds.n_keys import n_keys_bound
+from workbench.core.bounds.sequence_length.n_keys import n_keys_bound
 
 pytestmark = pytest.mark.properties
 

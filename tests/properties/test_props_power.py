@@ -84,8 +84,8 @@ _NO_GENERATOR = arg_mapped(1, "generator", lambda _: None)
 
 # --- the planted faults -----------------------------------------------------------------------
 
-_FIBER = "workbench.core.bounds.fiber"
-_HARMONIC = "workbench.core.bounds.harmonic"
+_FIBER = "workbench.core.bounds.fiber_bound.fiber"
+_HARMONIC = "workbench.core.bounds.harmonic_count.harmonic"
 _EST = "workbench.core.montecarlo:estimate_mean"
 _NORMALIZE = "workbench.models.attention:normalize"
 _HARDMAX_ARGMAX = "idx = scores.argmax(dim=-1, keepdim=True)"
@@ -301,14 +301,18 @@ FAULTS = [
           arg_mapped(0, "seed", lambda s: s + next(_SEED_DRIFT)),
           ("test_props_determinism::test_training_is_bit_identical_per_seed",)),
     Fault("n-keys without the 1/2 of its pair factor",
-          "workbench.core.bounds.n_keys:pair_factor", lambda f: lambda N: Fraction(N - 1),
+          "workbench.core.bounds.sequence_length.n_keys:pair_factor",
+          lambda f: lambda N: Fraction(N - 1),
           ("test_props_n_keys::test_bound_is_at_most_uniform_attention",)),
     Fault("n-keys fiber one dimension too large (n = d - N + 2)",
-          "workbench.core.bounds.n_keys_energy:fiber_dim", lambda f: lambda d, N: d - N + 2,
+          "workbench.core.bounds.sequence_length.n_keys_energy:fiber_dim", lambda f: lambda d,
+          N: d - N + 2,
           ("test_props_n_keys::test_bound_is_zero_once_the_rank_reaches_the_fiber",),
-          also=(("workbench.core.bounds.n_keys_energy:energy_enclosures",  # uncached meanwhile
+          also=(("workbench.core.bounds.sequence_length.n_keys_energy:energy_enclosures",
+                 # uncached meanwhile
                  lambda f: f.__wrapped__),)),
-    Fault("n-keys counts the captured fraction as lost", "workbench.core.bounds.n_keys:_loss",
+    Fault("n-keys counts the captured fraction as lost",
+          "workbench.core.bounds.sequence_length.n_keys:_loss",
           mapped(lambda x: 1 - x),
           ("test_props_n_keys::test_bound_is_non_increasing_in_heads",
            "test_props_n_keys::test_bound_is_non_increasing_in_rank")),

@@ -11,11 +11,11 @@ import pytest
 import torch
 
 from tests import plugin_fixtures as fx
-from workbench.builtin_plugins import RANDOM_FEATURES
 from workbench.cli import main
 from workbench.constructions import ClaimedError
 from workbench.core.intervals import Estimate, bonferroni_level
 from workbench.core.verdict import VERDICT_LEVEL, decide
+from workbench.plugins.builtin import RANDOM_FEATURES
 from workbench.testing import plant, replaced
 from workbench.verifiers.construct import Built, normalise, normalise_claimed, run_construction
 

@@ -13,8 +13,8 @@ import pytest
 from matplotlib.collections import PolyCollection
 from scipy.stats import t as t_dist
 
-from workbench.core.bounds.fiber import fiber_bound
-from workbench.core.bounds.harmonic import harmonic_bound
+from workbench.core.bounds.fiber_bound.fiber import fiber_bound
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
 from workbench.testing import edited, plant, replaced
 from workbench.verifiers import figure_style, presets, sweep
 from workbench.verifiers.figures import preset_figure

@@ -11,7 +11,7 @@ import pytest
 from scipy.special import roots_legendre
 
 import workbench.verifiers.one_head_optimum as oh
-from workbench.core.bounds.fiber import _eigen, one_head_captured
+from workbench.core.bounds.fiber_bound.fiber import _eigen, one_head_captured
 from workbench.core.intervals import mean_interval
 from workbench.verifiers.one_head_optimum import captured_functional, search_value_maps
 

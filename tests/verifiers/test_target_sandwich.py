@@ -7,7 +7,7 @@ import math
 import pytest
 import torch
 
-from workbench.core.bounds.profile_harmonic import profile_bound
+from workbench.core.bounds.profiles.profile_harmonic import profile_bound
 from workbench.core.profiles import tanh_profile
 from workbench.core.targets import soft_nearest_neighbour
 from workbench.verifiers.target_sandwich import target_sandwich

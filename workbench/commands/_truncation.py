@@ -1,5 +1,6 @@
 """How every command reports a series bound's truncation (the rule of
-``workbench/core/bounds/truncation.py``; docs/derivations/lower_bound.md, Lemma 6): the same
+``workbench/core/bounds/numerics/truncation.py``; docs/derivations/lower_bound.md, Lemma 6): the
+same
 JSON fields and the same text line wherever a bound is printed."""
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ def truncation_payload(tr: Any) -> dict[str, Any] | None:
     """The JSON of a :class:`~workbench.core.bounds.value.Truncation` (None: no series)."""
     if tr is None:
         return None
-    from workbench.core.bounds.truncation import PRINTED_DIGITS
+    from workbench.core.bounds.numerics.truncation import PRINTED_DIGITS
 
     return {"degrees_summed": tr.degrees_summed, "tail": tr.tail, "settled": tr.settled,
             "flag": tr.flag, "printed_digits": PRINTED_DIGITS,

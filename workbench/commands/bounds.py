@@ -218,11 +218,11 @@ def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: i
                              "declare that it is its profile's target on every pair of keys "
                              "(Target(iid_scales=True), docs/extending.md), which the i.i.d. "
                              "mixture needs; use --points orthonormal")
-        from workbench.core.bounds.profile_iid_scale import profile_iid_bound
+        from workbench.core.bounds.profiles.profile_iid_scale import profile_iid_bound
 
         bv = profile_iid_bound(profile, d, rank, heads, value_class, label=chosen.spec)
     else:
-        from workbench.core.bounds.profile_fiber import profile_lower_bound
+        from workbench.core.bounds.profiles.profile_fiber import profile_lower_bound
 
         bv = profile_lower_bound(profile, d, rank, heads, value_class, max_degree=max_degree)
     hb = bv.chosen if points != "orthonormal" else bv.part("harmonic count")

@@ -50,7 +50,7 @@ def _check(d: int, rank: int, heads: int, N: int, points: str) -> tuple[int, int
 
 
 def _max_degree(max_degree: int | None) -> int | None:
-    from workbench.core.bounds.n_keys import MAX_DEGREE
+    from workbench.core.bounds.sequence_length.n_keys import MAX_DEGREE
 
     return None if max_degree is None else check_int("--max-degree", max_degree, lo=1,
                                                      hi=MAX_DEGREE)
@@ -61,7 +61,7 @@ def lower_n_keys(d: int, rank: int, heads: int, N: int, max_degree: int | None,
     """``bounds lower --N N`` for ``N >= 3``: the largest valid bound there, and its name."""
     d, rank, heads, N = _check(d, rank, heads, N, points)
     L = _max_degree(max_degree)
-    from workbench.core.bounds.n_keys import n_keys_bound
+    from workbench.core.bounds.sequence_length.n_keys import n_keys_bound
 
     bv = n_keys_bound(d, rank, heads, N, value_class, max_degree=L)
     emit(_payload(d, rank, heads, N, value_class, bv), as_json, _human_lower)
@@ -102,7 +102,7 @@ def heads_needed_n_keys(d: int, rank: int, N: int, eps: float, max_degree: int |
     d, rank, _, N = _check(d, rank, 1, N, "orthonormal")
     eps = check_float("--eps", eps, lo=0.0, hi=1.0, lo_open=True)
     L = _max_degree(max_degree)
-    from workbench.core.bounds.n_keys import n_keys_heads_needed
+    from workbench.core.bounds.sequence_length.n_keys import n_keys_heads_needed
 
     res = n_keys_heads_needed(d, rank, N, eps, value_class, max_degree=L)
     below = res.bound_below

@@ -133,7 +133,7 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
     profile = require_profile(chosen, "falsify (the harmonic count)")
 
     def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
-        from workbench.core.bounds.profile_harmonic import profile_bound
+        from workbench.core.bounds.profiles.profile_harmonic import profile_bound
 
         return profile_bound(profile, d, r, H).bound_value
 

@@ -72,7 +72,7 @@ def heads_needed_cmd(
     if not chosen.is_hardmax:
         _heads_profile(chosen, d, rank, eps, max_degree, value_class, as_json)
         return
-    from workbench.core.bounds.harmonic import heads_needed_search
+    from workbench.core.bounds.harmonic_count.harmonic import heads_needed_search
 
     res = heads_needed_search(d, rank, eps, max_degree=max_degree, value_class=value_class)
     H = res.heads
@@ -108,7 +108,7 @@ def heads_needed_cmd(
 def _heads_profile(chosen: ChosenTarget, d: int, rank: int, eps: float,
                    max_degree: int | None, value_class: str, as_json: bool) -> None:
     profile = require_profile(chosen, "heads-needed (the harmonic count)")
-    from workbench.core.bounds.profile_harmonic import (
+    from workbench.core.bounds.profiles.profile_harmonic import (
         PROFILE_DEGREE_CAP,
         profile_degree,
         profile_heads_needed,

@@ -301,7 +301,7 @@ def target_bound(profile: Any, d: int, r: int, heads: int) -> Any:
     """The lower side of the target sandwich, in one place (``benchmarks/sandwich_settings.py``
     reads it here too): the profile's certified bound, a ``BoundValue`` (the larger of its
     harmonic count and fiber parts, docs/derivations/soft_targets.md)."""
-    from workbench.core.bounds.profile_fiber import profile_lower_bound
+    from workbench.core.bounds.profiles.profile_fiber import profile_lower_bound
 
     return profile_lower_bound(profile, d, r, heads)
 

@@ -268,7 +268,7 @@ def _certified(
     elif not chosen.is_hardmax:
         if points != "orthonormal" or chosen.profile is None:
             return None
-        from workbench.core.bounds.profile_fiber import profile_lower_bound
+        from workbench.core.bounds.profiles.profile_fiber import profile_lower_bound
 
         bv = profile_lower_bound(chosen.profile, d, rank, heads)
     else:

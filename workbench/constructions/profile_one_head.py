@@ -9,7 +9,8 @@ keys seen through the first ``r`` coordinates (``z = P w``) and the Bayes score
 
     err_1(psi) = 1/2 (E psi^2 - sum_l eta_l(psi)^2 C(l+r-1, r-1) / N(d,l)),
 
-``eta_l(psi)`` the profile's harmonic coefficients (:mod:`workbench.core.bounds.profile_energy`).
+``eta_l(psi)`` the profile's harmonic coefficients
+(:mod:`workbench.core.bounds.profiles.profile_energy`).
 :func:`profile_one_head_error` encloses it (degrees above the summed ones only lower it, so the
 upper end is a valid witness error for any truncation); :func:`profile_bayes_score` computes the
 score by Gauss-Jacobi quadrature over the unseen part of ``w``, and
@@ -28,9 +29,9 @@ from typing import Any
 import numpy as np
 from scipy.special import roots_jacobi
 
-from workbench.core.bounds.harmonic import _tables
-from workbench.core.bounds.profile_energy import profile_energies
-from workbench.core.bounds.profile_harmonic import _down, _up, profile_degree
+from workbench.core.bounds.harmonic_count.harmonic import _tables
+from workbench.core.bounds.profiles.profile_energy import profile_energies
+from workbench.core.bounds.profiles.profile_harmonic import _down, _up, profile_degree
 from workbench.core.profiles import Profile
 from workbench.core.sphere import make_generator, sample_instances
 from workbench.core.validation import check_dim, check_int, check_key_rank

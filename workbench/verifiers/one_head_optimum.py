@@ -13,7 +13,8 @@ with equality at M = I. Here ``z = P w`` (``c = |z|^2 ~ Beta(r/2, m/2)``, ``m = 
     D_z = |M z|^2 + (rho^2 / m) ||M Q||_F^2,
 
 ``S`` the symmetric part of ``M``, ``tau = tr S_QQ / m`` and ``lambda_k(m, c)`` the Funk-Hecke
-eigenvalues of the arcsine kernel on the fiber (``workbench.core.bounds.fiber``). At M = I every
+eigenvalues of the arcsine kernel on the fiber (``workbench.core.bounds.fiber_bound.fiber``). At M
+= I every
 fiber gives ``lambda_0``, so the functional is ``E_c lambda_0`` (``one_head_captured``).
 
 :func:`captured_functional` evaluates ``E_z[N_z / D_z]``: Gauss-Legendre in ``phi`` with
@@ -35,7 +36,7 @@ from scipy import optimize
 from scipy.special import beta as beta_fn
 from scipy.special import roots_jacobi, roots_legendre
 
-from workbench.core.bounds.fiber import _eigen
+from workbench.core.bounds.fiber_bound.fiber import _eigen
 from workbench.core.validation import check_dim, check_float, check_int
 
 __all__ = ["OptimumSearch", "captured_functional", "search_value_maps"]

@@ -57,7 +57,7 @@ from workbench.constructions.optimized import replay as replay_construction
 from workbench.constructions.random_features import HEAD_LAWS, random_features
 from workbench.constructions.rank_one import exact_error, rank_one_model
 from workbench.core.bounds.certified import certified_lower_bound
-from workbench.core.bounds.fiber import one_head_error
+from workbench.core.bounds.fiber_bound.fiber import one_head_error
 from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.safe_files import write_file
 from workbench.core.validation import check_choice, check_dim, check_heads, check_rank

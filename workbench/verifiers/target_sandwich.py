@@ -21,7 +21,7 @@ from typing import Any
 
 from workbench.constructions.profile_one_head import profile_one_head_error
 from workbench.constructions.witness_setting import Setting
-from workbench.core.bounds.profile_energy import profile_energies
+from workbench.core.bounds.profiles.profile_energy import profile_energies
 from workbench.core.profiles import Profile
 from workbench.core.validation import check_int
 from workbench.verifiers.tasks import TargetTask

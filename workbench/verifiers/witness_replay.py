@@ -134,7 +134,7 @@ def setting_lower(setting: Setting, d: int, r: int, H: int) -> tuple[float, str]
 
         return certified_lower_bound(d, r, H).value, "certified"
     if setting.target == "soft-nearest" and setting.N == 2:
-        from workbench.core.bounds.profile_fiber import profile_lower_bound
+        from workbench.core.bounds.profiles.profile_fiber import profile_lower_bound
         from workbench.core.profiles import tanh_profile
 
         bv = profile_lower_bound(tanh_profile(setting.beta), d, r, H)

@@ -12,7 +12,7 @@ from structured_heads.conjecture import optimistic
 from structured_heads.construction import structured_heads
 from workbench.constructions import random_features
 from workbench.core.bounds.certified import certified_lower_bound
-from workbench.core.bounds.fiber import one_head_error
+from workbench.core.bounds.fiber_bound.fiber import one_head_error
 from workbench.core.intervals import student_t
 from workbench.core.montecarlo import sample_mean
 from workbench.core.sphere import sample_instances

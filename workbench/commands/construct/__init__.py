@@ -6,7 +6,7 @@
 (``generic.py``). The built-in ``full-rank`` (Fact 1), ``random-features`` (docs/paper.md),
 ``majority-vote`` (Theorem 5) and ``biased`` (Theorem 3) keep their own flags (their modules
 here); their registered functions run through the same runner as ``module:function``
-(``workbench.builtin_plugins:full_rank``, ...). Each run reports the Monte Carlo error with its
+(``workbench.plugins.builtin:full_rank``, ...). Each run reports the Monte Carlo error with its
 CI (``--eval-samples`` fresh samples per seed), the claimed error and the parameters;
 ``--seeds K`` repeats with seeds ``seed..seed+K-1``. Exit 1 when a claim is contradicted beyond
 the CI (95 %, Bonferroni over seeds where each seed is judged).
@@ -41,7 +41,7 @@ class ConstructGroup(click.Group):
             module, attr = SPECIALISED[cmd_name]
             cmd: click.Command = getattr(
                 importlib.import_module(f"workbench.commands.construct.{module}"), attr)
-            from workbench import builtin_plugins
+            from workbench.plugins import builtin as builtin_plugins
 
             declared = getattr(builtin_plugins, module.upper()).params
             flags = ", ".join("--" + k.replace("_", "-") for k in declared)

@@ -31,7 +31,7 @@ from scipy.special import betainc
 from scipy.stats import chi
 
 from workbench.core.bounds import QUERY_VALUES
-from workbench.core.bounds.harmonic import degree_dimension_bound
+from workbench.core.bounds.harmonic_count.harmonic import degree_dimension_bound
 from workbench.core.bounds.value import THEOREM3_LOWER, Part
 from workbench.core.harmonics import dim_harmonics, legendre_d
 from workbench.core.validation import check_dim, check_float, check_heads, check_int, check_rank

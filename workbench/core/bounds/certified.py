@@ -10,8 +10,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from workbench.core.bounds import EQ2, VALUE_CLASSES
-from workbench.core.bounds.fiber import FiberBound, trusted_fiber_bound
-from workbench.core.bounds.harmonic import TAIL_TOL, HarmonicBound, trusted_harmonic_bound
+from workbench.core.bounds.fiber_bound.fiber import FiberBound, trusted_fiber_bound
+from workbench.core.bounds.harmonic_count.harmonic import (
+    TAIL_TOL,
+    HarmonicBound,
+    trusted_harmonic_bound,
+)
 from workbench.core.bounds.value import BoundValue
 from workbench.core.validation import check_choice, check_layer
 

@@ -84,7 +84,8 @@ class PartKind:
         return Part(self.name, enclosure, self.rigorous, method, truncation, self.proved)
 
 
-# the kinds of the built-in parts (their numbers: core/bounds/harmonic.py, fiber.py, biased.py)
+# the kinds of the built-in parts (their numbers: core/bounds/harmonic_count/harmonic.py, fiber.py,
+# biased.py)
 HARMONIC_COUNT = PartKind("harmonic count", rigorous=True)  # exact integers, outward rounding
 FIBER = PartKind("fiber", rigorous=True)  # arb balls: series with exact tails, proved kinks
 # Theorem 3's lower side: the lower end of a Hoeffding interval over strata, a statistical

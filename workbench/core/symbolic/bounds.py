@@ -14,8 +14,8 @@ from typing import Any
 
 import sympy as sp
 
-from workbench.core.bounds.fiber import fiber_bound
-from workbench.core.bounds.harmonic import harmonic_bound
+from workbench.core.bounds.fiber_bound.fiber import fiber_bound
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
 from workbench.core.symbolic.fiber import fiber_bound_expr
 from workbench.core.symbolic.n_keys import bound_rhs as n_keys_rhs
 from workbench.core.symbolic.symbols import H, N, V, beta, check_params, d, eps, err, gap, r
@@ -137,10 +137,10 @@ def _numeric(bound_fn: Callable[..., Any], **options: str) -> Callable[..., floa
     return numeric
 
 
-_HARMONIC_NOTE = ("Evaluated rigorously by workbench.core.bounds.harmonic (truncated "
-                  "conservatively; the sum runs over odd l, eta_l of sign). The harmonic count "
-                  "alone: the certified bound is the larger of it and the fiber bound "
-                  "(n2.fiber_bound for Eq. 2).")
+_HARMONIC_NOTE = ("Evaluated rigorously by workbench.core.bounds.harmonic_count.harmonic "
+                  "(truncated conservatively; the sum runs over odd l, eta_l of sign). The "
+                  "harmonic count alone: the certified bound is the larger of it and the fiber "
+                  "bound (n2.fiber_bound for Eq. 2).")
 
 # The bounds, one row each: Bound(id, title, tag, lhs, relation, rhs, constants, note, numeric).
 BOUNDS: tuple[Bound, ...] = (
@@ -193,8 +193,8 @@ BOUNDS: tuple[Bound, ...] = (
     Bound("n2.fiber_bound",
           "Fiber bound for N = 2 on D_2, Eq. 2 (fixed value maps; needs H r < d)", "derived",
           err, ">=", fiber_bound_expr(),
-          note="Evaluated by workbench.core.bounds.fiber as a rigorous enclosure (arb series "
-          "and recurrences); 0 when H r >= d. docs/derivations/fiber_bound.md. The "
+          note="Evaluated by workbench.core.bounds.fiber_bound.fiber as a rigorous enclosure "
+          "(arb series and recurrences); 0 when H r >= d. docs/derivations/fiber_bound.md. The "
           "fiber bound alone: the certified bound is the larger of this and n2.harmonic_bound.",
           numeric=_numeric(fiber_bound)),
 )
@@ -202,7 +202,7 @@ def _n_keys_numeric(value_class: str) -> Callable[..., float]:
     """``evaluate`` of the bound beyond two keys: the lower end of its enclosure."""
 
     def numeric(**p: float) -> float:
-        from workbench.core.bounds.n_keys import n_keys_bound
+        from workbench.core.bounds.sequence_length.n_keys import n_keys_bound
 
         return n_keys_bound(int(p["d"]), int(p["r"]), int(p["H"]), int(p["N"]),
                             value_class).value
@@ -211,8 +211,8 @@ def _n_keys_numeric(value_class: str) -> Callable[..., float]:
 
 
 _N_KEYS_NOTE = ("3 <= N <= d-2 on D_N (orthonormal keys); Gamma_l = E gamma_l(kappa)^2 "
-                "enclosed rigorously by workbench.core.bounds.n_keys (the tail counted by "
-                "sum Gamma_l = 2/N). docs/derivations/beyond_two_keys.md.")
+                "enclosed rigorously by workbench.core.bounds.sequence_length.n_keys (the tail "
+                "counted by sum Gamma_l = 2/N). docs/derivations/beyond_two_keys.md.")
 BOUNDS = (*BOUNDS,
           Bound("nkeys.bound", "The bound beyond two keys, Eq. 2 (3 <= N <= d-2, D_N)",
                 "derived", err, ">=", n_keys_rhs("eq2"), note=_N_KEYS_NOTE,

@@ -4,7 +4,7 @@
 ``(2/pi) arcsin(c + (1-c) t)`` on S^{m-1} as an unevaluated integral in ``t``;
 ``spectrum_expr()`` gives the three values of one fiber's problem with their multiplicities;
 ``fiber_bound_expr()`` the bound ``1/2 (1 - E_c KyFan_H(c))`` with ``c ~ Beta(r*/2, m/2)``.
-The numeric side is ``workbench.core.bounds.fiber`` (tests compare the two).
+The numeric side is ``workbench.core.bounds.fiber_bound.fiber`` (tests compare the two).
 """
 
 from __future__ import annotations

@@ -14,8 +14,8 @@ import numpy as np
 import sympy as sp
 import torch
 
-from workbench.core.bounds.n_keys import degree_count, n_keys_bound
-from workbench.core.bounds.n_keys_energy import coefficient, energy_enclosures
+from workbench.core.bounds.sequence_length.n_keys import degree_count, n_keys_bound
+from workbench.core.bounds.sequence_length.n_keys_energy import coefficient, energy_enclosures
 from workbench.core.intervals import bonferroni_level
 from workbench.core.invariant_harmonics import fiber_head_rank
 from workbench.core.montecarlo import sample_mean

@@ -44,7 +44,7 @@ def _density(d: int, t: Any) -> Any:
 
 
 def _bound_at(k: float, d: int, r: int, H: int, t: float) -> float:
-    from workbench.core.bounds.profile_fiber import profile_lower_bound
+    from workbench.core.bounds.profiles.profile_fiber import profile_lower_bound
 
     return (1 - t) * profile_lower_bound(soft_sign(k, math.sqrt(1 - t)), d, r, H).value
 
@@ -95,8 +95,8 @@ def largest_distance(k: float, d: int, c_lo: float, c_hi: float, c_ref: float) -
     mark="ours",
 )
 def profile_iid_mixture_claim(ctx: CheckContext) -> list[Evidence]:
-    from workbench.core.bounds.profile_iid import bins_of, mixture_value
-    from workbench.core.bounds.profile_iid_scale import profile_iid_cells, scale_gap
+    from workbench.core.bounds.profiles.profile_iid import bins_of, mixture_value
+    from workbench.core.bounds.profiles.profile_iid_scale import profile_iid_cells, scale_gap
 
     out = []
     for k, d, r, H in ctx.pick(((4.0, 6, 1, 2),), ((4.0, 6, 1, 2), (16.0, 8, 1, 1))):
@@ -133,7 +133,7 @@ def _trained(k: float, d: int, r: int, H: int, terms: list[Any], lower: float,
     """An Eq. 2 layer (dot scores of key-rank r, full value maps) trained on the profile target
     with i.i.d. keys: its error over all keys and in six bins of t against the proved
     numbers."""
-    from workbench.core.bounds.profile_iid import bins_of
+    from workbench.core.bounds.profiles.profile_iid import bins_of
     from workbench.core.targets import profile_target
     from workbench.proofs.support.soft_training import binned_evidence, target_task
 

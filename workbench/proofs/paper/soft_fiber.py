@@ -20,7 +20,7 @@ import numpy as np
 import torch
 
 from workbench.core.bounds import EQ2, QUERY_VALUES
-from workbench.core.bounds import profile_fiber as pf
+from workbench.core.bounds.profiles import profile_fiber as pf
 from workbench.core.montecarlo import sample_mean
 from workbench.core.profiles import tanh_profile
 from workbench.proofs.claim import CheckContext, Evidence
@@ -121,7 +121,7 @@ def mixture_quadrature(beta: float, d: int, r: int, H: int, nodes: int) -> float
     independent here; B is checked by the claims above and by targets.soft_harmonic_bound)."""
     from scipy.special import roots_jacobi
 
-    from workbench.core.bounds.profile_fiber import profile_lower_bound
+    from workbench.core.bounds.profiles.profile_fiber import profile_lower_bound
 
     t, w = roots_jacobi(nodes, (d - 3) / 2, (d - 3) / 2)
     w = w / w.sum()
@@ -141,7 +141,7 @@ def mixture_quadrature(beta: float, d: int, r: int, H: int, nodes: int) -> float
     mark="ours",
 )
 def soft_iid_mixture_claim(ctx: CheckContext) -> list[Evidence]:
-    from workbench.core.bounds.profile_iid import soft_iid_bound
+    from workbench.core.bounds.profiles.profile_iid import soft_iid_bound
 
     out = []
     for beta, d, r, H in ctx.pick(((1.0, 8, 1, 1),), ((1.0, 8, 1, 1), (2.0, 6, 1, 1))):
@@ -162,7 +162,7 @@ def trained_iid_evidence(ctx: CheckContext) -> list[Evidence]:
     below the bin's own bound ``E[(1-t) B(psi_{beta sqrt(1-t)}) | t in bin]`` (step T holds at
     each t). The bins see what the mixture averages away: a wrong effective temperature moves
     the bound up at one end of t and down at the other."""
-    from workbench.core.bounds.profile_iid import soft_iid_bins, soft_iid_bound
+    from workbench.core.bounds.profiles.profile_iid import soft_iid_bins, soft_iid_bound
     from workbench.proofs.support.soft_training import binned_evidence, soft_task
 
     out: list[Evidence] = []

@@ -16,8 +16,8 @@ from typing import Any
 import numpy as np
 import sympy as sp
 
-from workbench.core.bounds import profile_harmonic
-from workbench.core.bounds.profile_energy import profile_energies
+from workbench.core.bounds.profiles import profile_harmonic
+from workbench.core.bounds.profiles.profile_energy import profile_energies
 from workbench.core.harmonics import dim_harmonics, gegenbauer_transform
 from workbench.core.profiles import Profile, sign_profile, tanh_profile
 from workbench.core.symbolic.targets import monomial_energies, profile_soft
@@ -105,7 +105,7 @@ def independent_profile_bound(beta: float, d: int, r: int, H: int, L: int
 
 def _distance_to_sign(beta: float, d: int) -> float:
     """``||psi_beta - sign||^2`` (L^2 of the law of t) by mpmath quadrature, independent of
-    the library's arb integral (workbench/core/bounds/soft_limit.py)."""
+    the library's arb integral (workbench/core/bounds/profiles/soft_limit.py)."""
     import mpmath as mp
 
     return _mp_mean(lambda x: (1 - mp.tanh(beta * x / mp.sqrt(2))) ** 2, d, beta)
@@ -119,7 +119,7 @@ def _distance_to_sign(beta: float, d: int) -> float:
        "delta = ||psi_beta - sign||",
        ref=f"{REF}#step-s5-the-result", mark="ours")
 def soft_harmonic_bound_claim(ctx: CheckContext) -> list[Evidence]:
-    from workbench.core.bounds.soft_limit import distance_to_sign
+    from workbench.core.bounds.profiles.soft_limit import distance_to_sign
 
     out: list[Evidence] = []
     for beta, d, r, H in ctx.pick(((4.0, 6, 1, 2), (16.0, 8, 2, 1)),

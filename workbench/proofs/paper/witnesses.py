@@ -1,7 +1,7 @@
 """The one-head Bayes witness on D_N (docs/derivations/witnesses_beyond_two.md, "One head, N
 keys"): at N = 2 its Bayes error is the exact one-head formula (the harmonic series, an
 independent computation); beyond two keys its measured error never lies below the N >= 3 bound
-B_N (``workbench.core.bounds.n_keys``).
+B_N (``workbench.core.bounds.sequence_length.n_keys``).
 
 Its test: ``tests/claims/test_witnesses.py``.
 """
@@ -25,7 +25,7 @@ def nkeys_one_head_claim(ctx: CheckContext) -> list[Evidence]:
         nkeys_one_head_losses,
     )
     from workbench.constructions.optimized import DELTA, bernstein_ci, one_head_exact_error
-    from workbench.core.bounds.n_keys import n_keys_bound
+    from workbench.core.bounds.sequence_length.n_keys import n_keys_bound
 
     out: list[Evidence] = []
     n = ctx.pick(12_800, 64_000)

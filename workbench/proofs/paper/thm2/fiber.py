@@ -18,7 +18,7 @@ import numpy as np
 import torch
 
 import workbench.constructions.optimized as optimized
-import workbench.core.bounds.fiber as fb
+import workbench.core.bounds.fiber_bound.fiber as fb
 from workbench.core.montecarlo import sample_mean
 from workbench.core.symbolic.bounds import get_bound
 from workbench.core.symbolic.fiber import evaluate_eigenvalue

@@ -19,9 +19,9 @@ Its test: ``tests/claims/test_thm2_fiber_value.py``.
 
 from __future__ import annotations
 
-import workbench.core.bounds.fiber as fb
+import workbench.core.bounds.fiber_bound.fiber as fb
 from workbench.core.bounds import EQ2, QUERY_VALUES
-from workbench.core.bounds.fiber_rigorous import eigenvalue_enclosure
+from workbench.core.bounds.fiber_bound.fiber_rigorous import eigenvalue_enclosure
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.fiber_reference import fiber_monte_carlo

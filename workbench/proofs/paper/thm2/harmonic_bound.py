@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import numpy as np
 
-import workbench.core.bounds.harmonic as harmonic
+import workbench.core.bounds.harmonic_count.harmonic as harmonic
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.eq2_models import TINY

@@ -11,7 +11,7 @@ import math
 import numpy as np
 import torch
 
-import workbench.core.bounds.harmonic as harmonic
+import workbench.core.bounds.harmonic_count.harmonic as harmonic
 import workbench.core.harmonics as harmonics
 import workbench.core.invariant_harmonics as invariant
 from workbench.core.intervals import bonferroni_level

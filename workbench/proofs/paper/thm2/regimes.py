@@ -32,7 +32,7 @@ from collections.abc import Callable, Sequence
 
 import numpy as np
 
-import workbench.core.bounds.harmonic as harmonic
+import workbench.core.bounds.harmonic_count.harmonic as harmonic
 from workbench.core.symbolic.laws import power_exponent
 from workbench.core.symbolic.regimes import regressor, regressor_values, stated_form_match
 from workbench.core.symbolic.symbols import eps as eps_sym

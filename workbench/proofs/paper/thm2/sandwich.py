@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 
 import workbench.constructions.optimized as optimized
-import workbench.core.bounds.fiber as fb
+import workbench.core.bounds.fiber_bound.fiber as fb
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.eq2_models import CERTIFIED_BOUND_CLAIMS

@@ -3,7 +3,7 @@
 
 On i.i.d. uniform keys with ``t = <x1, x2>`` (density ``∝ (1 - t^2)^{(d-3)/2}``), every model
 has ``err >= E_t[(1 - t) B(psi_{beta sqrt(1-t)})]``, ``B`` the D_2 bound of the profile
-(:func:`~workbench.core.bounds.profile_fiber.profile_lower_bound`). The integral is bounded
+(:func:`~workbench.core.bounds.profiles.profile_fiber.profile_lower_bound`). The integral is bounded
 below on a finite partition of ``t = sin(theta)``: on a cell, ``1 - t >= 1 - t_hi``, the
 effective beta lies in ``[b_lo, b_hi]``, and ``B(psi_b) >= B(psi_b') - ||psi_b' - psi_b''||``
 for the float ends ``b', b''`` around the cell, times ``||psi_b'||`` for the harmonic count
@@ -20,15 +20,15 @@ from typing import Any
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
-from workbench.core.bounds.fiber_enclosure import sin_cos_integral
-from workbench.core.bounds.profile_fiber import (
+from workbench.core.bounds.fiber_bound.fiber_enclosure import sin_cos_integral
+from workbench.core.bounds.profiles.profile_fiber import (
     DIRECT_FROM,
     FIBER_TOL,
     distance_to_sign,
     profile_distance,
     profile_lower_bound,
 )
-from workbench.core.bounds.profile_harmonic import profile_degree
+from workbench.core.bounds.profiles.profile_harmonic import profile_degree
 from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.profiles import ZERO_PROFILE, Profile, tanh_profile
 from workbench.core.validation import check_choice, check_float, check_int, check_layer

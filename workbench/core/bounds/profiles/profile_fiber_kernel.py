@@ -10,7 +10,7 @@ per ``(d, m, L)`` in exact arithmetic). Each ``lambda_{l,j}`` lies in ``[0, 1]``
 the profile's values ``v_j = a_j(c) sum_l eta_l^2 lambda_{l,j}`` are a positive combination:
 the balls of ``eta_l^2`` enter linearly, never through a cancelling monomial expansion.
 :class:`ProfileFiber` gives the cell enclosures and piece averages that
-:func:`workbench.core.bounds.fiber_enclosure.ky_fan_average` needs (Lemma P3).
+:func:`workbench.core.bounds.fiber_bound.fiber_enclosure.ky_fan_average` needs (Lemma P3).
 """
 
 from __future__ import annotations
@@ -20,7 +20,7 @@ from math import comb
 from typing import Any
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds.fiber_enclosure import SinCosChain, sin_cos_integral
+from workbench.core.bounds.fiber_bound.fiber_enclosure import SinCosChain, sin_cos_integral
 
 __all__ = ["ProfileFiber", "kernel_table", "value_multiplicities"]
 

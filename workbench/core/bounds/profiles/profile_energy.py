@@ -23,9 +23,9 @@ from typing import Any
 
 import numpy as np
 
-from workbench.core.bounds import gegenbauer_ball as gb
-from workbench.core.bounds import panel_energy
-from workbench.core.bounds.profile_form import exact_form
+from workbench.core.bounds.numerics import gegenbauer_ball as gb
+from workbench.core.bounds.profiles import panel_energy
+from workbench.core.bounds.profiles.profile_form import exact_form
 from workbench.core.harmonics import normalized_gegenbauer
 from workbench.core.profiles import Profile
 from workbench.core.quadrature import gauss_legendre
@@ -120,8 +120,10 @@ def _quadrature(profile: Profile, d: int, L: int, n: int) -> tuple[np.ndarray, f
 
 def _panel_energies(profile: Profile, d: int, L: int) -> None:
     """Fill the cache with the balls of the panel quadrature
-    (:mod:`workbench.core.bounds.panel_energy`, all degrees from one set of node values) where
-    :func:`~workbench.core.bounds.panel_energy.panels_pay` says so; a degree it cannot enclose
+    (:mod:`workbench.core.bounds.profiles.panel_energy`, all degrees from one set of node values)
+    where
+    :func:`~workbench.core.bounds.profiles.panel_energy.panels_pay` says so; a degree it cannot
+    enclose
     tightly is left to ``acb.integral``."""
     if not panel_energy.panels_pay(profile, L):
         return

@@ -10,7 +10,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from workbench.core.bounds.exact_energy import eta1_sq_exact, eta2_ratio
+from workbench.core.bounds.harmonic_count.exact_energy import eta1_sq_exact, eta2_ratio
 from workbench.core.harmonics import sign_coefficients
 
 __all__ = ["AUTO_DEGREE_CAP", "MAX_DEGREE_CAP", "class_factor", "choose_degree"]

@@ -19,7 +19,7 @@ of :mod:`.truncation` (``tail`` is what the remaining uncertainty could add).
 
 Evaluation is rigorous: N and D are exact integers; ``eta_l^2 = rational * pi^(-2 [d even])``
 is propagated by its exact ratio recurrence in fixed-point integer intervals (outward rounding,
-:mod:`workbench.core.bounds.exact_energy`).
+:mod:`workbench.core.bounds.harmonic_count.exact_energy`).
 """
 
 from __future__ import annotations
@@ -30,15 +30,15 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from workbench.core.bounds import VALUE_CLASSES
-from workbench.core.bounds.exact_energy import (
+from workbench.core.bounds.harmonic_count.exact_energy import (
     ceil_div,
     eta2_enclosures,
     to_float,
 )
-from workbench.core.bounds.harmonic_degrees import AUTO_DEGREE_CAP
-from workbench.core.bounds.harmonic_degrees import choose_degree as _choose_degree
-from workbench.core.bounds.harmonic_degrees import class_factor as _class_factor
-from workbench.core.bounds.truncation import (
+from workbench.core.bounds.harmonic_count.harmonic_degrees import AUTO_DEGREE_CAP
+from workbench.core.bounds.harmonic_count.harmonic_degrees import choose_degree as _choose_degree
+from workbench.core.bounds.harmonic_count.harmonic_degrees import class_factor as _class_factor
+from workbench.core.bounds.numerics.truncation import (
     digits_settled,
     settle_degrees,
     truncation_of,
@@ -85,7 +85,7 @@ class HarmonicBound:
 
     def part(self) -> Part:
         """This bound as a part of a :class:`~workbench.core.bounds.value.BoundValue`, with the
-        truncation rule's record (core/bounds/truncation.py)."""
+        truncation rule's record (core/bounds/numerics/truncation.py)."""
         return HARMONIC_COUNT.at(self.enclosure, self.method, self.truncation)
 
 

@@ -22,20 +22,21 @@ import math
 from typing import Any
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds import EQ2, VALUE_CLASSES, panel_energy
-from workbench.core.bounds.fiber import trusted_fiber_bound
-from workbench.core.bounds.fiber_enclosure import ky_fan_average
-from workbench.core.bounds.gegenbauer_ball import CACHE, rho_ball
-from workbench.core.bounds.profile_energy import ProfileEnergies, profile_energies
-from workbench.core.bounds.profile_fiber_kernel import ProfileFiber, value_multiplicities
-from workbench.core.bounds.profile_form import exact_form
-from workbench.core.bounds.profile_harmonic import (
+from workbench.core.bounds import EQ2, VALUE_CLASSES
+from workbench.core.bounds.fiber_bound.fiber import trusted_fiber_bound
+from workbench.core.bounds.fiber_bound.fiber_enclosure import ky_fan_average
+from workbench.core.bounds.numerics.gegenbauer_ball import CACHE, rho_ball
+from workbench.core.bounds.numerics.truncation import digits_settled, truncation_of
+from workbench.core.bounds.profiles import panel_energy
+from workbench.core.bounds.profiles.profile_energy import ProfileEnergies, profile_energies
+from workbench.core.bounds.profiles.profile_fiber_kernel import ProfileFiber, value_multiplicities
+from workbench.core.bounds.profiles.profile_form import exact_form
+from workbench.core.bounds.profiles.profile_harmonic import (
     _odd,
     _tail,
     profile_bound,
     profile_degree,
 )
-from workbench.core.bounds.truncation import digits_settled, truncation_of
 from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.profiles import Profile, sign_of, tanh_beta
 from workbench.core.validation import check_choice, check_layer
@@ -93,7 +94,7 @@ def distance_to_sign(profile: Profile, d: int) -> tuple[float, float]:
 
     beta = tanh_beta(profile)
     if beta is not None:
-        from workbench.core.bounds.soft_limit import distance_to_sign as delta_squared
+        from workbench.core.bounds.profiles.soft_limit import distance_to_sign as delta_squared
 
         lo, hi = delta_squared(beta, d)
         with rig.precision(128):

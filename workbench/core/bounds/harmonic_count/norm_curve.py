@@ -19,7 +19,7 @@ import math
 
 import numpy as np
 
-from workbench.core.bounds.harmonic import harmonic_bound
+from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
 from workbench.core.validation import check_float, check_layer
 
 __all__ = ["captured_energy", "form_norm", "norm_curve", "norm_curve_bound"]

@@ -22,9 +22,14 @@ from typing import Any
 import numpy as np
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds import gegenbauer_ball as gb
-from workbench.core.bounds.panel_quadrature import Box, finest_level, gl_error_factor, panels
-from workbench.core.bounds.profile_form import exact_form
+from workbench.core.bounds.numerics import gegenbauer_ball as gb
+from workbench.core.bounds.numerics.panel_quadrature import (
+    Box,
+    finest_level,
+    gl_error_factor,
+    panels,
+)
+from workbench.core.bounds.profiles.profile_form import exact_form
 from workbench.core.harmonics import dim_harmonics
 from workbench.core.profiles import ZERO_PROFILE, Profile, sign_of, tanh_beta
 

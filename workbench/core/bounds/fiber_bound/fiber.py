@@ -17,12 +17,14 @@ For value maps that may depend on the query, the sum of *all* values holds inste
 after Lemma F4). At H = 1 the bound is within 0.1 % of the exact error of the Bayes head with
 M = I for d >= 12 and r <= d - 2.
 
-Evaluation: a rigorous enclosure in arb balls (:mod:`workbench.core.bounds.fiber_enclosure`,
+Evaluation: a rigorous enclosure in arb balls
+(:mod:`workbench.core.bounds.fiber_bound.fiber_enclosure`,
 docs/derivations/fiber_bound.md, "Rigorous evaluation", Lemmas R2-R4): the eigenvalues as power
 series with exact tails, the Beta average piece by piece between the proved kinks of the Ky Fan
 sum. The float path kept here (:func:`fiber_estimate`: Gauss-Legendre in the fiber's half-angle,
 where the kernel is smooth, and in phi with c = sin^2 phi, split at the kinks of
-:mod:`workbench.core.bounds.fiber_kinks`; its "enclosure" is the gap between two orders padded
+:mod:`workbench.core.bounds.fiber_bound.fiber_kinks`; its "enclosure" is the gap between two orders
+padded
 x10) is a pre-check only: tests/core/test_fiber_enclosure.py holds it inside the rigorous
 enclosure, and tests/core/test_fiber_bound.py checks it against mpmath, sympy, brute-force
 eigenvalues, Monte Carlo and the closed-form series of ``E_c lambda_0``.
@@ -38,8 +40,8 @@ import numpy as np
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
-from workbench.core.bounds.fiber_enclosure import captured_enclosure, scalar_enclosure
-from workbench.core.bounds.fiber_kinks import crossing_brackets
+from workbench.core.bounds.fiber_bound.fiber_enclosure import captured_enclosure, scalar_enclosure
+from workbench.core.bounds.fiber_bound.fiber_kinks import crossing_brackets
 from workbench.core.bounds.value import FIBER, Part
 from workbench.core.quadrature import beta_function, fiber_angle_rule, gauss_legendre
 from workbench.core.validation import (
@@ -179,7 +181,7 @@ def _average(g, m: int, a: float, b: float) -> tuple[float, float]:  # type: ign
 
 def _captured(d: int, r_star: int, count: int) -> tuple[float, float]:
     """A proved enclosure ``(lo, hi)`` of ``E_c`` of the sum of the ``count`` largest fiber
-    values (:func:`workbench.core.bounds.fiber_enclosure.captured_enclosure`)."""
+    values (:func:`workbench.core.bounds.fiber_bound.fiber_enclosure.captured_enclosure`)."""
     return captured_enclosure(d, r_star, count)
 
 
@@ -204,7 +206,8 @@ def one_head_captured(d: int, r: int) -> float:
 
 def one_head_error(d: int, r: int) -> tuple[float, tuple[float, float]]:
     """Exact error ``1/2 (1 - E_c lambda_0)`` of one Bayes head with M = I and key-rank r, with
-    its rigorous enclosure (:func:`workbench.core.bounds.fiber_enclosure.scalar_enclosure`)."""
+    its rigorous enclosure
+    (:func:`workbench.core.bounds.fiber_bound.fiber_enclosure.scalar_enclosure`)."""
     d = check_dim(d)
     r = check_key_rank(r, d)
     if r >= d:

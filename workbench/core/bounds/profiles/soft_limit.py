@@ -34,8 +34,8 @@ def distance_to_sign(beta: float, d: int) -> tuple[float, float]:
     ``2 rho_d (pi/2 - th_c) 4 e^{-4 S6_CUT}``."""
     beta = check_float("beta", beta, lo=0.0, lo_open=True)
     d = check_dim(d)
-    from workbench.core.bounds import panel_energy
-    from workbench.core.bounds.gegenbauer_ball import rho_ball
+    from workbench.core.bounds.numerics.gegenbauer_ball import rho_ball
+    from workbench.core.bounds.profiles import panel_energy
     from workbench.core.profiles import sign_profile, tanh_profile
     from workbench.core.rigorous import (
         arb,

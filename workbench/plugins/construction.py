@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from workbench.core.validation import INT64_MAX
-from workbench.plugin_contract import LAWS, PluginFailed, call_user, check_name
+from workbench.plugins.contract import LAWS, PluginFailed, call_user, check_name
 
 
 @dataclass(frozen=True)

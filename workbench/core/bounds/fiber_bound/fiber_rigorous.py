@@ -5,9 +5,11 @@
 With ``c = sin^2 phi`` the slopes ``G_j = d lambda_j / d phi`` are closed forms in Gauss's 2F1
 (Lemma R1), and ``lambda_j(pi/2) = (1, 0, 0)``, so
 ``lambda_j(phi) = lambda_j(pi/2) - int_phi^{pi/2} G_j`` is one ``acb.integral`` per value: a
-proved enclosure, sharing no code with the float path of :mod:`workbench.core.bounds.fiber`
+proved enclosure, sharing no code with the float path of
+:mod:`workbench.core.bounds.fiber_bound.fiber`
 (its check: tests/core/test_fiber_rigorous.py). The bound itself is enclosed by another closed
-form, the series of :mod:`workbench.core.bounds.fiber_series` (Lemma R2), which this module
+form, the series of :mod:`workbench.core.bounds.fiber_bound.fiber_series` (Lemma R2), which this
+module
 checks (tests/core/test_fiber_enclosure.py).
 """
 
@@ -65,7 +67,8 @@ class _Fiber:
 
 def eigenvalue_enclosure(m: int, c: float) -> list[tuple[float, float]]:
     """Outward-rounded enclosures of ``(lambda_0, lambda_1, lambda_2)(m, c)`` (Lemma R1; the
-    float value is :func:`workbench.core.bounds.fiber.fiber_eigenvalues`); ``lambda_2 = 0`` when
+    float value is :func:`workbench.core.bounds.fiber_bound.fiber.fiber_eigenvalues`); ``lambda_2 =
+    0`` when
     m = 1. ``c`` is taken exactly as the float given. Check the width: where the integrator hits
     its budget the enclosure is valid but wide."""
     m = check_int("m", m, lo=1)

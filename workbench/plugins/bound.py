@@ -9,7 +9,7 @@ from typing import Any
 
 from workbench.core.bounds.value import BoundValue, PartKind
 from workbench.core.validation import check_layer, check_points
-from workbench.plugin_contract import LAWS, PluginFailed, call_user, check_name, number
+from workbench.plugins.contract import LAWS, PluginFailed, call_user, check_name, number
 
 SIDES = ("lower", "upper")
 STATUSES = ("proved", "conjectured")  # "certified" is read as "proved" (its old spelling)

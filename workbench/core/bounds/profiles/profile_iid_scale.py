@@ -20,10 +20,10 @@ import numpy as np
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2
-from workbench.core.bounds.gegenbauer_ball import rho_ball
-from workbench.core.bounds.profile_fiber import profile_distance, profile_lower_bound
-from workbench.core.bounds.profile_form import exact_form, sympy_to_arb
-from workbench.core.bounds.profile_iid import (
+from workbench.core.bounds.numerics.gegenbauer_ball import rho_ball
+from workbench.core.bounds.profiles.profile_fiber import profile_distance, profile_lower_bound
+from workbench.core.bounds.profiles.profile_form import exact_form, sympy_to_arb
+from workbench.core.bounds.profiles.profile_iid import (
     CELLS,
     ZERO_PROFILE,
     CellRule,

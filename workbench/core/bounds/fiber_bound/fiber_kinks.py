@@ -19,7 +19,7 @@ from functools import lru_cache
 
 import numpy as np
 
-from workbench.core.bounds.kink_brackets import Enclosure, bracket_sign_changes
+from workbench.core.bounds.numerics.kink_brackets import Enclosure, bracket_sign_changes
 from workbench.core.quadrature import fiber_angle_rule
 
 __all__ = ["crossing_brackets"]

@@ -3,7 +3,8 @@ steps S1-S5): every generalized-attention model with H heads of key-rank r has, 
 
     err >= LB_L(psi) = 1/2 sum_{l odd <= L} eta_l(psi)^2 (1 - min(1, H D_l / N(d,l))),
 
-with ``D_l`` of the value class (:func:`workbench.core.bounds.harmonic.degree_dimension_bound`)
+with ``D_l`` of the value class
+(:func:`workbench.core.bounds.harmonic_count.harmonic.degree_dimension_bound`)
 and the degrees above L dropped (never counted as lost energy; ``tail`` bounds what they could
 add). Hardmax (``psi = sign``) is dispatched to :func:`harmonic_bound` itself, so its numbers are
 today's bit for bit; every other profile takes its energies from :mod:`.profile_energy`, rigorous
@@ -16,15 +17,15 @@ import math
 from dataclasses import dataclass
 from fractions import Fraction
 
-from workbench.core.bounds.harmonic import (
+from workbench.core.bounds.harmonic_count.harmonic import (
     _check_class,
     _tables,
     harmonic_bound,
     heads_needed_search,
     tail_capture_ratio,
 )
-from workbench.core.bounds.profile_energy import ProfileEnergies, profile_energies
-from workbench.core.bounds.truncation import digits_settled, settle_degrees, truncation_of
+from workbench.core.bounds.numerics.truncation import digits_settled, settle_degrees, truncation_of
+from workbench.core.bounds.profiles.profile_energy import ProfileEnergies, profile_energies
 from workbench.core.bounds.value import BoundValue, Part, Truncation
 from workbench.core.profiles import Profile, sign_of, tanh_beta
 from workbench.core.validation import check_dim, check_float, check_int, check_layer, check_rank
@@ -175,7 +176,7 @@ def profile_bound(
                   "a counted tail", tr)]
     beta = tanh_beta(profile)
     if beta is not None:
-        from workbench.core.bounds.soft_limit import s6_enclosure
+        from workbench.core.bounds.profiles.soft_limit import s6_enclosure
 
         hard = harmonic_bound(d, r, H, value_class=vc)
         parts.append(Part(S6, s6_enclosure(beta, d, hard.enclosure), True,
@@ -263,8 +264,8 @@ def _least_heads(profile: Profile, d: int, r: int, eps: float, L: int, vc: str) 
     target = Fraction(eps)
     beta = tanh_beta(profile)
     if beta is not None:
-        from workbench.core.bounds.harmonic import _resolve_degree
-        from workbench.core.bounds.soft_limit import s6_enclosure
+        from workbench.core.bounds.harmonic_count.harmonic import _resolve_degree
+        from workbench.core.bounds.profiles.soft_limit import s6_enclosure
 
         L_hard = _resolve_degree(d, None, 1e-3, vc)
 

@@ -2,7 +2,8 @@
 (docs/derivations/fiber_bound.md, "Rigorous evaluation", Lemmas R2-R4).
 
 ``[0, pi/2]`` (``c = sin^2 phi``) is cut into cells. On each cell the three fiber values are
-enclosed by Lemma R2's series (:mod:`workbench.core.bounds.fiber_series`); where those balls
+enclosed by Lemma R2's series (:mod:`workbench.core.bounds.fiber_bound.fiber_series`); where those
+balls
 prove which values the Ky Fan sum takes (every value taken is at least every value not fully
 taken), the sum is one fixed combination ``sum_j n_j v_j`` there, and adjacent such cells are
 merged into a *piece*. A piece's integral is a series of integrals ``int sin^p cos^q`` with an
@@ -20,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from workbench.core import rigorous as rig
-from workbench.core.bounds.fiber_series import FiberSeries, fiber_series
+from workbench.core.bounds.fiber_bound.fiber_series import FiberSeries, fiber_series
 from workbench.core.safe_files import reading
 from workbench.core.validation import check_int
 

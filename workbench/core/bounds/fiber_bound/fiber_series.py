@@ -10,7 +10,8 @@ with ``K = 2^{m-1} / (pi B(1/2, (m-1)/2))``, ``B_k = B(m/2, (m-1)/2 + k)`` and t
 ``p_{j,k}`` of ``P_j(2u - 1) = sum_k p_{j,k} u^k``. The ``T_{k,n}`` are positive, and their sums
 are known in closed form (``sum_n T_{k,n} = (Lambda_k(1) - Lambda_k(0)) / (2 K B_k)``), so the
 tail past any N is a ball computed exactly, not estimated: ``sum_{n >= N} |t_{j,n}| z^n <=
-z^N tau_j(N)``. :mod:`workbench.core.bounds.fiber_rigorous` encloses the same eigenvalues by
+z^N tau_j(N)``. :mod:`workbench.core.bounds.fiber_bound.fiber_rigorous` encloses the same
+eigenvalues by
 another formula (Lemma R1, an ``acb.integral`` of 2F1); the tests hold the two together.
 """
 

@@ -50,7 +50,7 @@ def _certified(value_class: str) -> Bound:
 
 def _harmonic(value_class: str) -> Bound:
     def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
-        from workbench.core.bounds.harmonic import harmonic_bound
+        from workbench.core.bounds.harmonic_count.harmonic import harmonic_bound
 
         return BoundValue((harmonic_bound(d, r, H, value_class=value_class).part(),))
 
@@ -64,7 +64,7 @@ def _harmonic(value_class: str) -> Bound:
 
 def _fiber(value_class: str) -> Bound:
     def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
-        from workbench.core.bounds.fiber import fiber_bound
+        from workbench.core.bounds.fiber_bound.fiber import fiber_bound
 
         return BoundValue((fiber_bound(d, r, H, value_class).part(),))
 
@@ -99,12 +99,12 @@ def _n_keys(value_class: str) -> Bound:
     """The bound beyond two keys (3 <= N <= d-2 on D_N), ``n_keys_bound``."""
 
     def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
-        from workbench.core.bounds.n_keys import n_keys_bound
+        from workbench.core.bounds.sequence_length.n_keys import n_keys_bound
 
         return n_keys_bound(d, r, H, N, value_class)
 
     def domain(d: int, r: int, H: int, N: int) -> str | None:
-        from workbench.core.bounds.n_keys import covered
+        from workbench.core.bounds.sequence_length.n_keys import covered
 
         return covered(d, N)
 
@@ -240,7 +240,7 @@ def _make(fn: Any, **kw: Any) -> Construction:
 MAX_STEPS = 100_000
 MIN_SAMPLES, MAX_SAMPLES = 100, 10**9
 
-# the registered objects, also reachable as workbench.builtin_plugins:FULL_RANK and so on
+# the registered objects, also reachable as workbench.plugins.builtin:FULL_RANK and so on
 FULL_RANK = _make(full_rank, memory=_full_rank_memory,
                   ranges={"beta": ParamRange(0.0), "eps": ParamRange(0.0, 1.0, True, True)},
                   defaults={"d": 8, "rank": 8, "heads": 1, "N": 2},

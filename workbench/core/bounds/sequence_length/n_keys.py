@@ -25,8 +25,8 @@ from typing import Any
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
-from workbench.core.bounds.n_keys_energy import energy_enclosures, fiber_dim
-from workbench.core.bounds.truncation import digits_settled, truncation_of
+from workbench.core.bounds.numerics.truncation import digits_settled, truncation_of
+from workbench.core.bounds.sequence_length.n_keys_energy import energy_enclosures, fiber_dim
 from workbench.core.bounds.value import N_KEYS, BoundValue
 from workbench.core.harmonics import dim_harmonics
 from workbench.core.validation import check_choice, check_float, check_int, check_layer

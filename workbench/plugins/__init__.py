@@ -21,9 +21,17 @@ names an object (or a plain function, registered under the entry point's name), 
 that registers its
 objects when imported. An entry point that fails to load is reported by name in
 ``LOAD_ERRORS`` and the rest still loads. The built-in objects register through the same
-functions, from above: this module imports none of them. ``workbench.builtin_plugins`` hands
+functions, from above: this module imports none of them. ``workbench.plugins.builtin`` hands
 them over with :func:`add_builtins` when the package ``workbench`` is imported, so ``available``
 and ``get`` see them in any program. Nothing here imports torch until an object is used.
+
+The package: the registry (here), the ``Bound`` type (:mod:`.bound`), the ``Construction`` type
+(:mod:`.construction`), what every plug-in shares (:mod:`.contract`) and the built-in objects
+(:mod:`.builtin`).
+
+Layering: workbench.core, workbench.core.bounds, workbench.core.bounds.harmonic_count,
+workbench.core.bounds.fiber_bound, workbench.core.bounds.sequence_length, workbench.constructions,
+workbench.verifiers, workbench.proofs, workbench.proofs.support.
 """
 
 from __future__ import annotations
@@ -35,9 +43,9 @@ from dataclasses import replace
 from typing import Any
 
 from workbench.core.profiles import Target, psi_target
-from workbench.plugin_bound import SIDES, STATUSES, Bound, DomainFn
-from workbench.plugin_construction import INT64_MAX, Construction, ParamRange
-from workbench.plugin_contract import (
+from workbench.plugins.bound import SIDES, STATUSES, Bound, DomainFn
+from workbench.plugins.construction import INT64_MAX, Construction, ParamRange
+from workbench.plugins.contract import (
     LAWS,
     SIGNATURES,
     PluginFailed,
@@ -45,7 +53,7 @@ from workbench.plugin_contract import (
     call_user,
     failure,
 )
-from workbench.plugin_contract import takes as _takes
+from workbench.plugins.contract import takes as _takes
 
 __all__ = ["INT64_MAX", "KINDS", "LAWS", "LOAD_ERRORS", "SIDES", "SIGNATURES", "STATUSES",
            "Bound", "Construction", "DomainFn", "ParamRange", "PluginFailed", "add_builtins",
@@ -54,7 +62,7 @@ __all__ = ["INT64_MAX", "KINDS", "LAWS", "LOAD_ERRORS", "SIDES", "SIGNATURES", "
            "register_construction"]
 
 # A kind of object: its name here, its entry-point group in ``_GROUPS``, its type in
-# ``_type_of`` and its built-ins in ``workbench.builtin_plugins.register_builtins``.
+# ``_type_of`` and its built-ins in ``workbench.plugins.builtin.register_builtins``.
 KINDS = ("bound", "construction", "preset", "target")
 LOAD_ERRORS: dict[str, str] = {}  # "group:entry point" -> why it could not be loaded
 
@@ -69,7 +77,7 @@ _BUILTINS: list[Callable[[str], None]] = []  # each registers the built-in objec
 def add_builtins(register_kind: Callable[[str], None]) -> None:
     """Give the registry a source of built-in objects: ``register_kind(kind)`` registers those
     of ``kind`` (lazily, the first time a kind is asked for). The workbench's own,
-    ``workbench.builtin_plugins.register_builtins``, is added by the package's ``__init__``."""
+    ``workbench.plugins.builtin.register_builtins``, is added by the package's ``__init__``."""
     if register_kind not in _BUILTINS:
         _BUILTINS.append(register_kind)
 
