@@ -21,8 +21,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-__all__ = ["BoundValue", "Part", "PartKind", "Truncation", "FIBER",
-           "HARMONIC_COUNT", "N_KEYS", "THEOREM3_LOWER"]
+__all__ = ["BoundValue", "Part", "PartKind", "Truncation", "FIBER", "HARMONIC_COUNT",
+           "MULTI_LEVEL", "MULTI_LEVEL_ESTIMATE", "N_KEYS", "THEOREM3_LOWER"]
 
 
 @dataclass(frozen=True)
@@ -92,6 +92,10 @@ FIBER = PartKind("fiber", rigorous=True)  # arb balls: series with exact tails, 
 # statement (probability 0.999), not a proved enclosure
 THEOREM3_LOWER = PartKind("theorem 3 lower side", rigorous=False)
 N_KEYS = PartKind("n-keys", rigorous=True)  # arb balls: Gamma_l enclosures, tail by Parseval
+# the multi-level bound for 3 <= N <= d (docs/derivations/long_contexts.md): its proved part, and
+# a finite-sample statistical part beside it (empirical Bernstein), never certified
+MULTI_LEVEL = PartKind("multi-level", rigorous=True)
+MULTI_LEVEL_ESTIMATE = PartKind("multi-level estimate", rigorous=False)
 
 
 @dataclass(frozen=True)
@@ -107,9 +111,12 @@ class BoundValue:
 
     @property
     def chosen(self) -> Part:
-        """The part with the largest lower end (the first one on ties)."""
-        best = self.parts[0]
-        for p in self.parts[1:]:
+        """The part that decides: the largest lower end among the rigorous, proved parts where
+        there is one (a statistical or conjectured part never outranks a certified one), else
+        among all parts; the first one on ties."""
+        pool = [p for p in self.parts if p.rigorous and p.proved] or list(self.parts)
+        best = pool[0]
+        for p in pool[1:]:
             if p.lower > best.lower:
                 best = p
         return best
@@ -120,9 +127,9 @@ class BoundValue:
 
     @property
     def enclosure(self) -> tuple[float, float]:
-        """An enclosure of ``max`` over the parts: the largest lower end and the largest upper
-        end."""
-        return self.value, max(p.enclosure[1] for p in self.parts)
+        """The enclosure of the part that decides (the parts bound different quantities, so
+        their ends are not mixed)."""
+        return self.chosen.enclosure
 
     @property
     def source(self) -> str:
