@@ -15,7 +15,8 @@ Gamma_l^(j) (1 - m_l^(j))``, ``m_l^(j) = min(1, H D_l / N(n_{k_j}, l))``. Two pa
   degree 1 by ``Gamma_1^(j)``'s one-sided empirical Bernstein limit at total level 99.95 %
   (:func:`~.multi_level_energy.degree_one_estimate`, fixed seeds, from the shipped table
   ``multi_level_table.json`` or computed on the spot for small d):
-  ``loss_j >= (1 - nu_j) ||Delta_j t||^2 - (m_1^(j) - nu_j)^+ Gamma_1^(j)``.
+  ``loss_j >= (1 - nu_j) ||Delta_j t||^2 - (m_1^(j) - nu_j)^+ Gamma_1^(j)``, or the rigorous
+  part's ``(1 - mu_j) ||Delta_j t||^2`` where that is larger (chosen per level).
 """
 
 from __future__ import annotations
@@ -154,16 +155,30 @@ def _degree_one(d: int, N: int, ks: tuple[int, ...]) -> list[DegreeOneEstimate] 
                                 seed=1000 * d + k) for j, k in enumerate(ks)]
 
 
+def _jensen_increment(d: int, N: int, ks: tuple[int, ...], j: int) -> Fraction:
+    """A proxy for ``||Delta_j t||^2`` (differences of the Jensen bounds), used only to choose
+    how each level is counted (either choice is a valid bound)."""
+    below = cumulative_energy_lower(d, N, ks[j - 1]) if j else Fraction(0)
+    return cumulative_energy_lower(d, N, ks[j]) - below
+
+
 def _estimate(d: int, r: int, H: int, N: int, value_class: str, L: int,
               ks: tuple[int, ...]) -> Part | None:
     ests = _degree_one(d, N, ks)
     if ests is None:
         return None
     caps = [level_capture(d, r, H, N, k, L, value_class) for k in ks]
-    kept = Fraction(N - 1, 2) * _abel(N, ks, [1 - nu for _, nu in caps], d)
     delta = DELTA / len(ks)
-    lost = sum(max(0.0, float(m1 - nu)) * e.upper(delta) for (m1, nu), e in zip(caps, ests))
-    value = float(kept) - (N - 1) / 2 * lost
+    weights, lost = [], 0.0
+    for j, ((m1, nu), e) in enumerate(zip(caps, ests)):
+        penalty = max(0.0, float(m1 - nu)) * e.upper(delta)
+        gain = float(max(m1, nu) - nu) * float(_jensen_increment(d, N, ks, j))
+        if penalty < gain:  # degree 1 by its limit; else the level as in the rigorous part
+            weights.append(1 - nu)
+            lost += penalty
+        else:
+            weights.append(1 - max(m1, nu))
+    value = float(Fraction(N - 1, 2) * _abel(N, ks, weights, d)) - (N - 1) / 2 * lost
     method = (f"levels {ks[0]}..{ks[-1]}: degrees >= 3 counted exactly, level energies by "
               f"Jensen (2/(2N-k)); Gamma_1 per level a one-sided empirical Bernstein limit "
               f"(Monte Carlo over the scalars, Gauss-Legendre in c, fixed seeds), total level "
