@@ -11,10 +11,10 @@
 
 ``F_{0,.} = 1``, ``F_{1,D}`` the incomplete beta (exact), ``F_{1,1} = 1/2`` on ``[-1, 1)``. Each
 step is a Gauss-Legendre sum on a grid of theta with linear interpolation, the cap where the
-inner law is constant taken exactly, ``F_{2,2}`` the arc length (float64, error below about 1e-4,
-measured against exact values and an identity in tests/core/test_multi_level_law.py): a numerical value,
-never used by the rigorous part of the bound. For ``theta >= 1/sqrt2`` at most one coordinate
-exceeds theta and ``F_{K,D} = 1 - K (1 - F_{1,D})`` exactly.
+inner law is constant taken exactly, ``F_{2,2}`` the arc length (float64, error below about
+1e-4, measured against exact values and an identity in tests/core/test_multi_level_law.py): a
+numerical value, never used by the rigorous part of the bound. For ``theta >= 1/sqrt2`` at most
+one coordinate exceeds theta and ``F_{K,D} = 1 - K (1 - F_{1,D})`` exactly.
 """
 
 from __future__ import annotations
