@@ -1,7 +1,7 @@
 """The law at each level of the multi-level bound (docs/derivations/long_contexts_evaluation.md):
 ``F_{K,D}`` against exact values and an identity, the level target against brute force over
-Haar frames, and the counts against hand arithmetic from the statement (docs/paper.md, "Long
-contexts", steps 2-5)."""
+Haar frames, and the counts against hand arithmetic from the statement
+(docs/derivations/long_contexts.md, steps 2-5)."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
-"""The multi-level bound M_N for long contexts, ``3 <= N <= d`` on D_N (docs/paper.md, "Long
-contexts"; the evaluation in docs/derivations/long_contexts_evaluation.md).
+"""The multi-level bound M_N for long contexts, ``3 <= N <= d`` on D_N (the statement:
+docs/derivations/long_contexts.md; its evaluation: docs/derivations/long_contexts_evaluation.md).
 
 With levels ``2 = k_0 < ... < k_J`` (every k with ``n_k = d - k + 1 >= 3``, :func:`levels`), the
 increments ``Delta_j t`` are orthogonal and, per degree, ``err >= (N-1)/2 sum_j sum_l

@@ -1,5 +1,5 @@
 """The law at each level of the multi-level bound M_N (docs/derivations/long_contexts_evaluation.md,
-"The law at level k"; docs/paper.md, "Long contexts"): the level fiber's dimension, the law
+"The law at level k"; docs/derivations/long_contexts.md): the level fiber's dimension, the law
 ``F_{K,D}`` of the largest of K coordinates of a uniform point of ``S^{D-1}``, the level target
 ``E[t | F_k]`` in closed form, and the counts (``lambda_k`` linear forms per head, ``D_l``).
 
