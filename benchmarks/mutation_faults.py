@@ -50,6 +50,7 @@ from benchmarks.mutation_wraps import (
     _lr_no_warmup,
     _majority_eps_linear,
     _mc_interval_quarter,
+    _multilevel_degree_one_short,
     _orthonormal_iid,
     _profile_eta_high,
     _reading_spacing,
@@ -382,6 +383,24 @@ FAULTS: tuple[Fault, ...] = (
           "core",
           "constant", "the pairs' factor (N-1)/2 replaced by (N/2)/2",
           replaced(lambda N: Fraction(N, 4))),
+    # the multi-level bound for long contexts (docs/derivations/long_contexts_evaluation.md);
+    # killed by tests/core/test_multi_level.py and tests/core/test_multi_level_law.py
+    Fault("core.multilevel_increment_undifferenced",
+          "workbench.core.bounds.sequence_length.multi_level_energy:degree_one_estimate",
+          "core", "dropped term", "a level's Gamma_1 taken for E[t|F_k] itself, the coarser "
+          "level not subtracted", arg_mapped(3, "k_prev", lambda _k: None)),
+    Fault("core.multilevel_lambda_off_by_one",
+          "workbench.core.bounds.sequence_length.multi_level_law:linear_forms", "core",
+          "off-by-one", "lambda_k one too small (min(r + k - 2, n_k))",
+          mapped(lambda lam: lam - 1)),
+    Fault("core.multilevel_law_dimension",
+          "workbench.core.bounds.sequence_length.multi_level_law:max_coordinate_law", "core",
+          "argument", "F_{K,D} evaluated on S^D (dimension D + 1)",
+          arg_mapped(1, "D", lambda dim: dim + 1)),
+    Fault("core.multilevel_degree_one_count_short",
+          "workbench.core.bounds.sequence_length.multi_level_law:level_degree_count", "core",
+          "degree", "the degree-1 count 2r + lambda_k slipped to r + lambda_k",
+          _multilevel_degree_one_short),
 )
 BY_ID: dict[str, Fault] = {f.id: f for f in FAULTS}
 

@@ -379,3 +379,13 @@ def _profile_eta_high(f: Callable[..., Any]) -> Callable[..., Any]:
 
 def _ky_fan_one_more(f: Callable[..., Any]) -> Callable[..., Any]:
     return lambda fib, count, tol, cap: f(fib, count + 1, tol, cap)
+
+
+def _multilevel_degree_one_short(f: Callable[..., int]) -> Callable[..., int]:
+    """The multi-level degree-1 count ``2r + lambda_k`` slipped to ``r + lambda_k``."""
+
+    def g(d: int, r: int, N: int, k: int, l: int, value_class: str = "eq2") -> int:
+        full = f(d, r, N, k, l, value_class)
+        return full - r if l == 1 and value_class == "eq2" else full
+
+    return g
