@@ -32,11 +32,11 @@ from workbench.core.intervals import Estimate, mean_interval
 __all__ = ["LevelEnergy", "brute_level_targets", "closed_level_energies", "closed_level_target",
            "degree_count", "degree_one_count", "fiber_scalars", "haar_keys", "increments",
            "level_energies", "linear_form_count", "max_coordinate_cdf", "partner_direction",
-           "fixed_space", "check_levels"]
+           "fixed_space", "check_levels", "conditional_head_score"]
 
 GRID = 4001  # theta grid of the tabulated F_{K,D}, K >= 2
 NODES = 160  # Gauss-Legendre nodes per smooth piece of F's recursion
-C_NODES = 48  # Gauss-Legendre nodes per smooth piece of the c-quadrature
+C_NODES = 32  # Gauss-Legendre nodes per smooth piece of the c-quadrature
 
 
 # ---------------------------------------------------------------- validation
@@ -228,6 +228,31 @@ def partner_direction(w: np.ndarray, S: np.ndarray, rng: np.random.Generator) ->
     v = rng.standard_normal(w.shape)
     v -= S.T @ (S @ v)
     return ps + np.linalg.norm(w - ps) * v / np.linalg.norm(v)
+
+
+def conditional_head_score(X: np.ndarray, y: np.ndarray, W: np.ndarray, b: np.ndarray, k: int,
+                       inner: int, rng: np.random.Generator) -> tuple[np.ndarray, np.ndarray]:
+    """Lemma L4's test head, on one draw ``X`` (N, d), ``y`` (d,) with rank-1 ``W`` (1, d): per
+    draw of the unseen keys ``x_{k+1..N}`` (``inner`` Haar frames of ``span(x_1..x_k)^perp``),
+    the score ``phi_1`` of a nonlinear Eq. 2 head (softmax over j of ``2 sin(3 W x_j + <b, y>)
+    + (W x_j)^2 + 0.3 j``: a function of ``(W X, y)`` only) and the row-space part
+    ``<W/|W|, sum_{j>k} phi_j x_j>``. Returns two arrays of length ``inner``."""
+    Xi = np.repeat(X[None], inner, 0)
+    N, d = X.shape
+    G = rng.standard_normal((inner, N - k, d))
+    G -= np.einsum("mjs,sd->mjd", np.einsum("mjd,sd->mjs", G, X[:k]), X[:k])
+    for j in range(N - k):
+        v = G[:, j]
+        for i in range(j):
+            v = v - np.sum(v * G[:, i], -1, keepdims=True) * G[:, i]
+        G[:, j] = v / np.linalg.norm(v, axis=-1, keepdims=True)
+    Xi[:, k:] = G
+    z = np.einsum("rd,mjd->mjr", W, Xi)[..., 0]
+    s = 2 * np.sin(3 * z + float(b @ y)) + z**2 + 0.3 * np.arange(N)
+    phi = np.exp(s - s.max(1, keepdims=True))
+    phi /= phi.sum(1, keepdims=True)
+    vec = np.einsum("mj,mjd->md", phi[:, k:], Xi[:, k:]) @ W[0] / np.linalg.norm(W[0])
+    return phi[:, 0], vec
 
 
 # ---------------------------------------------------------------- energies
