@@ -389,10 +389,9 @@ def closed_level_energies(d: int, N: int, levels: Sequence[int], degrees: Sequen
         jumps = [((math.sqrt(2) * g_seen[:, :kk - 2].max(1) if kk > 2 else -np.inf) - g_u) / rho
                  for kk in lv[max(j - 1, 0):j + 1]]
         c, wts = _c_nodes(n, np.stack(jumps, 1))
-        def target(kk: int) -> np.ndarray:
-            return closed_level_target(d, N, kk, g_u[:, None], g_seen[:, None, :], rho[:, None],
-                                       c)
-        delta = increments(np.stack([target(kk) for kk in lv[max(j - 1, 0):j + 1]]))[-1]
+        targets = [closed_level_target(d, N, kk, g_u[:, None], g_seen[:, None, :], rho[:, None],
+                                       c) for kk in lv[max(j - 1, 0):j + 1]]
+        delta = increments(np.stack(targets))[-1]  # the coarser level seen on this fiber
         energy = _estimate((wts * delta**2).sum(1), 1.0, level)
         per_degree = {}
         for l in degrees:
