@@ -118,8 +118,8 @@ def level_target_claim(ctx: CheckContext) -> list[Evidence]:
                                          resolution=RES,
                                          note="||Delta t||^2: brute force vs closed form"))
         if not ctx.quick:  # the degree-1 energies (their brute-force intervals are wide)
-            g_b = level_energies(d, N, lv, (1,), 20_000, ctx.seed + 47, level=level)
-            g_c = closed_level_energies(d, N, lv, (1,), 20_000, ctx.seed + 53, level=level)
+            g_b = level_energies(d, N, lv, (1,), 6000, ctx.seed + 47, level=level)
+            g_c = closed_level_energies(d, N, lv, (1,), 8000, ctx.seed + 53, level=level)
             for e_b, e_c in zip(g_b, g_c):
                 out.append(Evidence.estimate(e_b.degrees[1], "==", e_c.degrees[1],
                                              params={"d": d, "N": N, "level": e_b.level},
@@ -208,8 +208,8 @@ def parseval_claim(ctx: CheckContext) -> list[Evidence]:
     out = []
     for d, N in _points(ctx):
         lv = LEVELS[(d, N)]
-        degrees = tuple(range(1, ctx.pick(41, 81), 2))
-        closed = closed_level_energies(d, N, lv, degrees, ctx.pick(600, 4000), ctx.seed + 41)
+        degrees = tuple(range(1, ctx.pick(41, 61), 2))
+        closed = closed_level_energies(d, N, lv, degrees, ctx.pick(600, 2000), ctx.seed + 41)
         for e in closed:  # Bessel and the tail, on the same scalar draws
             kept = sum(g.mean for g in e.degrees.values())
             out.append(Evidence.identity(max(kept - e.energy.mean, 0.0),
@@ -221,7 +221,7 @@ def parseval_claim(ctx: CheckContext) -> list[Evidence]:
                                          tolerance=0.1 * e.energy.mean,
                                          note="level energy left beyond the summed degrees"))
         per_level = bonferroni_level(len(lv))  # the levels' intervals hold jointly
-        big = closed_level_energies(d, N, lv, (), ctx.pick(8000, 40_000), ctx.seed + 59,
+        big = closed_level_energies(d, N, lv, (), ctx.pick(8000, 20_000), ctx.seed + 59,
                                     level=per_level)
         tot_c = sum(e.energy.mean for e in big)
         half_c = sum(e.energy.half_width for e in big)
