@@ -45,6 +45,20 @@ def test_l1_increments_are_orthogonal_and_add_up_to_two_over_n() -> None:
     assert lo_ns > 0.1
 
 
+def test_l1_dropped_levels_hold_the_rest() -> None:
+    """N = d: the levels with n_k <= 2 (k = d - 1, d) are not used by the bound; the energy of
+    the levels kept falls short of 2/N by what the dropped increments hold."""
+    d = N = 6
+    _, _, ta, tb = _brute(d, N, (2, 3, 4, 6), 8000, seed=5)
+    a, b = ref.increments(ta), ref.increments(tb)
+    lv = 1 - 1e-3 / 4
+    kept = [_interval(a[j] * b[j], level=lv) for j in range(3)]
+    dropped = _interval(a[3] * b[3], level=lv)
+    assert sum(hi for _, hi in kept) < 2 / N  # short of 2/N beyond the intervals
+    assert sum(lo for lo, _ in kept) + dropped[0] <= 2 / N <= sum(hi for _, hi in kept) + dropped[1]
+    assert dropped[0] > 0  # the dropped levels hold a positive share
+
+
 def test_l1_levels_with_small_fibers_are_refused() -> None:
     assert ref.check_levels(8, 8, (2, 4, 6)) == (2, 4, 6)
     for levels in ((2, 7), (3, 2), (1, 3), (2, 9), ()):
@@ -171,6 +185,8 @@ def test_l5_linear_forms_and_degree_one_rank() -> None:
     for n, r, lam in ((7, 1, 2), (9, 2, 3)):
         rank = fiber_head_rank(n, r, 1, lam, seed=17)
         assert rank == ref.degree_one_count(r, lam), (n, r, lam, rank)
+    # A1's level 1 (nothing seen but w, y): r linear forms per head on S^{d-1}, D_1 = 3r
+    assert fiber_head_rank(8, 1, 1, 1, seed=19) == ref.degree_one_count(1, 1) == 3
     # the general formula at l = 1 would say 2 + 2 lambda for r = 1: the sharper count is 2 + lambda
     assert ref.degree_count(1, 2, 1) == 4 and ref.degree_count(1, 2, 3) == 7
 
