@@ -122,8 +122,8 @@ def test_l3_energies_match_the_referees_numbers() -> None:
 
 
 def test_brute_degree_one_energies_cover_the_closed_ones() -> None:
-    brute = ref.level_energies(8, 4, (2, 3, 4), (1,), samples=3000, seed=7, inner=16)
-    closed = ref.closed_level_energies(8, 4, (2, 3, 4), (1,), samples=4000, seed=8)
+    brute = ref.level_energies(8, 4, (2, 3, 4), (1,), samples=3000, seed=7, inner=8)
+    closed = ref.closed_level_energies(8, 4, (2, 3, 4), (1,), samples=3000, seed=8)
     for b, c in zip(brute, closed):
         assert b.energy.lo <= c.energy.hi and c.energy.lo <= b.energy.hi, b.level
         assert b.degrees[1].lo <= c.degrees[1].hi and c.degrees[1].lo <= b.degrees[1].hi
@@ -200,7 +200,7 @@ def test_l6_parseval_per_level_and_total() -> None:
         kept = sum(g.mean for g in e.degrees.values())
         assert kept <= e.energy.mean + 1e-9  # Bessel
         assert e.energy.mean - kept < 0.05 * e.energy.mean  # the tail above l = 59
-    big = ref.closed_level_energies(8, 4, lv, (), samples=12_000, seed=23,
+    big = ref.closed_level_energies(8, 4, lv, (), samples=8000, seed=23,
                                     level=1 - 1e-3 / 3)
     lo, hi = sum(e.energy.lo for e in big), sum(e.energy.hi for e in big)
     assert lo <= 0.5 <= hi and hi - lo < 0.12
@@ -243,3 +243,20 @@ def test_addition_a2_iid_pair_target() -> None:
     wrong = s * np.sign(np.einsum("bd,bd->b", w_hat, y)) * ref.max_coordinate_cdf(1, d, a_max) ** 2
     lo, hi = _interval(np.sign(np.einsum("bd,bd->b", w_hat, y)) * (brute - wrong))
     assert not lo <= 0 <= hi
+
+
+# ---------------------------------------------------------------- the Result at one level
+
+@pytest.mark.parametrize("H", [1, 8])
+def test_result_at_the_single_level_n_brackets_the_bound_beyond_two_keys(H: int) -> None:
+    """With the single level k = N (no unseen keys: min(N - 1, n) forms, the general count),
+    the Result is B_N; the reference's closed form brackets the core's rigorous n-keys value."""
+    from workbench.core.bounds.sequence_length.n_keys import n_keys_bound
+
+    d, r, N = 8, 1, 4
+    term = ref.level_terms(d, r, H, N, (N,), (min(N - 1, d - N + 1),), max_degree=41,
+                           samples=5000, seed=H, sharp_degree_one=False, level=1 - 5e-4)[0]
+    lo, hi = n_keys_bound(d, r, H, N).enclosure
+    f = (N - 1) / 2
+    assert f * term.kept.lo <= hi and lo <= f * (term.kept.hi + term.tail.hi)
+    assert f * (term.kept.hi + term.tail.hi) - f * term.kept.lo < 0.08

@@ -29,10 +29,11 @@ from scipy import special
 from workbench.core.harmonics import dim_harmonics, legendre_d
 from workbench.core.intervals import Estimate, mean_interval
 
-__all__ = ["LevelEnergy", "brute_level_targets", "closed_level_energies", "closed_level_target",
-           "degree_count", "degree_one_count", "fiber_scalars", "haar_keys", "increments",
-           "level_energies", "linear_form_count", "max_coordinate_cdf", "partner_direction",
-           "fixed_space", "check_levels", "conditional_head_score"]
+__all__ = ["LevelEnergy", "LevelTerm", "brute_level_targets", "check_levels",
+           "closed_level_energies", "closed_level_target", "conditional_head_score",
+           "degree_count", "degree_one_count", "fiber_scalars", "fixed_space", "haar_keys",
+           "increments", "level_energies", "level_terms", "linear_form_count",
+           "max_coordinate_cdf", "partner_direction"]
 
 GRID = 4001  # theta grid of the tabulated F_{K,D}, K >= 2
 NODES = 160  # Gauss-Legendre nodes per smooth piece of F's recursion
@@ -268,9 +269,16 @@ class LevelEnergy:
     degrees: dict[int, Estimate]
 
 
-def _estimate(values: np.ndarray, half_range: float, level: float) -> Estimate:
+def _estimate(values: np.ndarray, half_range: float, level: float,
+              nonnegative: bool = False) -> Estimate:
+    """The ``bounded`` interval for values in ``[-half_range, half_range]``; for values in
+    ``[0, half_range]`` (``nonnegative``: squares and energies) the empirical Bernstein one
+    alone (the Chernoff root search of ``chernoff_interval`` fails to converge at some small
+    means, e.g. 2.6e-4 from 500 values at level 0.9997)."""
     v = np.asarray(values, dtype=float)
     var = float(v.var(ddof=1)) if v.size > 1 else 0.0
+    if nonnegative:
+        return mean_interval(float(v.mean()), var, v.size, level, "bernstein", (0.0, half_range))
     return mean_interval(float(v.mean()), var, v.size, level, "bounded",
                          (-half_range, half_range))
 
@@ -372,6 +380,23 @@ def _c_nodes(n: int, jumps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return c, wts * dens
 
 
+def _closed_level(d: int, N: int, lv: tuple[int, ...], j: int, samples: int,
+                  rng: np.random.Generator) -> tuple[int, np.ndarray, np.ndarray, np.ndarray]:
+    """``(n, c, weights, Delta)`` on the level-``lv[j]`` fiber: ``samples`` draws of its
+    scalars, the c-quadrature split at the jumps of the level's and the coarser level's target,
+    and the increment (the coarser level seen on this fiber) at the nodes."""
+    k = lv[j]
+    n = d - k + 1
+    g_u, g_seen, rho = _draw_fiber(d, k, samples, rng)
+    pair = lv[max(j - 1, 0):j + 1]
+    jumps = [((math.sqrt(2) * g_seen[:, :kk - 2].max(1) if kk > 2 else -np.inf) - g_u) / rho
+             for kk in pair]
+    c, wts = _c_nodes(n, np.stack(jumps, 1))
+    targets = [closed_level_target(d, N, kk, g_u[:, None], g_seen[:, None, :], rho[:, None], c)
+               for kk in pair]
+    return n, c, wts, increments(np.stack(targets))[-1]
+
+
 def closed_level_energies(d: int, N: int, levels: Sequence[int], degrees: Sequence[int] = (1,),
                           samples: int = 4000, seed: int = 0, *,
                           level: float = 0.999) -> list[LevelEnergy]:
@@ -384,18 +409,64 @@ def closed_level_energies(d: int, N: int, levels: Sequence[int], degrees: Sequen
     rng = np.random.default_rng(seed)
     out = []
     for j, k in enumerate(lv):
-        n = d - k + 1
-        g_u, g_seen, rho = _draw_fiber(d, k, samples, rng)
-        jumps = [((math.sqrt(2) * g_seen[:, :kk - 2].max(1) if kk > 2 else -np.inf) - g_u) / rho
-                 for kk in lv[max(j - 1, 0):j + 1]]
-        c, wts = _c_nodes(n, np.stack(jumps, 1))
-        targets = [closed_level_target(d, N, kk, g_u[:, None], g_seen[:, None, :], rho[:, None],
-                                       c) for kk in lv[max(j - 1, 0):j + 1]]
-        delta = increments(np.stack(targets))[-1]  # the coarser level seen on this fiber
-        energy = _estimate((wts * delta**2).sum(1), 1.0, level)
+        n, c, wts, delta = _closed_level(d, N, lv, j, samples, rng)
+        energy = _estimate(np.minimum((wts * delta**2).sum(1), 1.0), 1.0, level, True)
         per_degree = {}
         for l in degrees:
             z = math.sqrt(dim_harmonics(n, l)) * legendre_d(n, l, c)[l]
-            per_degree[l] = _estimate((wts * z * delta).sum(1) ** 2, 1.0, level)
+            per_degree[l] = _estimate(np.minimum((wts * z * delta).sum(1) ** 2, 1.0), 1.0,
+                                      level, True)
         out.append(LevelEnergy(k, n, energy, per_degree))
+    return out
+
+
+@dataclass(frozen=True)
+class LevelTerm:
+    """One level's share of the Result's sum (before the factor ``(N - 1)/2``): ``kept``
+    estimates ``sum_{l <= L} Gamma_l (1 - min(1, H D_l / N(n, l)))`` and ``tail`` the energy
+    above L, ``||Delta t||^2 - sum_{l <= L} Gamma_l`` (at most all of it lost), both from the
+    same draws."""
+
+    level: int
+    lam: int
+    kept: Estimate
+    tail: Estimate
+
+
+def level_terms(d: int, r: int, H: int, N: int, levels: Sequence[int], lams: Sequence[int],
+                max_degree: int = 41, samples: int = 2000, seed: int = 0, *,
+                sharp_degree_one: bool = True, level: float = 0.999) -> list[LevelTerm]:
+    """The Result level by level from the closed form, with ``lams[j]`` linear forms per head
+    at level ``levels[j]`` (Lemma L4's ``linear_form_count``; at the single level k = N there
+    are no unseen keys and ``min(N - 1, n)`` suffice, the count of the bound beyond two keys).
+    ``sharp_degree_one``: ``D_1 = 2r + lambda`` (Lemma L5), else the general formula. The bound
+    lies in ``(N - 1)/2 [sum kept, sum kept + sum tail]``, up to the intervals."""
+    lv = _check_common(d, N, levels, (), samples, seed, 1)
+    if len(lams) != len(lv) or any(int(x) < 0 for x in lams):
+        raise ValueError(f"lams must give one count >= 0 per level (got {lams})")
+    if not (isinstance(H, int) and H >= 1 and isinstance(r, int) and 1 <= r <= d):
+        raise ValueError(f"H must be an integer >= 1 and r in 1..d (got H={H}, r={r})")
+    if not isinstance(max_degree, int) or max_degree < 1:
+        raise ValueError(f"max_degree must be an integer >= 1 (got {max_degree})")
+
+    def inv(j: int) -> int:
+        return math.comb(j + r - 1, r - 1) if j >= 0 else 0
+
+    degrees = range(1, max_degree + 1, 2)
+    rng = np.random.default_rng(seed)
+    out = []
+    for j, lam in enumerate(int(x) for x in lams):
+        n, c, wts, delta = _closed_level(d, N, lv, j, samples, rng)
+        kept = np.zeros(samples)
+        gam_total = np.zeros(samples)
+        for l in degrees:
+            count = (degree_count(r, lam, l) if sharp_degree_one else
+                     inv(l - 2) + inv(l) + inv(l + 2) + lam * (inv(l - 1) + inv(l + 1)))
+            z = math.sqrt(dim_harmonics(n, l)) * legendre_d(n, l, c)[l]
+            g2 = (wts * z * delta).sum(1) ** 2
+            kept += g2 * (1 - min(1.0, H * count / dim_harmonics(n, l)))
+            gam_total += g2
+        tail = np.maximum((wts * delta**2).sum(1) - gam_total, 0.0)
+        out.append(LevelTerm(lv[j], lam, _estimate(np.minimum(kept, 1.0), 1.0, level, True),
+                             _estimate(np.minimum(tail, 1.0), 1.0, level, True)))
     return out
