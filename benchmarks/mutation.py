@@ -11,8 +11,12 @@ applies the fault named by ``WORKBENCH_MUTANT``; pytest exit 5 means no test was
 Writes ``benchmarks/results/mutation.json``: per fault, the killing claims with their verdicts,
 the seconds taken, and for survivors the reason recorded in ``SURVIVORS``; plus the kill rate.
 
-    python benchmarks/mutation.py [--only ID ...] [--jobs N] [--pytest-marker M] [--out PATH]
+    python benchmarks/mutation.py [--only ID ...] [--claims PREFIX ...] [--jobs N]
+                                  [--pytest-marker M] [--out PATH]
     python benchmarks/mutation.py --run-one ID --out check.json   # (internal: one mutant)
+
+``--claims`` restricts the check (baseline and mutants alike) to the claims those ids or
+prefixes select (``workbench check --only``): the cheap run for faults aimed at a few claims.
 """
 
 from __future__ import annotations
@@ -45,8 +49,9 @@ PYTEST_CODES = {0: "survived", 1: "killed", 5: "no tests collected"}
 SURVIVORS: dict[str, dict[str, str]] = {}
 
 
-def run_one(fault_id: str | None, out: Path) -> int:
-    """Apply ``fault_id`` (None: unmutated) and write the check's JSON to ``out``."""
+def run_one(fault_id: str | None, out: Path, claims: list[str] | None = None) -> int:
+    """Apply ``fault_id`` (None: unmutated) and write the check's JSON to ``out`` (only the
+    claims ``claims`` selects, when given)."""
     if fault_id:
         apply(fault_id)
     from workbench.cli import main
@@ -54,16 +59,18 @@ def run_one(fault_id: str | None, out: Path) -> int:
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         # one process: the fault is planted here, and workers would not see it; no plug-ins
-        rc = main(["check", "--scale", "quick", "--json", "--builtin", "--jobs", "1"])
+        only = ["--only", *claims] if claims else []
+        rc = main(["check", "--scale", "quick", "--json", "--builtin", "--jobs", "1", *only])
     text = buf.getvalue()
     start = text.find("{")
     out.write_text(text[start:] if start >= 0 else json.dumps({"error": text}))
     return rc
 
 
-def _child(fault_id: str | None, tmp: Path) -> tuple[dict[str, Any], float, int, str]:
+def _child(fault_id: str | None, tmp: Path,
+           claims: list[str] | None = None) -> tuple[dict[str, Any], float, int, str]:
     cmd = [sys.executable, str(Path(__file__).resolve()), "--run-one", fault_id or "",
-           "--out", str(tmp)]
+           "--out", str(tmp), *(["--claims", *claims] if claims else [])]
     t0 = time.perf_counter()
     # a data directory of its own: a mutated check is never recorded in the user's store
     with tempfile.TemporaryDirectory(prefix="mutation-data-") as data:
@@ -156,6 +163,8 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--run-one", default=None, help=argparse.SUPPRESS)
     ap.add_argument("--only", nargs="*", default=None, help="fault ids to run (default: all)")
+    ap.add_argument("--claims", nargs="*", default=None,
+                    help="claim ids or prefixes the check is restricted to (default: all)")
     ap.add_argument("--jobs", type=int, default=1, help="mutants checked at once (processes)")
     ap.add_argument("--pytest-marker", default=None, help="also run pytest -m MARKER per fault")
     ap.add_argument("--out", default=str(ROOT / "benchmarks" / "results" / "mutation.json"))
@@ -167,7 +176,7 @@ def main(argv: list[str] | None = None) -> int:
                     "this results file")
     a = ap.parse_args(argv)
     if a.run_one is not None:
-        return run_one(a.run_one or None, Path(a.out))
+        return run_one(a.run_one or None, Path(a.out), a.claims)
     if a.annotate:
         annotate(Path(a.out), Path(a.pytest_smoke) if a.pytest_smoke else None,
                  Path(a.merge) if a.merge else None)
@@ -179,7 +188,7 @@ def main(argv: list[str] | None = None) -> int:
         return 2
     out_path = Path(a.out)
     tmp = out_path.with_suffix(".run.json")
-    base, base_s, base_rc, base_err = _child(None, tmp)
+    base, base_s, base_rc, base_err = _child(None, tmp, a.claims)
     base_v = _verdicts(base)
     if not base_v:
         print(f"error: the unmutated check produced no result: {base_err}", file=sys.stderr)
@@ -189,7 +198,8 @@ def main(argv: list[str] | None = None) -> int:
         print(f"error: --jobs must be an integer >= 1 (got {a.jobs})", file=sys.stderr)
         return 2
     with ThreadPoolExecutor(max_workers=a.jobs) as pool:  # each child is its own process
-        results = list(pool.map(lambda fid: _child(fid, tmp.with_suffix(f".{fid}.json")), ids))
+        results = list(pool.map(
+            lambda fid: _child(fid, tmp.with_suffix(f".{fid}.json"), a.claims), ids))
     rows = []
     for fid, (data, secs, rc, err) in zip(ids, results):
         f = BY_ID[fid]
@@ -217,7 +227,8 @@ def main(argv: list[str] | None = None) -> int:
               f"({len(row['violated_by'])} violated, {len(killers)} changed) {secs:.1f} s",
               flush=True)
     report = {
-        "command": "workbench check --scale quick --json (one fresh process per fault)",
+        "command": "workbench check --scale quick --json (one fresh process per fault)"
+                   + (f" --only {' '.join(a.claims)}" if a.claims else ""),
         "python": platform.python_version(),
         "baseline": {"summary": base.get("summary"), "seconds": round(base_s, 2),
                      "verdicts": {k: v[0] for k, v in base_v.items()}},

@@ -75,6 +75,8 @@ from workbench.testing import (
     scaled,
 )
 
+_LC = "workbench.proofs.support.long_context_reference"
+
 
 @dataclass(frozen=True)
 class Fault:
@@ -401,6 +403,28 @@ FAULTS: tuple[Fault, ...] = (
           "workbench.core.bounds.sequence_length.multi_level_law:level_degree_count", "core",
           "degree", "the degree-1 count 2r + lambda_k slipped to r + lambda_k",
           _multilevel_degree_one_short),
+    # the long-context steps (docs/derivations/long_contexts.md): faults in the reference
+    Fault("claims.lc_coarse_not_subtracted", f"{_LC}:increments", "claims", "dropped term",
+          "the level increments without the coarser level subtracted (Delta_j = E[t|F_kj])",
+          replaced(lambda T: 1.0 * T)),
+    Fault("claims.lc_max_law_dimension", f"{_LC}:max_coordinate_cdf", "claims", "argument",
+          "F_{K,D} with the wrong dimension D - 1 (the pair direction counted twice)",
+          arg_mapped(1, "D", lambda D: D - 1)),
+    Fault("claims.lc_coarse_tau_short", f"{_LC}:closed_level_target", "claims", "dropped term",
+          "the coarser level read on a finer fiber with tau = rho sqrt(1 - c^2), its unseen "
+          "Gaussians g_j (k' < j <= k) forgotten",
+          edited("(g_seen[..., k - 2:] ** 2).sum(-1)", "0.0")),
+    Fault("claims.lc_score_reads_full_keys", f"{_LC}:conditional_head_score", "claims",
+          "argument", "the test head's score reads <y, x_j> (full keys, outside Eq. 2)",
+          edited("[..., 0]\n", "[..., 0] + 0.5 * Xi @ y\n")),
+    Fault("claims.lc_lambda_off_by_one", f"{_LC}:linear_form_count", "claims", "off-by-one",
+          "lambda_k = min(r + k - 2, n_k): one linear form per head short",
+          mapped(lambda n: n - 1)),
+    Fault("claims.lc_degree_one_short", f"{_LC}:degree_one_count", "claims", "off-by-one",
+          "the degree-1 count 2r + lambda - 1 (one too small)", mapped(lambda n: n - 1)),
+    Fault("claims.lc_c_density_dimension", f"{_LC}:_c_nodes", "claims", "normalisation",
+          "the density of c on S^{n-2} in place of S^{n-1} in the level quadrature",
+          arg_mapped(0, "n", lambda n: n - 1)),
 )
 BY_ID: dict[str, Fault] = {f.id: f for f in FAULTS}
 

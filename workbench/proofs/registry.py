@@ -37,6 +37,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.ci_coverage",
     "workbench.proofs.paper.soft_targets",
     "workbench.proofs.paper.beyond_two_keys",
+    "workbench.proofs.paper.long_contexts",
     "workbench.proofs.paper.soft_fiber",
     "workbench.proofs.paper.profile_iid",
     "workbench.proofs.paper.witnesses",
