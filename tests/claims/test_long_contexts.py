@@ -15,7 +15,9 @@ from workbench.testing import arg_mapped, edited, mapped, plant, replaced
 
 REF = "workbench.proofs.support.long_context_reference"
 CLAIMS = ["lc.orthogonal_increments", "lc.level_target", "lc.rotation_invariance",
-          "lc.model_count", "lc.parseval"]
+          "lc.model_count", "lc.parseval", "lc.multi_level_value",
+          "lc.multi_level_estimate_inputs"]
+ML = "workbench.core.bounds.sequence_length"
 
 
 @pytest.mark.parametrize("cid", CLAIMS)
@@ -35,6 +37,14 @@ def test_claims_hold_at_quick_scale(cid: str) -> None:
     (f"{REF}:linear_form_count", mapped(lambda n: n - 1), ["lc.model_count"]),
     (f"{REF}:degree_one_count", mapped(lambda n: n - 1), ["lc.model_count"]),
     (f"{REF}:_c_nodes", arg_mapped(0, "n", lambda n: n - 1), ["lc.parseval"]),
+    # the printed multi-level parts (the core, confronted with the reference)
+    (f"{ML}.multi_level:rigorous_value", mapped(lambda v: v * 103 / 100),
+     ["lc.multi_level_value"]),
+    (f"{ML}.multi_level_law:linear_forms", mapped(lambda n: n - 1), ["lc.multi_level_value"]),
+    (f"{ML}.multi_level_law:max_coordinate_law", arg_mapped(1, "D", lambda D: D + 1),
+     ["lc.multi_level_estimate_inputs"]),
+    (f"{ML}.multi_level_energy:degree_one_estimate", arg_mapped(3, "k_prev", lambda _k: None),
+     ["lc.multi_level_estimate_inputs"]),
 ])
 def test_claims_refute_a_planted_fault(target: str, wrap: Any, cids: list[str]) -> None:
     with plant(target, wrap):

@@ -9,9 +9,11 @@ Its test: ``tests/claims/test_long_contexts.py``.
 from __future__ import annotations
 
 import math
+from fractions import Fraction
 
 import numpy as np
 
+from workbench.core.harmonics import dim_harmonics
 from workbench.core.intervals import Estimate, bonferroni_level, mean_interval
 from workbench.core.invariant_harmonics import fiber_head_rank
 from workbench.proofs.claim import CheckContext, Evidence
@@ -229,4 +231,89 @@ def parseval_claim(ctx: CheckContext) -> list[Evidence]:
                             ci=(tot_c - half_c, tot_c + half_c), ci_level=0.999,
                             interval="bounded", resolution=0.08,
                             note="sum_j ||Delta_j t||^2 (closed form) against 2/N"))
+    return out
+
+
+VALUE_POINTS = ((8, 1, 1, 4), (16, 1, 1, 8), (16, 1, 2, 16), (64, 1, 8, 4), (64, 1, 8, 64),
+                (64, 2, 8, 16), (32, 1, 4, 31))  # (d, r, H, N): H >= 2, N = d and N = d - 1
+
+
+def _independent_rigorous(d: int, r: int, H: int, N: int, top: int = 401) -> Fraction:
+    """The ``multi-level`` part's number re-evaluated from docs/derivations/
+    long_contexts_evaluation.md with the reference's counts (Lemmas L4-L5): every level
+    ``2 <= k <= min(N, d - 2)`` loses ``(1 - max_l m_l)`` of its energy, the maximum taken over
+    every odd ``l <= top`` exactly (no counted tail), the weights made non-increasing, and the
+    cumulative energies at Lemma E's ``2/(2N - k)``."""
+    ks = list(range(2, min(N, d - 2) + 1))
+    weights: list[Fraction] = []
+    for k in ks:
+        n, lam = d - k + 1, linear_form_count(d, r, k)
+        mu = max(min(Fraction(1), Fraction(H * degree_count(r, lam, l), dim_harmonics(n, l)))
+                 for l in range(1, top + 1, 2))
+        weights.append(max(Fraction(0), min([1 - mu, *weights[-1:]])))
+    total = weights[-1] * Fraction(2, 2 * N - ks[-1])
+    for j in range(len(ks) - 1):
+        total += (weights[j] - weights[j + 1]) * Fraction(2, 2 * N - ks[j])
+    return Fraction(N - 1, 2) * total
+
+
+@claim("lc.multi_level_value", "The printed multi-level part (the proved number for 3 <= N <= d) "
+       "never exceeds its independent re-evaluation from the evaluation page's formula, with "
+       "the reference's counts and every degree's capture share taken exactly", "lemma",
+       depends_on=("lc.model_count",),
+       statement="multi-level lower end <= (N-1)/2 sum_j c_j ||Delta_j t||^2 at Lemma E's "
+       "energies, c_j = min_{i<=j} (1 - max_l m_l^(i))",
+       ref="derivations/long_contexts_evaluation.md#the-rigorous-part-multi-level-exact-rationals",
+       mark="ours", threads=1)
+def multi_level_value_claim(ctx: CheckContext) -> list[Evidence]:
+    from workbench.core.bounds.sequence_length.multi_level import multi_level_bound
+    from workbench.core.bounds.value import MULTI_LEVEL
+
+    out = []
+    for d, r, H, N in VALUE_POINTS:
+        printed = multi_level_bound(d, r, H, N).part(MULTI_LEVEL.name).enclosure[0]
+        ref = float(_independent_rigorous(d, r, H, N))
+        out.append(Evidence(printed, ref, "<=", "exact", {"d": d, "r": r, "H": H, "N": N},
+                            tolerance=1e-12 * max(1.0, ref),
+                            note="printed multi-level lower end against the re-evaluation"))
+    return out
+
+
+TARGET_CASES = ((8, 4, 3, 3), (8, 4, 2, 4), (16, 8, 2, 2), (16, 8, 5, 8))  # (d, N, k, fiber m)
+
+
+@claim("lc.multi_level_estimate_inputs", "The inputs of the printed multi-level estimate: the "
+       "core's closed-form level target (with its F_{K,D}) agrees with the reference's, and its "
+       "Gamma_1 of a level's increment with the reference's closed-form energies", "lemma",
+       depends_on=("lc.level_target",),
+       statement="level_target == reference closed form; Gamma_1^(j) (core) == Gamma_1^(j) "
+       "(reference)",
+       ref="derivations/long_contexts_evaluation.md#degree-1-the-estimate-part-multi-level-"
+       "estimate-statistical-never-certified", mark="ours", threads=1)
+def multi_level_estimate_inputs_claim(ctx: CheckContext) -> list[Evidence]:
+    from workbench.core.bounds.sequence_length.multi_level_energy import degree_one_estimate
+    from workbench.core.bounds.sequence_length.multi_level_law import level_target
+
+    rng = np.random.default_rng(ctx.seed + 61)
+    out = []
+    for d, N, k, m in TARGET_CASES:
+        X, y = haar_keys(ctx.pick(1000, 8000), d, N, rng)
+        g_u, g_seen, rho, c = fiber_scalars(X, y, m)
+        ref = closed_level_target(d, N, k, g_u, g_seen, rho, c)
+        # the core reads the coarser level on a finer fiber through tau and g_max alone
+        tau = np.sqrt(rho**2 * (1 - c**2) + (g_seen[:, k - 2:] ** 2).sum(1))
+        g_max = g_seen[:, :k - 2].max(1) if k > 2 else np.full(len(c), -np.inf)
+        rho_k = np.sqrt(tau**2 + (rho * c) ** 2)
+        core = level_target(d, N, k, g_u, g_max, rho_k, rho * c / rho_k)
+        out.append(Evidence.identity(float(np.abs(core - ref).mean()),
+                                     {"d": d, "N": N, "k": k, "fiber": m}, tolerance=2e-3,
+                                     note="mean |core - reference| of the level target"))
+    d, N, lv = 8, 4, (2, 3, 4)  # level 3's increment: the one a dropped coarser level changes
+    ref_e = closed_level_energies(d, N, lv, (1,), ctx.pick(6000, 20_000), ctx.seed + 67,
+                                  level=0.999)
+    e = degree_one_estimate(d, N, 3, 2, ctx.pick(6000, 20_000), seed=ctx.seed + 71)
+    core = mean_interval(e.mean, e.var, e.samples, 0.999, "bernstein", (0.0, e.range))
+    out.append(Evidence.estimate(core, "==", ref_e[1].degrees[1], params={"d": d, "N": N,
+                                 "level": 3}, resolution=0.03,
+                                 note="Gamma_1 of the level-3 increment: core vs reference"))
     return out

@@ -83,7 +83,8 @@ def _side_integral(n: int, K: int, D: int, c0: np.ndarray, g_u: np.ndarray, rho:
     c = lo + half * (u[None, :] + 1)
     a = (g_u[:, None] + rho[:, None] * c) / math.sqrt(2)
     tau2 = rho[:, None] ** 2 * (1 - c * c) + (0.0 if extra is None else extra[:, None])
-    theta = a / np.sqrt(tau2)
+    with np.errstate(divide="ignore"):  # tau = 0 only at c = 1, a node of weight 0
+        theta = a / np.sqrt(tau2)
     dens = (1 - c * c) ** ((n - 3) / 2) / special.beta(0.5, (n - 1) / 2)
     vals = c * np.asarray(max_coordinate_law(K, D, theta)) * dens
     return 2 * (half * w[None, :] * vals).sum(axis=1)
