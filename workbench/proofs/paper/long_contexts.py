@@ -312,8 +312,8 @@ def multi_level_estimate_inputs_claim(ctx: CheckContext) -> list[Evidence]:
     ref_e = closed_level_energies(d, N, lv, (1,), ctx.pick(6000, 20_000), ctx.seed + 67,
                                   level=0.999)
     e = degree_one_estimate(d, N, 3, 2, ctx.pick(6000, 20_000), seed=ctx.seed + 71)
-    core = mean_interval(e.mean, e.var, e.samples, 0.999, "bernstein", (0.0, e.range))
-    out.append(Evidence.estimate(core, "==", ref_e[1].degrees[1], params={"d": d, "N": N,
+    core_e = mean_interval(e.mean, e.var, e.samples, 0.999, "bernstein", (0.0, e.range))
+    out.append(Evidence.estimate(core_e, "==", ref_e[1].degrees[1], params={"d": d, "N": N,
                                  "level": 3}, resolution=0.03,
                                  note="Gamma_1 of the level-3 increment: core vs reference"))
     return out
