@@ -145,9 +145,9 @@ def heads_needed_certified_n(d: int, rank: int, N: int, eps: float, max_degree: 
         why = f"{p['not_covered']}: no bound excludes any H"
         p.update(heads_needed=None, heads_needed_exact=None, readable=None, decided_by=None,
                  bound_at_heads=None, bound_below=None, truncation_settled=None,
-                 null_reasons={k: why for k in ("heads_needed", "heads_needed_exact",
-                                                "readable", "decided_by", "bound_at_heads", "bound_below",
-                                                "truncation_settled")})
+                 null_reasons={k: why for k in (
+                     "heads_needed", "heads_needed_exact", "readable", "decided_by",
+                     "bound_at_heads", "bound_below", "truncation_settled")})
         emit(p, as_json, _human_heads)
         return
     res = certified_n_heads_needed(d, rank, N, eps, value_class, max_degree=L)

@@ -136,7 +136,8 @@ def _certified_n(value_class: str) -> Bound:
                  value_class=value_class, parts=cn.part_kinds(value_class), evaluator=evaluate,
                  ref="derivations/beyond_two_keys.md#result",
                  description="the certified bound at N >= 3 on D_N (N orthonormal keys, uniform "
-                 f"queries): the largest of the sequence-length bounds that cover the point ({each})"
+                 "queries): the largest of the sequence-length bounds that cover the point "
+                 f"({each})"
                  + ("" if value_class == "eq2" else ", value maps that may depend on the query"))
 
 
