@@ -27,7 +27,7 @@ Row = dict[str, Any]
 
 DN_LAW = "D_N: N orthonormal keys, uniform query, nearest neighbour, one layer of Eq. 2"
 OWN_LABEL = "certified bound (D_N)"  # the runs' own bound
-OTHER_LABEL = "certified bound on D_N (another law)"  # a reference under runs of another law
+OTHER_LABEL = "D_N bound (another law)"  # a reference under runs of another law
 
 
 def why_no_bound(row: Row, bound: Any) -> str | None:
@@ -159,7 +159,7 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
             colour = f"C{i % 10}"
             laws = sorted({law_of(cells[x][0]) for x in xs})
             ax.plot(xs, [pt.value for pt in pts], marker="o", color=colour, linewidth=2,
-                    label=f"trained (best seed): {'; '.join(laws)}", zorder=3)
+                    label=f"trained: {'; '.join(laws)}", zorder=3)
             band = [pt for pt in pts if pt.lo is not None and pt.hi is not None]
             if band:
                 ax.fill_between([pt.x for pt in band], [pt.lo for pt in band],
@@ -170,7 +170,8 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
             style.set_x_axis(ax, xs, p.log_x)
             ax.set_xlabel(AXIS_NAMES.get(p.x, p.x))
             style.reference_line(ax, on_d2=False)
-            ax.legend(loc="best", frameon=False, fontsize=9)
+            ax.legend(loc="center right", frameon=True, framealpha=0.9, edgecolor="none",
+                      fontsize=9)
         log_y = style.set_y_axis(axes[0][0], values)
         if not log_y:  # errors from 0: the full-rank curve's height reads against it
             axes[0][0].set_ylim(bottom=0.0)
@@ -180,6 +181,6 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
                      x=0.02, ha="left")
         note = (caption(p, rows, fixed) + ". " + band_label(rows) + ". " + bound_note(rows, bound)
                 + ".")
-        fig.text(0.02, -0.02, "\n".join(textwrap.wrap(note, 150)), ha="left", va="top",
-                 fontsize=10)
+        fig.text(0.02, -0.02, "\n".join(textwrap.wrap(note, 125)), ha="left", va="top",
+                 fontsize=12)  # about 7 pt where a paper prints the figure 6.5 in wide
         return fig
