@@ -149,8 +149,10 @@ def test_the_commands_show_the_new_part_when_it_decides(monkeypatch: Any, capsys
 def test_the_checks_fail_when_only_the_first_part_is_kept(monkeypatch: Any) -> None:
     """Planted: a home that evaluates only the first covering entry."""
     _fake_entry(monkeypatch, 0.9)
-    first_only = (lambda d, N, value_class="eq2", names=None:
-                  cn.SEQUENCE_BOUNDS[:1] if cn.SEQUENCE_BOUNDS[0].covered(d, N) is None else ())
+
+    def first_only(d: int, N: int, value_class: str = "eq2", names: Any = None) -> Any:
+        return cn.SEQUENCE_BOUNDS[:1] if cn.SEQUENCE_BOUNDS[0].covered(d, N) is None else ()
+
     bv = cn.certified_n_bound(12, 1, 4, 4)
     assert bv.source == "fake-level" and len(bv.parts) == 2  # the check, on the sound home
     with plant(f"{PACKAGE}.certified_n:covering", replaced(first_only)):

@@ -91,7 +91,8 @@ def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
     code, out, _ = run(capsys, *ARGS, "--points", "orthonormal")
     assert "lower bound (d=" in out and "≥ bound" in out and "×" in out
     code, out, _ = run(capsys, *ARGS, "--N", "3")  # i.i.d. keys at N = 3: none applies, we say so
-    assert "lower bound (d=" not in out and "3 <= N <= d on orthonormal keys (D_N) where a sequence-length bound covers" in out
+    assert "lower bound (d=" not in out
+    assert "3 <= N <= d on orthonormal keys (D_N) where a sequence-length bound covers" in out
 
 
 def test_orthonormal_n_keys_prints_the_bound_beyond_two_keys(capsys) -> None:
