@@ -21,7 +21,7 @@ from typing import cast
 import numpy as np
 import torch
 
-from workbench.constructions.optimized import DELTA, bernstein_ci
+from workbench.constructions.optimized import DELTA, STATE_METHODS, bernstein_ci
 from workbench.constructions.random_features import sample_heads
 from workbench.core.sphere import sample_instances
 from workbench.core.targets import nearest_neighbour
@@ -31,7 +31,7 @@ from workbench.models.scores import DotScore
 
 __all__ = ["BETAS", "METHOD", "RandomFeaturesDN", "random_features_dn"]
 
-METHOD = "random_features_solved"
+METHOD = STATE_METHODS[1]  # "random_features_solved": stored and replayed as a state dict
 BETAS = (0.0, 1.0, 2.0, 4.0, 8.0, 16.0, 32.0)
 
 

@@ -22,8 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.constructions.optimized import STATE_PREFIX, Witness
-from workbench.constructions.random_features_dn import METHOD as RANDOM_FEATURES_DN
+from workbench.constructions.optimized import STATE_METHODS, STATE_PREFIX, Witness
 from workbench.constructions.witness_setting import Setting
 from workbench.core.safe_files import reading
 from workbench.verifiers.witness_record import Entry, npz_bytes, weights_bytes
@@ -33,9 +32,6 @@ LEVEL = 0.999
 N_EVAL = 100_000
 ARCHS = ("generalized",)  # the registered architectures a state dict may be for
 MAX_STATE_BYTES = 256 * 2**20
-# witnesses stored as a state dict of generalized attention, replayed by rebuilding the layer:
-# trained ones and the random features on D_N (workbench.constructions.random_features_dn)
-STATE_METHODS = ("trained_generalized", RANDOM_FEATURES_DN)
 
 
 @dataclass
