@@ -138,3 +138,15 @@ def test_report_findings_hold_on_rising_rows_and_fail_on_flat_ones() -> None:
     grows = _findings(p, _rows("farthest", "iid", 2, (4, 8, 16),
                                lambda r, N, s: 0.3 + 0.05 * N if r == 1 else 0.05 * N))
     assert any("full rank small" in line and "**contradicted**" in line for line in grows)
+
+
+def test_report_text_says_which_law_each_curve_is_under() -> None:
+    from workbench.commands.report import _certified_n_bound, _laws
+
+    md = " ".join(_laws(VARY_N, _rows("farthest", "iid", 2, (4, 6), _rising),
+                        _certified_n_bound()))
+    assert "Trained curves: farthest, iid keys, 2 layers." in md
+    assert "another law than the trained curves'" in md and "different theorems" in md
+    md = " ".join(_laws(VARY_N, _rows("nearest", "orthonormal", 1, (4, 6), _rising),
+                        _certified_n_bound()))
+    assert "nearest, orthonormal keys, 1 layer" in md and "proved for these runs' law" in md
