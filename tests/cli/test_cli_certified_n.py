@@ -24,7 +24,16 @@ AT = ("--d", "12", "--rank", "1", "--heads", "4")
 PACKAGE = "workbench.core.bounds.sequence_length"
 
 
-def test_lower_at_n_4_is_n_keys_named_as_the_deciding_part(capsys: Any) -> None:
+@pytest.fixture
+def n_keys_only(monkeypatch: Any) -> None:
+    """The home with its n-keys entry alone (3 <= N <= d - 2), so that the points no bound
+    covers stay uncovered whatever bound joins it."""
+    monkeypatch.setattr(cn, "SEQUENCE_BOUNDS",
+                        tuple(e for e in cn.SEQUENCE_BOUNDS if e.name == "n-keys"))
+
+
+def test_lower_at_n_4_is_n_keys_named_as_the_deciding_part(capsys: Any, n_keys_only: None
+                                                           ) -> None:
     rc, p, err = run_cli(capsys, "bounds", "lower", *AT, "--N", "4", "--json")
     assert rc == 0 and err == ""
     want = n_keys_bound(12, 1, 4, 4)  # the n-keys module's own evaluation
@@ -38,7 +47,8 @@ def test_lower_at_n_4_is_n_keys_named_as_the_deciding_part(capsys: Any) -> None:
 
 
 @pytest.mark.parametrize("N", ["11", "12"])  # d - 1 and d: n-keys stops at d - 2
-def test_n_up_to_d_is_accepted_and_an_uncovered_point_says_so(capsys: Any, N: str) -> None:
+def test_n_up_to_d_is_accepted_and_an_uncovered_point_says_so(capsys: Any, N: str,
+                                                              n_keys_only: None) -> None:
     rc, p, err = run_cli(capsys, "bounds", "lower", *AT, "--N", N, "--json")
     assert rc == 0 and err == ""
     assert p["lower_bound"] is None and p["null_reasons"]["lower_bound"] == p["not_covered"]
@@ -71,7 +81,7 @@ def test_other_refusals_stay_one_line(capsys: Any) -> None:
         assert rc == 2 and out == "" and err.count("\n") == 1 and words in err
 
 
-def test_a_zero_bound_says_it_is_vacuous(capsys: Any) -> None:
+def test_a_zero_bound_says_it_is_vacuous(capsys: Any, n_keys_only: None) -> None:
     rc, p, _ = run_cli(capsys, "bounds", "lower", "--d", "12", "--rank", "9", "--heads", "4",
                        "--N", "4", "--json")
     assert rc == 0 and p["lower_bound"] == 0.0 and p["vacuous"].startswith("vacuous")
@@ -79,7 +89,8 @@ def test_a_zero_bound_says_it_is_vacuous(capsys: Any) -> None:
     assert p["vacuous"] is None
 
 
-def test_heads_needed_agrees_with_lower_at_h_star_and_below(capsys: Any) -> None:
+def test_heads_needed_agrees_with_lower_at_h_star_and_below(capsys: Any, n_keys_only: None
+                                                            ) -> None:
     rc, h, err = run_cli(capsys, "bounds", "heads-needed", "--d", "12", "--rank", "1", "--N", "4",
                          "--eps", "0.15", "--json")
     assert rc == 0 and err == "" and h["decided_by"] == "n-keys" and h["bound"] == "certified-n"
@@ -89,7 +100,7 @@ def test_heads_needed_agrees_with_lower_at_h_star_and_below(capsys: Any) -> None
     assert values[0] > 0.15 >= values[1]
 
 
-def test_json_never_holds_nan(capsys: Any) -> None:
+def test_json_never_holds_nan(capsys: Any, n_keys_only: None) -> None:
     for N in ("4", "11"):
         for cmd in (("bounds", "lower", *AT), ("bounds", "heads-needed", "--d", "12", "--rank",
                                                 "1", "--eps", "0.2")):
@@ -117,7 +128,7 @@ def _fake_entry(monkeypatch: Any, lower: float, rigorous: bool = True) -> cn.Ent
 
 
 def test_every_covering_bound_is_a_part_and_the_largest_proved_one_decides(
-        monkeypatch: Any) -> None:
+        monkeypatch: Any, n_keys_only: None) -> None:
     nk = n_keys_bound(12, 1, 4, 4).value
     _fake_entry(monkeypatch, nk + 0.05)
     bv = cn.certified_n_bound(12, 1, 4, 4)
@@ -129,7 +140,8 @@ def test_every_covering_bound_is_a_part_and_the_largest_proved_one_decides(
         "fake-level"
 
 
-def test_a_statistical_part_never_outranks_a_proved_one(monkeypatch: Any) -> None:
+def test_a_statistical_part_never_outranks_a_proved_one(monkeypatch: Any, n_keys_only: None
+                                                        ) -> None:
     nk = n_keys_bound(12, 1, 4, 4).value
     _fake_entry(monkeypatch, nk + 0.05, rigorous=False)
     bv = cn.certified_n_bound(12, 1, 4, 4)
@@ -138,7 +150,8 @@ def test_a_statistical_part_never_outranks_a_proved_one(monkeypatch: Any) -> Non
     assert res.heads == 4 and res.bound_below is not None
 
 
-def test_the_commands_show_the_new_part_when_it_decides(monkeypatch: Any, capsys: Any) -> None:
+def test_the_commands_show_the_new_part_when_it_decides(monkeypatch: Any, capsys: Any,
+                                                        n_keys_only: None) -> None:
     nk = n_keys_bound(12, 1, 4, 4).value
     _fake_entry(monkeypatch, nk + 0.05)
     rc, p, _ = run_cli(capsys, "bounds", "lower", *AT, "--N", "4", "--json")
@@ -146,7 +159,8 @@ def test_the_commands_show_the_new_part_when_it_decides(monkeypatch: Any, capsys
     assert [q["name"] for q in p["parts"]] == ["n-keys", "fake-level"]
 
 
-def test_the_checks_fail_when_only_the_first_part_is_kept(monkeypatch: Any) -> None:
+def test_the_checks_fail_when_only_the_first_part_is_kept(monkeypatch: Any, n_keys_only: None
+                                                          ) -> None:
     """Planted: a home that evaluates only the first covering entry."""
     _fake_entry(monkeypatch, 0.9)
 
@@ -164,11 +178,13 @@ def test_the_checks_fail_when_only_the_first_part_is_kept(monkeypatch: Any) -> N
 def test_bounds_list_shows_certified_n_and_what_each_part_covers(capsys: Any) -> None:
     rc, p, _ = run_cli(capsys, "bounds", "list", "--json")
     row = {b["name"]: b for b in p["bounds"]}["certified-n"]
-    assert row["rigorous"] is True and "n-keys: 3 <= N <= d - 2" in row["N_text"]
-    assert [k["name"] for k in row["parts"]] == ["n-keys"]
+    assert "n-keys: 3 <= N <= d - 2" in row["N_text"]
+    assert [k["name"] for k in row["parts"]] == [k.name for k in cn.part_kinds()]
+    assert row["rigorous"] is all(k["rigorous"] for k in row["parts"])
 
 
-def test_falsify_defaults_to_certified_n_at_n_3_and_above(capsys: Any) -> None:
+def test_falsify_defaults_to_certified_n_at_n_3_and_above(capsys: Any, n_keys_only: None
+                                                          ) -> None:
     rc, p, err = run_cli(capsys, "falsify", "--d", "8", "--rank", "1", "--heads", "2", "--N",
                          "3:4", "--budget", "1", "--attack", "generalized", "--steps", "3",
                          "--eval-samples", "500", "--json")
@@ -178,7 +194,7 @@ def test_falsify_defaults_to_certified_n_at_n_3_and_above(capsys: Any) -> None:
     assert rc == 2 and err.count("\n") == 1 and "--d and --N" in err and "n-keys covers" in err
 
 
-def test_sandwich_at_an_uncovered_n_is_one_line(capsys: Any) -> None:
+def test_sandwich_at_an_uncovered_n_is_one_line(capsys: Any, n_keys_only: None) -> None:
     rc, out, err = run_cli(capsys, "bounds", "sandwich", "--d", "8", "--rank", "1", "--heads",
                            "2", "--N", "7", "--no-record")
     assert rc == 2 and out == "" and err.count("\n") == 1 and "no certified bound covers" in err
