@@ -18,7 +18,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from workbench.commands._arguments import IntIn
+from workbench.commands._arguments import IntIn, IntUpToD
 from workbench.commands._bound_labels import label_fields, labels_text, part_fields, part_text
 from workbench.commands._bounds_common import (
     CERTIFIED,
@@ -88,7 +88,7 @@ def _human_lower(p: dict[str, Any]) -> str:
 @click.option("--bound", "bound", default="certified", show_default=True,
               help="A registered bound (workbench bounds list) or module:function "
               "f(d, rank, heads, N).")
-@click.option("--N", "N", type=IntIn(1), default=2, show_default=True,
+@click.option("--N", "N", type=IntUpToD(2), default=2, show_default=True,
               help="Number of keys N in 2..d (orthonormal keys, D_N): the certified bound at "
               "N = 2; at 3..d the largest sequence-length bound that covers (d, N) (workbench "
               "bounds list: certified-n).")

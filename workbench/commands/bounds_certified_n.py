@@ -32,9 +32,9 @@ def check_n(N: int, d: int) -> int:
     """``--N`` in ``2..d`` (the one range ``--help`` states), naming the flag."""
     N = check_int("--N", N, lo=1)
     if not 2 <= N <= d:
-        raise ValueError(f"--N must lie in {N_RANGE} = 2..{d} for orthonormal keys (got --N "
-                         f"{N}, --d {d}): 2 has the certified bound, 3..d the sequence-length "
-                         "bounds")
+        raise ValueError(f"--N must be an integer in {N_RANGE} = 2..{d} for orthonormal keys (got "
+                         f"--N {N}, --d {d}): 2 has the certified bound, 3..d the "
+                         "sequence-length bounds")
     return N
 
 

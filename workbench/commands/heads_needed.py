@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from workbench.commands._arguments import IntIn
+from workbench.commands._arguments import IntIn, IntUpToD
 from workbench.commands._bounds_common import (
     CLASS_TEXT,
     EPS_RANGE,
@@ -41,7 +41,7 @@ from workbench.core.validation import check_float
               help=f"Ambient dimension d in 2..{MAX_D}.")
 @click.option("--rank", "rank", type=IntIn(1), required=True, help="Key rank r in 1..d.")
 @click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
-@click.option("--N", "N", type=IntIn(1), default=2, show_default=True,
+@click.option("--N", "N", type=IntUpToD(2), default=2, show_default=True,
               help="Number of keys N in 2..d (orthonormal keys, D_N): the harmonic count at "
               "N = 2; at 3..d the largest sequence-length bound that covers (d, N) (certified-n).")
 @click.option("--max-degree", type=IntIn(1, 20001), default=None,
