@@ -94,12 +94,17 @@ def bound_note(rows: Sequence[Row], bound: Any) -> str:
     drawn = [ref for _, ref in refs if ref is not None and ref[0] > 0]
     kind = "rigorous" if drawn and all(ref[2] for ref in drawn) else "not all rigorous"
     uncovered = sorted({_outside(r, bound) or "" for r, ref in refs if ref is None} - {""})
-    zero = sorted({r["config"]["task"]["N"] for r, ref in refs if ref is not None and ref[0] <= 0})
+    zero: dict[int, set[int]] = {}  # rank -> the N where the bound is 0
+    for r, ref in refs:
+        if ref is not None and ref[0] <= 0:
+            zero.setdefault(r["config"]["spec"]["rank"], set()).add(r["config"]["task"]["N"])
     source = sorted({ref[1] for ref in drawn})
     if bound is None:
         return "no certified bound at N >= 3 is registered here: none is drawn"
     where = (f"; not drawn where {'; '.join(uncovered)}" if uncovered else "") + (
-        f"; 0 (vacuous) at N = {', '.join(map(str, zero))}, not drawn" if zero else "")
+        "; 0 (vacuous), not drawn, at " + "; ".join(
+            f"r = {k}: N = {', '.join(map(str, sorted(v)))}" for k, v in sorted(zero.items()))
+        if zero else "")
     decided = f", decided by {', '.join(source)}" if source else ""
     mismatch = sorted({m for m in (law_mismatch(r) for r in rows) if m})
     if mismatch and not any(law_mismatch(r) is None for r in rows):
