@@ -77,7 +77,7 @@ def _setting_entries() -> list[dict[str, Any]]:
         s = Setting.from_dict(p["setting"])
         w = Witness.load(ROOT / p["witness_file"])
         assert w.setting == s, (p["witness_file"], w.setting, s)
-        raw = {**p, "interval": "normal", "file": ""}
+        raw = {"interval": "normal", **p, "file": ""}
         entries.append((_entry(raw, "settings", "record"), p))
     keep: dict[int, Any] = {}
     for e0, _ in entries:

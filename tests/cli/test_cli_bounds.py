@@ -335,8 +335,7 @@ def test_bounds_lower_of_a_module_function_and_a_bound_object(
 @pytest.mark.parametrize("args, flag", [
     (["--bound", "certified", "--N", "3"], "--N must lie in [2], the N it covers (got 3) for "
      "--bound certified"),
-    (["--bound", "harmonic", "--N", "1"], "--N must lie in [2], the N it covers (got 1) for "
-     "--bound harmonic"),
+    (["--bound", "harmonic", "--N", "1"], "--N must be an integer in 2..d (got '1')"),
     (["--bound", "my_bounds:NARROW"], "--N must lie in [3]"),
     (["--bound", "my_bounds:NARROW", "--N", "3", "--heads", "5"], "--heads"),
     (["--bound", "no-such-bound"], "--bound"),

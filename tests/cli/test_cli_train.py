@@ -91,28 +91,38 @@ def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
     code, out, _ = run(capsys, *ARGS, "--points", "orthonormal")
     assert "lower bound (d=" in out and "≥ bound" in out and "×" in out
     code, out, _ = run(capsys, *ARGS, "--N", "3")  # i.i.d. keys at N = 3: none applies, we say so
-    assert "lower bound (d=" not in out and "3 <= N <= d - 2 on orthonormal keys (D_N) only" in out
+    assert "lower bound (d=" not in out
+    assert "3 <= N <= d on orthonormal keys (D_N) where a sequence-length bound covers" in out
 
 
 def test_orthonormal_n_keys_prints_the_bound_beyond_two_keys(capsys) -> None:
-    """3 <= N <= d - 2 on D_N at one layer: the registered n-keys bound beside the result with
-    the margin; N = d - 1 is outside it and says so in one line."""
+    """3 <= N <= d on D_N at one layer: the certified bound at N >= 3 (certified-n, decided by
+    n-keys here) beside the result with the margin; N = d - 1, which no bound covers yet, says
+    so in one line."""
     from workbench.plugins import get_bound
 
     args = [*ARGS[:2], "8", "--N", "4", *ARGS[5:], "--points", "orthonormal"]
     code, out, err = run(capsys, *args, "--arch", "generalized", "--score", "set", "--json")
     assert code == 0, err
     cb = json.loads(out)["certified_bound"]
-    b = get_bound("n-keys")
-    assert cb["source"] == "n-keys" and cb["lower_bound"] == b.interval(8, 1, 3, 4)[0] > 0
-    assert cb["rigorous"] is b.rigorous and "3 <= N <= d - 2 on D_N" in cb["covers"]
+    bv = get_bound("certified-n").evaluate(8, 1, 3, 4)
+    assert cb["source"] == bv.source and cb["lower_bound"] == bv.value > 0
+    assert get_bound("n-keys").interval(8, 1, 3, 4)[0] <= bv.value  # a part of it
+    assert cb["rigorous"] is bv.rigorous and "certified-n" in cb["covers"]
+    assert "on D_N" in cb["covers"] and "another N is another theorem" in cb["covers"]
     row = cb["per_seed"][0]
     assert row["margin"] == pytest.approx(row["heldout"] - cb["lower_bound"])
     code, out, _ = run(capsys, *args)
-    assert code == 0 and "lower bound (d=8, rank=1, heads=3)" in out and "from n-keys" in out
+    assert code == 0 and "lower bound (d=8, rank=1, heads=3)" in out
+    assert f"from {bv.source}" in out
+    from workbench.core.bounds.sequence_length.certified_n import not_covered
+
     code, out, _ = run(capsys, *[*ARGS[:2], "8", "--N", "7", *ARGS[5:]], "--points",
                        "orthonormal")
-    assert code == 0 and "lower bound (d=" not in out and "this run is outside them" in out
+    if not_covered(8, 7) is None:  # a bound for N up to d has joined certified-n
+        assert code in (0, 1) and "lower bound (d=8, rank=1, heads=3)" in out
+    else:
+        assert code == 0 and "lower bound (d=" not in out and "this run is outside them" in out
 
 
 def test_iid_n2_prints_the_certified_bound_by_the_transfer(capsys) -> None:

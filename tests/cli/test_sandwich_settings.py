@@ -22,7 +22,9 @@ NKEYS = ("bounds", "sandwich", "--d", "8", "--rank", "1", "--heads", "16", "--N"
 def test_nkeys_sandwich_takes_the_least_upper_end(capsys: pytest.CaptureFixture[str]) -> None:
     rc, p, _ = run_cli(capsys, *NKEYS)
     assert rc == 0 and not p["violated"]
-    assert p["bound"] == get_bound("n-keys")(8, 1, 16, 3)
+    bv = get_bound("certified-n").evaluate(8, 1, 16, 3)
+    assert p["bound"] == bv.value >= get_bound("n-keys")(8, 1, 16, 3)
+    assert p["bound_name"] == "certified-n" and p["decided_by"] == bv.source
     methods = {c["method"]: c for c in p["candidates"]}
     assert methods["uniform"]["error"] == pytest.approx(2 / 3, abs=1e-15)
     assert 0.55 < methods["one_head_bayes"]["error"] < 2 / 3  # Bayes beats uniform attention
@@ -40,7 +42,7 @@ def test_nkeys_sandwich_reports_a_witness_below_the_bound(
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (("--N", "15", "--d", "16"), "n-keys does not cover"),
+    (("--N", "15", "--d", "16"), "no certified bound covers"),
     (("--N", "3", "--target", "soft-nearest"), "--N 3 applies to the hardmax target only"),
     (("--N", "3", "--witness-dir", "/tmp/x"), "--witness-dir applies to the hardmax sandwich"),
     (("--N", "1"), "--N must"),
@@ -85,7 +87,9 @@ def test_record_entries_of_every_setting_load_as_recorded() -> None:
 def test_verify_replays_settings_and_refuses_missing_ones(
         capsys: pytest.CaptureFixture[str]) -> None:
     rc, p, _ = run_cli(capsys, "witness", "verify", "8,1,2,3", "--eval-samples", "5000", "--json")
-    assert rc == 0 and p["reproduced"] and p["bound"] == "n-keys"
+    bv = get_bound("certified-n").evaluate(8, 1, 2, 3)
+    assert rc == 0 and p["reproduced"] and p["bound"] == f"certified-n ({bv.source})"
+    assert p["certified"] == bv.certified > 0
     assert p["setting"] == {"N": 3, "target": "nearest", "target_params": {}}
     rc, p, _ = run_cli(capsys, "witness", "verify", "8,1,2", "--target", "soft-nearest",
                     "--target-param", "beta=16", "--eval-samples", "5000", "--json")

@@ -1,6 +1,7 @@
-"""The error-against-N figure (``workbench/verifiers/n_figure.py``): one panel per rank, and the
-bound beyond two keys drawn exactly where it is proved (one layer, nearest neighbour, D_N,
-3 <= N <= d - 2), with its values from the registered ``n-keys`` bound; the report's findings
+"""The error-against-N figure (``workbench/verifiers/n_figure.py``): one panel per rank, the
+certified bound at N >= 3 (the registered ``certified-n``) dashed as the runs' own bound exactly
+where it is proved for them (one layer, nearest neighbour, D_N), and under runs of another law
+(the paper's sweep) only as a dotted reference labelled with its law; the report's findings
 under it (``workbench/verifiers/orderings.py``)."""
 
 from __future__ import annotations
@@ -14,6 +15,7 @@ from workbench.plugins import get_bound
 from workbench.testing import plant, replaced
 from workbench.verifiers import presets
 from workbench.verifiers.figures import preset_figure
+from workbench.verifiers.n_figure import OTHER_LABEL, OWN_LABEL, reference_at
 
 D = 8
 VARY_N = presets.get_preset("vary_n")
@@ -43,50 +45,83 @@ def _rising(r: int, N: int, seed: int) -> float:
     return (0.3 + 0.05 * N if r == 1 else 0.1) + 0.001 * seed
 
 
-def _dashed(ax: Any) -> Any:
-    lines = [ln for ln in ax.get_lines() if ln.get_label() == "B_N (n-keys)"]
+BOUND = "certified-n"  # the certified bound at N >= 3: every sequence-length bound, largest wins
+
+
+def _line(ax: Any, label: str) -> Any:
+    lines = [ln for ln in ax.get_lines() if ln.get_label() == label]
     return lines[0] if lines else None
 
 
 def _check_on_dn(fig: Any) -> None:
-    """On D_N at one layer: a panel per rank, B_N at N = 3, 4, 6 (<= d - 2) and not at 7."""
+    """On D_N at one layer: a panel per rank, the runs' own bound (dashed) at every N a bound
+    covers with a positive value, with the registered bound's values; the caption names the
+    points it is not drawn at with the bound's own reasons."""
+    b = get_bound(BOUND)
     panels = [ax for ax in fig.axes if ax.get_title(loc="left")]
     assert [ax.get_title(loc="left") for ax in panels] == ["r = 1", "r = 8"]
-    for ax, r in zip(panels, (1, D)):
-        line = _dashed(ax)
-        assert list(line.get_xdata()) == [3, 4, 6]
-        for N, y in zip(line.get_xdata(), line.get_ydata()):
-            assert y == get_bound("n-keys").interval(D, r, D * D // r, int(N))[0]
-    assert max(_dashed(panels[0]).get_ydata()) > 0  # rank 1, 64 heads: a positive bound
+    line = _line(panels[0], OWN_LABEL)  # rank 1, 64 heads
+    want = [N for N in (3, 4, 6, 7) if b.outside(D, 1, D * D, N) is None
+            and b.interval(D, 1, D * D, N)[0] > 0]
+    assert list(line.get_xdata()) == want and 3 in want
+    for N, y in zip(line.get_xdata(), line.get_ydata()):
+        assert y == b.interval(D, 1, D * D, int(N))[0] > 0
+    assert _line(panels[1], OWN_LABEL) is None  # rank 8 = d: the bound is 0, vacuous
+    assert all(_line(ax, OTHER_LABEL) is None for ax in panels)
+    assert "nearest, orthonormal keys, 1 layer" in panels[0].get_legend_handles_labels()[1][0]
     caption = fig.texts[-1].get_text().replace("\n", " ")
-    why = get_bound("n-keys").outside(D, 1, D * D, 7)  # N = 7 > d - 2: the bound's own reason
-    assert "dashed: B_N (n-keys" in caption and f"not drawn where {why}" in caption
+    assert "dashed: the certified bound at each N (certified-n" in caption
+    assert "proved for these runs' law" in caption and "0 (vacuous)" in caption
+    why = b.outside(D, 1, D * D, 7)
+    assert (why is None) or f"not drawn where {why}" in caption
 
 
 def _check_iid(fig: Any) -> None:
-    """The paper's sweep (farthest task, i.i.d. keys, two layers): no B_N, and why."""
-    assert all(_dashed(ax) is None for ax in fig.axes)
+    """The paper's sweep (farthest task, i.i.d. keys, two layers): never its own bound; the D_N
+    bound only as a dotted reference labelled with its law, and the caption says why."""
+    b = get_bound(BOUND)
+    panels = [ax for ax in fig.axes if ax.get_title(loc="left")]
+    assert all(_line(ax, OWN_LABEL) is None for ax in panels)
+    ref = _line(panels[0], OTHER_LABEL)
+    assert ref is not None and ref.get_linestyle() == ":"
+    for N, y in zip(ref.get_xdata(), ref.get_ydata()):
+        assert y == b.interval(D, 1, D * D, int(N))[0] > 0
+    assert "farthest, iid keys, 2 layers" in panels[0].get_legend_handles_labels()[1][0]
     caption = fig.texts[-1].get_text().replace("\n", " ")
-    for part in ("B_N (n-keys) is not drawn", "the farthest task, not nearest neighbour",
-                 "iid keys, not orthonormal (D_N)", "2 layers, not one"):
-        assert part in caption
+    for part in ("drawn only for reference", "another law than the trained curves'",
+                 "the farthest task, not nearest neighbour", "iid keys, not orthonormal (D_N)",
+                 "2 layers, not one", "no bound exists for i.i.d. keys at N >= 3",
+                 "different theorems"):
+        assert part in caption, part
 
 
 def test_bound_is_drawn_under_each_rank_where_it_is_proved() -> None:
     rows = _rows("nearest", "orthonormal", 1, (3, 4, 6, 7), _rising)
-    _check_on_dn(preset_figure(VARY_N, rows, "quick", get_bound("n-keys")))
+    _check_on_dn(preset_figure(VARY_N, rows, "quick", get_bound(BOUND)))
 
 
-def test_bound_is_not_drawn_for_the_papers_sweep_and_the_caption_says_why() -> None:
-    rows = _rows("farthest", "iid", 2, (4, 8, 16), _rising)
-    _check_iid(preset_figure(VARY_N, rows, "quick", get_bound("n-keys")))
+def test_papers_sweep_gets_the_dn_bound_only_as_a_reference_of_another_law() -> None:
+    rows = _rows("farthest", "iid", 2, (4, 6, 8), _rising)
+    _check_iid(preset_figure(VARY_N, rows, "quick", get_bound(BOUND)))
 
 
 def test_the_checks_fail_when_the_bound_ignores_the_law_of_the_keys() -> None:
-    """Planted: a coverage test that accepts any run (B_N drawn on i.i.d. keys)."""
+    """Planted: a law test that accepts any run (the D_N bound drawn as the i.i.d. runs' own)."""
     rows = _rows("farthest", "iid", 2, (4, 6), _rising)
-    with plant("workbench.verifiers.n_figure:why_no_bound", replaced(lambda row, bound: None)):
-        fig = preset_figure(VARY_N, rows, "quick", get_bound("n-keys"))
+    with plant("workbench.verifiers.n_figure:law_mismatch", replaced(lambda row: None)):
+        fig = preset_figure(VARY_N, rows, "quick", get_bound(BOUND))
+    with pytest.raises(AssertionError):
+        _check_iid(fig)
+
+
+def test_the_checks_fail_when_the_reference_is_not_the_registered_bound() -> None:
+    """Planted: the reference drawn 3 % high."""
+    rows = _rows("farthest", "iid", 2, (4, 6), _rising)
+    real = reference_at
+    with plant("workbench.verifiers.n_figure:reference_at",
+               replaced(lambda row, b: None if real(row, b) is None else
+                        (real(row, b)[0] * 1.03, *real(row, b)[1:]))):
+        fig = preset_figure(VARY_N, rows, "quick", get_bound(BOUND))
     with pytest.raises(AssertionError):
         _check_iid(fig)
 
@@ -103,3 +138,15 @@ def test_report_findings_hold_on_rising_rows_and_fail_on_flat_ones() -> None:
     grows = _findings(p, _rows("farthest", "iid", 2, (4, 8, 16),
                                lambda r, N, s: 0.3 + 0.05 * N if r == 1 else 0.05 * N))
     assert any("full rank small" in line and "**contradicted**" in line for line in grows)
+
+
+def test_report_text_says_which_law_each_curve_is_under() -> None:
+    from workbench.commands.report import _certified_n_bound, _laws
+
+    md = " ".join(_laws(VARY_N, _rows("farthest", "iid", 2, (4, 6), _rising),
+                        _certified_n_bound()))
+    assert "Trained curves: farthest, iid keys, 2 layers." in md
+    assert "another law than the trained curves'" in md and "different theorems" in md
+    md = " ".join(_laws(VARY_N, _rows("nearest", "orthonormal", 1, (4, 6), _rising),
+                        _certified_n_bound()))
+    assert "nearest, orthonormal keys, 1 layer" in md and "proved for these runs' law" in md

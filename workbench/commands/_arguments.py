@@ -85,6 +85,18 @@ class IntIn(click.IntRange):
         return f"{int_text(self.lo)}<=x<={int_text(self.hi)}"
 
 
+class IntUpToD(IntIn):
+    """An integer flag in ``lo..d``, ``d`` being the command's ``--d``: checked here from below,
+    against ``d`` by the command; help and errors both say ``lo..d``."""
+
+    @property
+    def words(self) -> str:
+        return f"an integer in {self.lo}..d"
+
+    def _describe_range(self) -> str:
+        return f"{self.lo}<=x<=d"
+
+
 SEED = IntIn(0, SEED_MAX)  # every --seed
 MAX_SEEDS = 10_000  # construct --seeds: independent evaluations pooled into one interval
 MAX_THREADS = 1024  # sweep --threads: threads per worker

@@ -18,7 +18,7 @@ from typing import Any
 import click
 from click.core import ParameterSource
 
-from workbench.commands._arguments import IntIn
+from workbench.commands._arguments import IntIn, IntUpToD
 from workbench.commands._bound_labels import label_fields, labels_text, part_fields, part_text
 from workbench.commands._bounds_common import (
     CERTIFIED,
@@ -88,9 +88,10 @@ def _human_lower(p: dict[str, Any]) -> str:
 @click.option("--bound", "bound", default="certified", show_default=True,
               help="A registered bound (workbench bounds list) or module:function "
               "f(d, rank, heads, N).")
-@click.option("--N", "N", type=IntIn(1), default=2, show_default=True,
-              help="Number of keys N: the certified bound at N = 2, the n-keys bound for "
-              "3 <= N <= d-2 (orthonormal keys).")
+@click.option("--N", "N", type=IntUpToD(2), default=2, show_default=True,
+              help="Number of keys N in 2..d (orthonormal keys, D_N): the certified bound at "
+              "N = 2; at 3..d the largest sequence-length bound that covers (d, N) (workbench "
+              "bounds list: certified-n).")
 @click.option("--max-degree", type=IntIn(1, 20001), default=None,
               help="Sum odd degrees up to this (the certified bound).")
 @click.option(
@@ -121,11 +122,18 @@ def lower(
         _lower_profile(chosen, bound, d, rank, heads, N, max_degree, value_class, points,
                        as_json)
         return
-    if _beyond_two_keys(bound, N, click.get_current_context().get_parameter_source(
-            "bound") is ParameterSource.COMMANDLINE):
-        from workbench.commands.bounds_n_keys import lower_n_keys
+    bound_given = click.get_current_context().get_parameter_source(
+        "bound") is ParameterSource.COMMANDLINE
+    if _beyond_two_keys(bound, N, bound_given):
+        from workbench.commands.bounds_certified_n import lower_certified_n
+        from workbench.core.bounds.sequence_length.certified_n import NAME, SEQUENCE_BOUNDS
 
-        lower_n_keys(d, rank, heads, N, max_degree, value_class, points, as_json)
+        if bound == f"{NAME}-query-values":
+            value_class = "query-dependent-values"
+        registered = NAME if value_class == "eq2" else f"{NAME}-query-values"
+        names = [bound] if bound_given and bound in {e.name for e in SEQUENCE_BOUNDS} else None
+        lower_certified_n(d, rank, heads, N, max_degree, value_class, points, as_json,
+                          bound if names else registered, names)
         return
     if bound not in CERTIFIED:
         if points == "iid":
@@ -187,9 +195,13 @@ def lower(
 
 
 def _beyond_two_keys(bound: str, N: int, bound_given: bool) -> bool:
-    """Whether ``bounds lower`` answers with the n-keys bound: ``--N`` other than 2 without
-    ``--bound`` (the default is the largest valid bound there), or ``--bound n-keys``."""
-    return N != 2 and (not bound_given or bound == "n-keys")
+    """Whether ``bounds lower`` answers with the certified bound at N >= 3: ``--N`` other than 2
+    without ``--bound`` (the default is the largest valid bound there), ``--bound certified-n``
+    (or its query-values twin), or ``--bound`` one of its entries (that one alone)."""
+    from workbench.core.bounds.sequence_length.certified_n import NAME, SEQUENCE_BOUNDS
+
+    ours = {NAME, f"{NAME}-query-values", *(e.name for e in SEQUENCE_BOUNDS)}
+    return N != 2 and (not bound_given or bound in ours)
 
 
 def _lower_profile(chosen: ChosenTarget, bound: str, d: int, rank: int, heads: int, N: int,

@@ -2,9 +2,10 @@
 counterexamples to a lower bound on the error; docs/paper.md, Theorem 2's certified bound).
 
 ``--bound NAME`` attacks any registered bound (``workbench bounds list``; default ``certified``,
-the larger of the harmonic count and the fiber bound for Eq. 2 models, N = 2 on D_2; ``n-keys``,
-the bound beyond two keys, 3 <= N <= d - 2 on D_N, where the generalized attack's scores see all
-N keys) or a
+the larger of the harmonic count and the fiber bound for Eq. 2 models, N = 2 on D_2;
+``certified-n``, the default when every ``--N`` is at least 3: the largest sequence-length bound
+covering each point of 3 <= N <= d on D_N, where the generalized attack's scores see all N keys)
+or a
 ``module:function`` following ``f(d, rank, heads, N)`` (docs/extending.md); ``--bound constant:C``
 plants a constant bound C (a wrong one, such as 0.9, shows the search at work). The default attacks
 train generalized attention (Eq. 2: full value maps, learned MLP scores), the class the bounds
@@ -21,6 +22,7 @@ from dataclasses import dataclass
 from typing import Any
 
 import click
+from click.core import ParameterSource
 
 from workbench.commands._arguments import SEED, IntIn, IntSpan, cut
 from workbench.commands._bound_labels import LABEL_KEYS, label_fields, labels_text
@@ -165,7 +167,8 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
 @click.option("--heads", "heads", type=IntSpan(1), default="1:16", show_default=True,
               help="Heads H or range.")
 @click.option("--N", "N", type=IntSpan(1), default="2", show_default=True,
-              help="Keys N or range (certified: 2; n-keys: 3 <= N <= d - 2).")
+              help="Keys N or range (certified: 2; certified-n, the default when every N >= 3: "
+              "3 <= N <= d where a bound covers).")
 @click.option("--budget", type=IntIn(1, MAX_BUDGET), default=5, show_default=True,
               help=f"Trials drawn by hypothesis (1..{MAX_BUDGET}).")
 @click.option("--attack", "attacks", multiple=True, type=click.Choice(ATTACKS),
@@ -191,12 +194,12 @@ def cli(
     if chosen.is_hardmax and target != "nearest":
         raise ValueError(f"--target {target} has hardmax's numbers: falsify it as --target "
                          "nearest (the same bound, the same models up to y -> -y)")
+    dr, rr, hr, nr = (parse_range("--d", d, 2), parse_range("--rank", rank, 1),
+                      parse_range("--heads", heads, 1), parse_range("--N", N, 1))
     if not chosen.is_hardmax:
         b, task_for = _target_bound(chosen, bound, N)
     else:
-        b = parse_bound(bound)
-    dr, rr, hr, nr = (parse_range("--d", d, 2), parse_range("--rank", rank, 1),
-                      parse_range("--heads", heads, 1), parse_range("--N", N, 1))
+        b = parse_bound(_default_bound(bound, nr))
     check_int("--budget", budget, lo=1, hi=MAX_BUDGET)
     check_int("--steps", steps, lo=1)
     check_float("--lr", lr, lo=0.0, lo_open=True)
@@ -221,6 +224,17 @@ def cli(
             b(*first)
         _search(b, spec, dr, rr, hr, nr, budget, attacks, steps, lr, eval_samples, alpha, rep,
                 as_json, seed, _TargetRun(chosen, target, task_for, again))
+
+
+def _default_bound(bound: str, nr: tuple[int, int]) -> str:
+    """``--bound`` as given; left out with every ``--N`` at least 3, the certified bound at
+    N >= 3 (``certified-n``: the largest sequence-length bound covering each point)."""
+    if nr[0] >= 3 and click.get_current_context().get_parameter_source(
+            "bound") is not ParameterSource.COMMANDLINE:
+        from workbench.core.bounds.sequence_length.certified_n import NAME
+
+        return NAME
+    return bound
 
 
 def _check_box(b: Any, name: str, dr: tuple[int, int], rr: tuple[int, int],

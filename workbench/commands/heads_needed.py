@@ -7,7 +7,7 @@ from typing import Any
 
 import click
 
-from workbench.commands._arguments import IntIn
+from workbench.commands._arguments import IntIn, IntUpToD
 from workbench.commands._bounds_common import (
     CLASS_TEXT,
     EPS_RANGE,
@@ -41,9 +41,9 @@ from workbench.core.validation import check_float
               help=f"Ambient dimension d in 2..{MAX_D}.")
 @click.option("--rank", "rank", type=IntIn(1), required=True, help="Key rank r in 1..d.")
 @click.option("--eps", type=float, required=True, help=f"Target error eps in {EPS_RANGE}.")
-@click.option("--N", "N", type=IntIn(1), default=2, show_default=True,
-              help="Number of keys: the harmonic count at N = 2, the n-keys bound for "
-              "3 <= N <= d-2.")
+@click.option("--N", "N", type=IntUpToD(2), default=2, show_default=True,
+              help="Number of keys N in 2..d (orthonormal keys, D_N): the harmonic count at "
+              "N = 2; at 3..d the largest sequence-length bound that covers (d, N) (certified-n).")
 @click.option("--max-degree", type=IntIn(1, 20001), default=None,
               help="Sum odd degrees up to this (default: raised automatically up to a cost cap).")
 @click.option("--class", "value_class", type=click.Choice(VALUE_CLASSES), default=EQ2,
@@ -57,12 +57,12 @@ def heads_needed_cmd(
     target: str, target_params: tuple[str, ...], as_json: bool,
 ) -> None:
     """Least H for which the harmonic count allows error <= eps (all smaller H cannot);
-    --target gives it for another target's profile (e.g. soft-nearest at beta); --N 3..d-2
-    gives it for the n-keys bound."""
+    --target gives it for another target's profile (e.g. soft-nearest at beta); --N 3..d
+    gives it for the certified bound at N >= 3 (certified-n)."""
     if N != 2 and target == "nearest":
-        from workbench.commands.bounds_n_keys import heads_needed_n_keys
+        from workbench.commands.bounds_certified_n import heads_needed_certified_n
 
-        heads_needed_n_keys(d, rank, N, eps, max_degree, value_class, as_json)
+        heads_needed_certified_n(d, rank, N, eps, max_degree, value_class, as_json)
         return
     if N != 2:
         raise ValueError(f"--N must be 2 with --target {target} (got --N {N})")

@@ -90,12 +90,13 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
         if not best:
             continue
         p = known.get(preset) or preset_for(preset, best)
-        names = draw_preset(p, rs, out / f"{preset}_{scale}", scale, _n_keys_bound())
+        n_bound = _certified_n_bound()
+        names = draw_preset(p, rs, out / f"{preset}_{scale}", scale, n_bound)
         files += names
         md += [f"## {p.sweeps[0].upper() + p.sweeps[1:]} ({preset}, {scale})", "",
                f"Model class: **{p.model_class}** ({p.why}). {band_label(rs)}.", "",
-               f"![{preset} ({scale})]({names[0]})", "", *_table(p, best), "",
-               *_findings(p, rs)]
+               f"![{preset} ({scale})]({names[0]})", "", *_laws(p, rs, n_bound),
+               *_table(p, best), "", *_findings(p, rs)]
     if len(files) == 0:
         md += ["No sweep runs in this store yet (`workbench sweep PRESET --db ...`).", ""]
     md += _sandwich_section(sandwich, out, files)
@@ -104,14 +105,27 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
     return ["report.md", *files]
 
 
-def _n_keys_bound() -> Any:
-    """The registered bound beyond two keys (``n-keys``), or ``None`` where none is registered."""
+def _certified_n_bound() -> Any:
+    """The registered certified bound at N >= 3 (``certified-n``), or ``None`` where none is
+    registered."""
+    from workbench.core.bounds.sequence_length.certified_n import NAME
     from workbench.plugins import get_bound
 
     try:
-        return get_bound("n-keys")
+        return get_bound(NAME)
     except ValueError:
         return None
+
+
+def _laws(p: Any, rows: list[dict[str, Any]], bound: Any) -> list[str]:
+    """Under an error-against-N figure: the law each trained curve is under, and what the bound
+    drawn with it is (``n_figure.bound_note``)."""
+    if p.x != "N" or not rows or rows[0].get("kind") == "random_features":
+        return []
+    from workbench.verifiers.n_figure import bound_note, law_of
+
+    laws = ", ".join(sorted({law_of(r) for r in rows}))
+    return [f"Trained curves: {laws}. {bound_note(rows, bound)}.", ""]
 
 
 def preset_for(name: str, best: list[dict[str, Any]]) -> Any:

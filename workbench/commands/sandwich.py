@@ -156,7 +156,8 @@ def resolve_witness(name: str) -> Any:
 @click.option("--record/--no-record", "use_record", default=True, show_default=True,
               help="Count the record's best known witness here (workbench witness list).")
 @click.option("--N", "N", type=IntIn(2, MAX_D), default=2, show_default=True,
-              help="Keys on D_N: 2, or 3..d-2 (hardmax; the bound n-keys against the record's "
+              help="Keys on D_N: 2, or 3..d where a bound covers (hardmax; certified-n against "
+              "the record's "
               "trained witnesses and the one-head Bayes witness).")
 @target_options
 @common_options
@@ -258,27 +259,29 @@ def _record(use: bool) -> list[Any]:
 
 def _nkeys_sandwich(d: int, r: int, heads: int, N: int, budget: str, use_record: bool,
                     as_json: bool, seed: int) -> None:
-    """The sandwich on D_N, N >= 3 (workbench.verifiers.nkeys_sandwich): the registered bound
-    n-keys below."""
+    """The sandwich on D_N, N >= 3 (workbench.verifiers.nkeys_sandwich): below, the registered
+    certified bound at N >= 3 (certified-n: every sequence-length bound covering the point)."""
+    from workbench.core.bounds.sequence_length.certified_n import NAME
     from workbench.plugins import get_bound
 
     try:
-        b = get_bound("n-keys")
+        b = get_bound(NAME)
     except ValueError:
-        raise ValueError(f"--N {N}: no lower bound for N >= 3 is registered (n-keys)") from None
+        raise ValueError(f"--N {N}: no lower bound for N >= 3 is registered ({NAME})") from None
     why = b.outside(d, r, heads, N)
     if why is not None:
-        raise ValueError(f"--N {N}: the bound n-keys does not cover it ({why})")
+        raise ValueError(f"--N {N}: no certified bound covers it ({why})")
     from workbench.verifiers.nkeys_sandwich import nkeys_sandwich
 
     with plugin_errors({"bound": "--N"}):
-        s = nkeys_sandwich(d, r, heads, N, lambda d_, r_, h_: b(d_, r_, h_, N),
-                           bound_name=b.name, bound_rigorous=b.rigorous,
+        bv = b.evaluate(d, r, heads, N)
+        s = nkeys_sandwich(d, r, heads, N, lambda d_, r_, h_: bv.value,
+                           bound_name=b.name, bound_rigorous=bv.rigorous,
                            record=_record(use_record), scale=budget, seed=seed)
-    p = s.to_dict()
+    p = {**s.to_dict(), "labels": label_fields(bv), "decided_by": bv.source}
     emit(p, as_json, _human_nkeys)
     if p["violated"]:
-        raise CheckFailed(f"a witness beats the bound {b.name} beyond its CI")
+        raise CheckFailed(f"a witness beats the bound {b.name} ({bv.source}) beyond its CI")
 
 
 def _human_nkeys(p: dict[str, Any]) -> str:
@@ -286,7 +289,9 @@ def _human_nkeys(p: dict[str, Any]) -> str:
     ratio = "n/a (bound 0)" if p["ratio"] is None else f"{p['ratio']:.4g}"
     lo, hi = p["best"]["ci"]
     lines = [f"d={p['d']} r={p['r']} H={p['heads']} N={p['N']} (D_N, hardmax)",
-             f"  lower bound {p['bound_name']}: {word} {p['bound']:.6g}",
+             f"  lower bound {p['bound_name']} (decided by {p['decided_by']}): {word} "
+             f"{p['bound']:.6g}",
+             f"  {labels_text(p['labels'])}",
              f"  best model: {p['best']['error']:.6g}  CI [{lo:.6g}, {hi:.6g}] "
              f"({p['best']['method']}, {p['best_source']}); ratio best / bound = {ratio}"]
     for c in p["candidates"]:

@@ -6,9 +6,9 @@ parameter counts, says which model class was trained and which class the certifi
 and, for nearest neighbour with N = 2 at one layer (orthonormal keys, where it is proved, or
 i.i.d. keys, by the transfer of docs/derivations/iid_transfer.md), prints the certified lower
 bound beside the result with the margin (exit 1 if a model's whole CI lies below it); for
-3 <= N <= d - 2 on orthonormal keys (D_N), one layer, the registered bound ``n-keys`` the same
-way; elsewhere one line says what the bounds cover. What the error means is stated for each
-task.
+3 <= N <= d on orthonormal keys (D_N), one layer, the registered bound ``certified-n`` (where a
+sequence-length bound covers the point) the same way; elsewhere one line says what the bounds
+cover. What the error means is stated for each task.
 
 ``--checkpoint PATH`` makes a killed run resumable, and says when it resumed and from which
 step. A checkpoint of the same run with fewer ``--steps`` is continued to the new ``--steps``
@@ -81,7 +81,8 @@ layer. --task regression uses the in-context regression stack (width {REGRESSION
 
 For --task nearest --N 2 at one layer (--points orthonormal, where it is proved, or iid, by the
 i.i.d. transfer) the certified lower bound for (d, rank, heads) is printed beside the result;
-for 3 <= --N <= d - 2 with --points orthonormal (D_N), the bound beyond two keys (n-keys).
+for 3 <= --N <= d with --points orthonormal (D_N), the certified bound at N >= 3 (certified-n),
+where a sequence-length bound covers (d, N).
 Best of seeds = lowest held-out error. The output states what the error means for the task.
 --checkpoint resumes a killed run, or extends a finished one to more --steps.
 """
@@ -259,9 +260,10 @@ def _certified(
     if N != 2:
         if not chosen.is_hardmax:
             return None
+        from workbench.core.bounds.sequence_length.certified_n import NAME
         from workbench.plugins import get_bound
 
-        b = get_bound("n-keys")
+        b = get_bound(NAME)
         if points != "orthonormal" or b.outside(d, rank, heads, N) is not None:
             return None
         bv, covers = b.evaluate(d, rank, heads, N), N_KEYS_COVERS
@@ -292,14 +294,17 @@ def _certified(
     }
 
 
-N_KEYS_COVERS = ("the bound beyond two keys (n-keys) covers generalized attention (Eq. 2) with "
-                 "full value maps M_h, one layer, 3 <= N <= d - 2 on D_N (orthonormal keys), so "
-                 "it applies to this model")
+N_KEYS_COVERS = ("the certified bound at N >= 3 (certified-n: the largest sequence-length bound "
+                 "covering (d, N); its source names the one that decided) covers generalized "
+                 "attention (Eq. 2) with full value maps M_h, one layer, on D_N (N orthonormal "
+                 "keys; a bound at another N is another theorem, about another law), so it "
+                 "applies to this model")
 
 
 COVERAGE = ("(the certified lower bounds cover nearest neighbour at one layer: N = 2 on "
-            "orthonormal keys, and on i.i.d. keys by the transfer; 3 <= N <= d - 2 on "
-            "orthonormal keys (D_N) only; this run is outside them, so none is printed)")
+            "orthonormal keys, and on i.i.d. keys by the transfer; 3 <= N <= d on "
+            "orthonormal keys (D_N) where a sequence-length bound covers (d, N) (certified-n); "
+            "this run is outside them, so none is printed)")
 
 
 def _human(p: dict[str, Any]) -> str:

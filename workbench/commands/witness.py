@@ -53,18 +53,23 @@ def setting_of(target: str, params: tuple[str, ...], N: int) -> Any:
     return Setting(2, "soft-nearest", (("beta", float(chosen.params["beta"])),))
 
 
-def nkeys_lower(setting: Any) -> tuple[Any, str] | None:
-    """For N >= 3 the registered bound ``n-keys`` at the setting's N as ``f(d, r, H)``, where
-    it is registered (``None`` otherwise, and for N = 2)."""
+def nkeys_lower(setting: Any, point: tuple[int, int, int]) -> tuple[Any, str] | None:
+    """For N >= 3 the registered certified bound at N (``certified-n``: the largest
+    sequence-length bound covering the point) as ``f(d, r, H)``, named with the part that
+    decides at ``point``; ``None`` for N = 2 and where no bound is registered or covers it."""
     if setting.N < 3:
         return None
+    from workbench.core.bounds.sequence_length.certified_n import NAME
     from workbench.plugins import get_bound
 
     try:
-        b = get_bound("n-keys")
+        b = get_bound(NAME)
     except ValueError:
         return None
-    return (lambda d, r, H: b(d, r, H, setting.N)), "n-keys"
+    if b.outside(*point, setting.N) is not None:
+        return None
+    source = b.evaluate(*point, setting.N).source
+    return (lambda d, r, H: b.evaluate(d, r, H, setting.N).certified), f"{NAME} ({source})"
 
 
 def _cell(entries: list[Any], d: int, r: int, H: int, setting: Any = None) -> dict[str, Any] | None:
@@ -195,7 +200,7 @@ def verify_cmd(spot: str, n_eval: int | None, db: str | None, seed: int,
                 w.params = _weights_beside(where)
         except ValueError as e:
             raise ValueError(f"FILE|POINT {e}") from None
-        low = nkeys_lower(w.setting)
+        low = nkeys_lower(w.setting, (w.d, w.r, w.heads))
         rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=w.ci,
                      **({} if low is None else {"lower": low[0], "lower_name": low[1]}))
         payload = rep.to_dict()
@@ -210,7 +215,7 @@ def verify_cmd(spot: str, n_eval: int | None, db: str | None, seed: int,
             raise ValueError(f"POINT {spot} has no witness in the record for "
                              f"{setting.label()} (workbench witness list shows the points)")
         w = entry_witness(best, db)
-        low = nkeys_lower(setting)
+        low = nkeys_lower(setting, where[:3])
         rep = replay(w, seed=seed, n_eval=n_eval, claimed_ci=best.ci, point=where[:3],
                      **({} if low is None else {"lower": low[0], "lower_name": low[1]}))
         payload = {**rep.to_dict(), "entry": best.to_dict()}

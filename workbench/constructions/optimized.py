@@ -128,7 +128,7 @@ class Witness:
         if d < 2 or not 1 <= r <= d or H < 1 or n < 0 or seed < 0:
             raise bad(f"records d={d}, r={r}, heads={H}, n_eval={n}, seed={seed}")
         shapes = WITNESS_PARAMS[name](d, r, H)
-        if name == "trained_generalized":  # its weights, checked against the model when loaded
+        if name in STATE_METHODS:  # its weights, checked against the model when loaded
             shapes.update({k: arrays[k].shape for k in arrays if k.startswith(STATE_PREFIX)})
         if set(arrays) != set(shapes):
             raise bad(f"holds the arrays {sorted(arrays)}, not {sorted(shapes)} of {name}")
@@ -161,12 +161,15 @@ def read_task_array(raw: np.ndarray | None, bad: Callable[[str], ValueError]) ->
 # weights beside the witness (workbench/verifiers/sandwich.py) or inside it, each state-dict
 # entry as an array named STATE_PREFIX + its key (workbench/verifiers/witness_record.py)
 STATE_PREFIX = "state."
+# the witnesses that are a state dict of generalized attention, rebuilt from it to be replayed:
+# trained ones, and the random features on D_N (workbench/constructions/random_features_dn.py)
+STATE_METHODS = ("trained_generalized", "random_features_solved")
 WITNESS_PARAMS: dict[str, Any] = {
     "one_head_bayes": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
     "bayes_heads": lambda d, r, H: {"B": (H, r, d), "a": (H,)},
     "hardmax_rank1": lambda d, r, H: {"Q": (H, d), "a": (H,)},
     "random_features": lambda d, r, H: {"Q": (H, d), "K": (H, d), "a": (H,)},
-    "trained_generalized": lambda d, r, H: {},
+    **{m: (lambda d, r, H: {}) for m in STATE_METHODS},
 }
 
 

@@ -118,8 +118,31 @@ def _n_keys(value_class: str) -> Bound:
                  + ("" if value_class == "eq2" else " with query-dependent value maps"))
 
 
+def _certified_n(value_class: str) -> Bound:
+    """The certified bound at N >= 3 on D_N: every sequence-length bound that covers the point,
+    as one value whose largest proved part decides (``certified_n_bound``)."""
+    from workbench.core.bounds.sequence_length import certified_n as cn
+
+    def evaluate(d: int, r: int, H: int, N: int) -> BoundValue:
+        return cn.certified_n_bound(d, r, H, N, value_class)
+
+    def domain(d: int, r: int, H: int, N: int) -> str | None:
+        return cn.not_covered(d, N, value_class)
+
+    suffix = "" if value_class == "eq2" else "-query-values"
+    each = ", ".join(f"{e.name}: {e.N_text}" for e in cn.entries(value_class))
+    return Bound(f"{cn.NAME}{suffix}", _value_only(evaluate), N=None,
+                 N_text=f"3..d where a part covers ({each})", domain=domain,
+                 value_class=value_class, parts=cn.part_kinds(value_class), evaluator=evaluate,
+                 ref="derivations/beyond_two_keys.md#result",
+                 description="the certified bound at N >= 3 on D_N (N orthonormal keys, uniform "
+                 "queries): the largest of the sequence-length bounds that cover the point "
+                 f"({each})"
+                 + ("" if value_class == "eq2" else ", value maps that may depend on the query"))
+
+
 def _bounds() -> list[Bound]:
-    return [make(vc) for make in (_certified, _harmonic, _fiber, _n_keys)
+    return [make(vc) for make in (_certified, _harmonic, _fiber, _n_keys, _certified_n)
             for vc in ("eq2", "query-dependent-values")] + [_theorem3_lower()]
 
 

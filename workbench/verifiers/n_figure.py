@@ -1,13 +1,17 @@
 """The error-against-N figure: one panel per rank, the trained curve with its interval, and the
-bound beyond two keys ``B_N`` (the registered bound ``n-keys``, handed in by the command that
-draws, since this layer does not reach the registry) dashed under it wherever it is proved for
-the runs (docs/sweeps.md, "Reports and the graph"; docs/paper.md, "Beyond two
-keys").
+certified bound at N >= 3 on D_N (the registered bound ``certified-n``: the largest
+sequence-length bound covering each point, handed in by the command that draws, since this layer
+does not reach the registry) under it (docs/sweeps.md, "Reports and the graph"; docs/paper.md,
+"Beyond two keys").
 
-``B_N`` is proved for one layer of Eq. 2 attention (standard attention is a case of it) on the
-nearest-neighbour task with orthonormal keys (D_N), ``3 <= N <= d - 2``; a point outside that is
-drawn without it, and the caption says why (for the paper's sweep: the farthest-point task,
-i.i.d. keys, two layers).
+The bound at N is a theorem about one layer of Eq. 2 attention (standard attention is a case of
+it) on the nearest-neighbour task with N orthonormal keys (D_N); bounds at different N are
+different theorems, about different laws. Where the runs are of that setting it is their bound
+(dashed, black). Where they are not (the paper's sweep: the farthest-point task, i.i.d. keys, two
+layers, for which no bound exists at N >= 3) it is drawn only as what it is: the D_N bound at the
+same ``(d, r, H, N)``, dotted grey, labelled with its law, never as a bound on the trained curve.
+The legend and the caption say which law each curve is under; a point no bound covers, or where
+the bound is 0 (vacuous), is not drawn, and the caption says so.
 """
 
 from __future__ import annotations
@@ -21,10 +25,24 @@ from workbench.verifiers.figure_rows import AXIS_NAMES, band_label, caption, des
 
 Row = dict[str, Any]
 
+DN_LAW = "D_N: N orthonormal keys, uniform query, nearest neighbour, one layer of Eq. 2"
+OWN_LABEL = "certified bound (D_N)"  # the runs' own bound
+OTHER_LABEL = "D_N bound (another law)"  # a reference under runs of another law
+
 
 def why_no_bound(row: Row, bound: Any) -> str | None:
-    """Why ``B_N`` (``bound``: a registered ``Bound``, or ``None``) does not cover the stored run
-    ``row``, or ``None`` where it does."""
+    """Why the certified bound at N is not a bound for the stored run ``row`` (``bound``: a
+    registered ``Bound``, or ``None``), or ``None`` where it is."""
+    why = law_mismatch(row)
+    if why:
+        return why
+    if bound is None:
+        return "no certified bound at N >= 3 registered here"
+    return _outside(row, bound)
+
+
+def law_mismatch(row: Row) -> str | None:
+    """How the run's setting differs from the bound's (D_N, nearest, one layer), or ``None``."""
     cfg = row.get("config") or {}
     task, spec = cfg.get("task") or {}, cfg.get("spec") or {}
     why = []
@@ -34,39 +52,97 @@ def why_no_bound(row: Row, bound: Any) -> str | None:
         why.append(f"{task.get('points')} keys, not orthonormal (D_N)")
     if spec.get("layers", 1) != 1:
         why.append(f"{spec.get('layers')} layers, not one")
-    if why:
-        return ", ".join(why)
-    if bound is None:
-        return "no bound n-keys registered here"
-    d, N, r, H = task["d"], task["N"], spec["rank"], spec["heads"]
-    why_not: str | None = bound.outside(d, r, H, N)
-    return why_not
+    return ", ".join(why) or None
+
+
+def law_of(row: Row) -> str:
+    """The run's setting in words, for the legend."""
+    cfg = row.get("config") or {}
+    task, spec = cfg.get("task") or {}, cfg.get("spec") or {}
+    return (f"{task.get('name')}, {task.get('points')} keys, {spec.get('layers', 1)} "
+            f"layer{'s' if spec.get('layers', 1) != 1 else ''}")
+
+
+def _outside(row: Row, bound: Any) -> str | None:
+    task, spec = row["config"]["task"], row["config"]["spec"]
+    why: str | None = bound.outside(task["d"], spec["rank"], spec["heads"], task["N"])
+    return why
+
+
+def reference_at(row: Row, bound: Any) -> tuple[float, str, bool] | None:
+    """The D_N bound at the run's ``(d, r, H, N)`` and the part that decided, wherever some bound
+    covers that point (whatever the run's own law), and whether it is rigorous."""
+    if bound is None or _outside(row, bound) is not None:
+        return None
+    task, spec = row["config"]["task"], row["config"]["spec"]
+    bv = bound.evaluate(task["d"], spec["rank"], spec["heads"], task["N"])
+    return float(bv.value), bv.source, bool(bv.rigorous)
 
 
 def bound_at(row: Row, bound: Any) -> float | None:
-    """``B_N`` at the run's ``(d, r, H, N)`` (the bound's lower end), where proved."""
+    """The certified bound at the run's ``(d, r, H, N)`` (its lower end), where it is proved for
+    the run."""
     if why_no_bound(row, bound) is not None:
         return None
-    task, spec = row["config"]["task"], row["config"]["spec"]
-    return float(bound.interval(task["d"], spec["rank"], spec["heads"], task["N"])[0])
+    ref = reference_at(row, bound)
+    return None if ref is None else ref[0]
 
 
 def bound_note(rows: Sequence[Row], bound: Any) -> str:
-    """The caption's sentence on ``B_N``: where it is drawn, or why it is not."""
-    kind = "rigorous" if bound is not None and bound.rigorous else "a float estimate, not rigorous"
-    reasons = sorted({w for w in (why_no_bound(r, bound) for r in rows) if w is not None})
-    if len(reasons) and not any(why_no_bound(r, bound) is None for r in rows):
-        return ("B_N (n-keys) is not drawn: it is proved for one layer on the nearest-neighbour "
-                "task with orthonormal keys (D_N), 3 ≤ N ≤ d − 2, and these runs have "
-                + "; ".join(reasons))
-    missing = f" (not drawn where {'; '.join(reasons)})" if reasons else ""
-    return (f"dashed: B_N (n-keys, {kind}), the lower bound beyond two keys, drawn where it is "
-            f"proved (one layer, nearest neighbour, D_N, 3 ≤ N ≤ d − 2){missing}")
+    """The caption's sentences on the bound: whose law it is, where it is drawn, and why not."""
+    refs = [(r, reference_at(r, bound)) for r in rows]
+    drawn = [ref for _, ref in refs if ref is not None and ref[0] > 0]
+    kind = "rigorous" if drawn and all(ref[2] for ref in drawn) else "not all rigorous"
+    uncovered = sorted({_outside(r, bound) or "" for r, ref in refs if ref is None} - {""})
+    zero: dict[int, set[int]] = {}  # rank -> the N where the bound is 0
+    for r, ref in refs:
+        if ref is not None and ref[0] <= 0:
+            zero.setdefault(r["config"]["spec"]["rank"], set()).add(r["config"]["task"]["N"])
+    source = sorted({ref[1] for ref in drawn})
+    if bound is None:
+        return "no certified bound at N >= 3 is registered here: none is drawn"
+    where = (f"; not drawn where {'; '.join(uncovered)}" if uncovered else "") + (
+        "; 0 (vacuous), not drawn, at " + "; ".join(
+            f"r = {k}: N = {', '.join(map(str, sorted(v)))}" for k, v in sorted(zero.items()))
+        if zero else "")
+    decided = f", decided by {', '.join(source)}" if source else ""
+    mismatch = sorted({m for m in (law_mismatch(r) for r in rows) if m})
+    if mismatch and not any(law_mismatch(r) is None for r in rows):
+        return (f"Dotted grey: the certified bound at each N on {DN_LAW} ({bound.name}, {kind}"
+                f"{decided}), at the same (d, r, H), drawn only for reference: it is a theorem "
+                f"about another law than the trained curves' ({'; '.join(mismatch)}), and no "
+                "bound exists for i.i.d. keys at N >= 3; bounds at different N are different "
+                f"theorems (different laws D_N){where}")
+    other = f" (not for the runs with {'; '.join(mismatch)})" if mismatch else ""
+    return (f"dashed: the certified bound at each N ({bound.name}, {kind}{decided}), proved for "
+            f"these runs' law, {DN_LAW}{other}; bounds at different N are different theorems "
+            f"(different laws D_N){where}")
+
+
+def _draw_bound(ax: Any, xs: list[Any], cells: dict[Any, list[Row]], bound: Any) -> list[float]:
+    """The bound under one panel's curve: dashed where it is the runs' own, dotted grey where it
+    is the D_N reference under runs of another law; the values drawn."""
+    own: list[tuple[Any, float]] = []
+    other: list[tuple[Any, float]] = []
+    for x in xs:
+        row = cells[x][0]
+        ref = reference_at(row, bound)
+        if ref is None or ref[0] <= 0:
+            continue
+        (own if law_mismatch(row) is None else other).append((x, ref[0]))
+    if own:
+        ax.plot([x for x, _ in own], [b for _, b in own], linestyle="--", color="black",
+                linewidth=1.5, marker="x", label=OWN_LABEL)
+    if other:
+        ax.plot([x for x, _ in other], [b for _, b in other], linestyle=":", color="0.35",
+                linewidth=2.0, marker="x", label=OTHER_LABEL)
+    return [b for _, b in own + other]
 
 
 def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
     """The matplotlib Figure: one panel per curve of preset ``p`` (its ranks), x = N; ``bound``
-    is ``B_N`` (``workbench.plugins.get_bound("n-keys")``; ``None``: not drawn)."""
+    is the certified bound at N >= 3 (``workbench.plugins.get_bound("certified-n")``;
+    ``None``: not drawn)."""
     plt = style.pyplot()
 
     def curve_of(r: Row) -> tuple[Any, ...]:
@@ -86,24 +162,21 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
             xs = sorted(cells)
             pts = [point(cells[x], x) for x in xs]
             colour = f"C{i % 10}"
+            laws = sorted({law_of(cells[x][0]) for x in xs})
             ax.plot(xs, [pt.value for pt in pts], marker="o", color=colour, linewidth=2,
-                    label="trained (best seed)", zorder=3)
+                    label=f"trained: {'; '.join(laws)}", zorder=3)
             band = [pt for pt in pts if pt.lo is not None and pt.hi is not None]
             if band:
                 ax.fill_between([pt.x for pt in band], [pt.lo for pt in band],
                                 [pt.hi for pt in band], color=colour, alpha=0.25, linewidth=0)
             values += [v for pt in pts for v in (pt.value, pt.lo, pt.hi) if v is not None]
-            covered = [(x, bound_at(cells[x][0], bound)) for x in xs]
-            drawn = [(x, b) for x, b in covered if b is not None]
-            if drawn:
-                ax.plot([x for x, _ in drawn], [b for _, b in drawn], linestyle="--",
-                        color="black", linewidth=1.5, marker="x", label="B_N (n-keys)")
-                values += [b for _, b in drawn]
+            values += _draw_bound(ax, xs, cells, bound)
             ax.set_title(", ".join(f"{c} = {v}" for c, v in zip(p.curves, key)), loc="left")
             style.set_x_axis(ax, xs, p.log_x)
             ax.set_xlabel(AXIS_NAMES.get(p.x, p.x))
             style.reference_line(ax, on_d2=False)
-            ax.legend(loc="best", frameon=False, fontsize=9)
+            ax.legend(loc="center right", frameon=True, framealpha=0.9, edgecolor="none",
+                      fontsize=9)
         log_y = style.set_y_axis(axes[0][0], values)
         if not log_y:  # errors from 0: the full-rank curve's height reads against it
             axes[0][0].set_ylim(bottom=0.0)
@@ -113,6 +186,6 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
                      x=0.02, ha="left")
         note = (caption(p, rows, fixed) + ". " + band_label(rows) + ". " + bound_note(rows, bound)
                 + ".")
-        fig.text(0.02, -0.02, "\n".join(textwrap.wrap(note, 150)), ha="left", va="top",
-                 fontsize=10)
+        fig.text(0.02, -0.02, "\n".join(textwrap.wrap(note, 125)), ha="left", va="top",
+                 fontsize=12)  # about 7 pt where a paper prints the figure 6.5 in wide
         return fig

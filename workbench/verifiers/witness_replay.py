@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 
-from workbench.constructions.optimized import STATE_PREFIX, Witness
+from workbench.constructions.optimized import STATE_METHODS, STATE_PREFIX, Witness
 from workbench.constructions.witness_setting import Setting
 from workbench.core.safe_files import reading
 from workbench.verifiers.witness_record import Entry, npz_bytes, weights_bytes
@@ -105,7 +105,7 @@ def replay_error(w: Witness, stream: int, n_eval: int) -> tuple[float, tuple[flo
     from workbench.verifiers.trained_witness import replay_trained
 
     fresh = Witness(w.method, w.d, w.r, w.heads, w.error, w.ci, w.params, n_eval, stream)
-    if w.method == "trained_generalized":
+    if w.method in STATE_METHODS:
         state = _state(w)
         check_architecture(state, w.d, w.r, w.heads, "the witness")
         return replay_trained(w.d, w.r, w.heads, state, n_eval, stream, LEVEL, w.setting)
@@ -120,8 +120,8 @@ def replay_error(w: Witness, stream: int, n_eval: int) -> tuple[float, tuple[flo
 
 
 def interval_of(method: str) -> str:
-    return {"hardmax_rank1": "exact", "trained_generalized": "normal",
-            "random_features": "normal"}.get(method, "bernstein")
+    return {"hardmax_rank1": "exact", "random_features": "normal",
+            **dict.fromkeys(STATE_METHODS, "normal")}.get(method, "bernstein")
 
 
 def setting_lower(setting: Setting, d: int, r: int, H: int) -> tuple[float, str] | None:

@@ -50,6 +50,7 @@ class Part:
     method: str
     truncation: Truncation | None = None
     proved: bool = True  # ``err >= number`` is a theorem (False: a plug-in's conjecture)
+    beside: bool = False  # a statistical part printed beside proved ones, never deciding
 
     def __post_init__(self) -> None:
         lo, hi = (float(x) for x in self.enclosure)
@@ -64,7 +65,7 @@ class Part:
 
     @property
     def kind(self) -> PartKind:
-        return PartKind(self.name, self.rigorous, self.proved)
+        return PartKind(self.name, self.rigorous, self.proved, self.beside)
 
 
 @dataclass(frozen=True)
@@ -77,11 +78,13 @@ class PartKind:
     name: str
     rigorous: bool
     proved: bool = True
+    beside: bool = False  # printed beside the proved parts, never the bound's number
 
     def at(self, enclosure: tuple[float, float], method: str,
            truncation: Truncation | None = None) -> Part:
         """The part of this kind with ``enclosure`` at one point."""
-        return Part(self.name, enclosure, self.rigorous, method, truncation, self.proved)
+        return Part(self.name, enclosure, self.rigorous, method, truncation, self.proved,
+                    self.beside)
 
 
 # the kinds of the built-in parts (their numbers: core/bounds/harmonic_count/harmonic.py, fiber.py,
@@ -95,7 +98,7 @@ N_KEYS = PartKind("n-keys", rigorous=True)  # arb balls: Gamma_l enclosures, tai
 # the multi-level bound for 3 <= N <= d (docs/derivations/long_contexts.md): its proved part, and
 # a finite-sample statistical part beside it (empirical Bernstein), never certified
 MULTI_LEVEL = PartKind("multi-level", rigorous=True)
-MULTI_LEVEL_ESTIMATE = PartKind("multi-level estimate", rigorous=False)
+MULTI_LEVEL_ESTIMATE = PartKind("multi-level estimate", rigorous=False, beside=True)
 
 
 @dataclass(frozen=True)
@@ -114,7 +117,8 @@ class BoundValue:
         """The part that decides: the largest lower end among the rigorous, proved parts where
         there is one (a statistical or conjectured part never outranks a certified one), else
         among all parts; the first one on ties."""
-        pool = [p for p in self.parts if p.rigorous and p.proved] or list(self.parts)
+        pool = ([p for p in self.parts if p.rigorous and p.proved]
+                or [p for p in self.parts if not p.beside] or list(self.parts))
         best = pool[0]
         for p in pool[1:]:
             if p.lower > best.lower:
