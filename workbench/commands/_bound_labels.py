@@ -36,7 +36,7 @@ def label_fields(bv: BoundValue) -> dict[str, Any]:
 def part_fields(p: Any) -> dict[str, Any]:
     """One part as JSON (a :class:`~workbench.core.bounds.value.Part`)."""
     return {"name": p.name, "lower_bound": p.lower, "enclosure": list(p.enclosure),
-            "rigorous": p.rigorous, "proved": p.proved, "method": p.method,
+            "rigorous": p.rigorous, "proved": p.proved, "beside": p.beside, "method": p.method,
             "truncation": truncation_payload(p.truncation)}
 
 
@@ -48,7 +48,9 @@ def labels_text(p: dict[str, Any]) -> str:
 
 def part_text(p: dict[str, Any]) -> str:
     """One part of :func:`part_fields` as text."""
-    kind = "rigorous enclosure" if p["rigorous"] else "enclosure, not rigorous"
+    kind = ("rigorous enclosure" if p["rigorous"] else
+            "a statistical limit beside the proved parts, never certified" if p.get("beside")
+            else "enclosure, not rigorous")
     t = p["truncation"]
     cut = ("" if t is None or t["settled"] else
            f" (truncated at degree {t['degrees_summed']}: up to {t['tail']:.3g} more could "

@@ -185,8 +185,8 @@ class Bound:
                 "rigorous": self.rigorous, "target": self.target, "law": self.law,
                 "value_class": self.value_class,
                 "N": None if self.N is None else list(self.N), "N_text": n,
-                "parts": [{"name": k.name, "rigorous": k.rigorous, "proved": k.proved}
-                          for k in self.part_kinds],
+                "parts": [{"name": k.name, "rigorous": k.rigorous, "proved": k.proved,
+                           "beside": k.beside} for k in self.part_kinds],
                 "encoding": self.encoding, "source": self.source,
                 "description": self.description, "spec": self.spec or self.name}
 
