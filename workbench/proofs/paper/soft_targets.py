@@ -79,13 +79,15 @@ def _mp_mean(f, d: int, beta: float) -> float:  # type: ignore[no-untyped-def]
         return float(2 * rho * mp.quad(lambda t: f(t) * (1 - t * t) ** (mp.mpf(d - 3) / 2), pts))
 
 
-def independent_profile_bound(beta: float, d: int, r: int, H: int, L: int
+def independent_profile_bound(beta: float, d: int, r: int, H: int, L: int,
+                              energies: tuple[dict[int, float], float] | None = None
                               ) -> tuple[float, float]:
     """An enclosure of the full series ``LB`` for ``tanh(beta t/sqrt2)`` without the library's
     bound code: energies by mpmath quadrature to L, ``N`` by ``dim_harmonics``, ``D'_l`` by
     ``math.comb`` (Eq. 2); the rest of ``E psi^2`` (mpmath) counted between
     ``1 - min(1, H g)`` and 1, ``g = 3 C(L+r+3, r-1) / N(d, L+2)`` (docs/derivations/
-    lower_bound.md, Lemma 6, "The counted tail"). Float quadrature: an estimate to ~1e-12."""
+    lower_bound.md, Lemma 6, "The counted tail"). Float quadrature: an estimate to ~1e-12.
+    ``energies``: ``({l: eta_l^2}, E psi^2)`` from another quadrature, in place of mpmath's."""
     import mpmath as mp
 
     t = sp.Symbol("t", real=True)
@@ -94,11 +96,14 @@ def independent_profile_bound(beta: float, d: int, r: int, H: int, L: int
     for l in range(1, L + 1, 2):
         N = dim_harmonics(d, l)
         D = sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
-        e2 = float(gegenbauer_transform(f, d, l, dps=20)) ** 2
+        e2 = (energies[0][l] if energies is not None
+              else float(gegenbauer_transform(f, d, l, dps=20)) ** 2)
         energy += e2
         if N > H * D:
             total += e2 * (N - H * D) / N
-    rest = max(0.0, _mp_mean(lambda x: mp.tanh(beta * x / mp.sqrt(2)) ** 2, d, beta) - energy)
+    whole = (energies[1] if energies is not None
+             else _mp_mean(lambda x: mp.tanh(beta * x / mp.sqrt(2)) ** 2, d, beta))
+    rest = max(0.0, whole - energy)
     g = 3 * math.comb(L + r + 3, r - 1) / dim_harmonics(d, L + 2)
     return (total + rest * max(0.0, 1 - H * g)) / 2, (total + rest) / 2
 
