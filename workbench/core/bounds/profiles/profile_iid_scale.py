@@ -32,7 +32,7 @@ from workbench.core.bounds.profiles.profile_iid import (
     check_cell_args,
     mixture_value,
     soft_iid_bound,
-    tanh_cell,
+    tanh_terms,
 )
 from workbench.core.bounds.value import BoundValue
 from workbench.core.profiles import Profile, tanh_beta
@@ -144,7 +144,7 @@ def profile_iid_cells(profile: Profile, d: int, r: int, H: int, value_class: str
     d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
     beta = tanh_beta(profile)
     if beta is not None:
-        return cell_terms(tanh_cell(beta, d, r, H, value_class), d, cells)
+        return tanh_terms(beta, d, r, H, value_class, cells)
     check_scalable(profile, label or profile.label)
     terms, rigorous = cell_terms(_scale_cell(profile, d, r, H, value_class), d, cells)
     return terms, rigorous and profile.has_exact_form
