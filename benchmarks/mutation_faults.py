@@ -404,7 +404,7 @@ FAULTS: tuple[Fault, ...] = (
           "Lemma P5's part F(sign) - 0.95 ||psi - sign|| (a wrong share of the distance)",
           lambda f: lambda d, r, H, vc, dist: f(d, r, H, vc, (0.95 * dist[0], 0.95 * dist[1]))),
     Fault("core.soft_iid_cells_2pct",
-          "workbench.core.bounds.profiles.profile_iid:cell_terms", "core", "constant",
+          "workbench.core.bounds.profiles.profile_iid:tanh_terms", "core", "constant",
           "the i.i.d. soft cells' terms 2 % high",
           lambda f: lambda *a: (lambda tr: ([(lo, hi, m, 1.02 * x) for lo, hi, m, x in tr[0]],
                                             tr[1]))(f(*a))),

@@ -132,7 +132,7 @@ def mixture_quadrature(beta: float, d: int, r: int, H: int, nodes: int) -> float
 @claim(
     "targets.soft_iid_mixture",
     "On i.i.d. keys the soft-nearest bound is the mixture E_t[(1-t) B(psi_{beta sqrt(1-t)})]: "
-    "the proved lower sum lies below a quadrature of the mixture and within 6 % of it, and "
+    "the proved lower sum lies below a quadrature of the mixture and within 1 % of it, and "
     "trained models on i.i.d. keys stay above it",
     "lemma",
     depends_on=("targets.profile_fiber_value",),
@@ -144,14 +144,17 @@ def soft_iid_mixture_claim(ctx: CheckContext) -> list[Evidence]:
     from workbench.core.bounds.profiles.profile_iid import soft_iid_bound
 
     out = []
-    for beta, d, r, H in ctx.pick(((1.0, 8, 1, 1),), ((1.0, 8, 1, 1), (2.0, 6, 1, 1))):
+    for beta, d, r, H in ctx.pick(((1.0, 8, 1, 1), (4.0, 6, 1, 2)),
+                                  ((1.0, 8, 1, 1), (4.0, 6, 1, 2), (2.0, 6, 1, 1),
+                                   (4.0, 8, 1, 4), (1000.0, 16, 1, 8))):
         quad = mixture_quadrature(beta, d, r, H, 12)
         lower = soft_iid_bound(beta, d, r, H).value
         params = {"beta": beta, "d": d, "r": r, "H": H}
         out.append(Evidence(lower, quad * (1 + 1e-3), "<=", "identity", params,
                             note="proved lower sum vs 12-node quadrature of the mixture"))
-        out.append(Evidence(lower, 0.94 * quad, ">=", "identity", params,
-                            note="the lower sum loses at most 6 % (cells, Lipschitz step)"))
+        out.append(Evidence(lower, 0.99 * quad, ">=", "identity", params,
+                            note="the lower sum loses at most 1 % (chords, curvature, "
+                            "truncation share)"))
     return out + trained_iid_evidence(ctx)
 
 
@@ -167,9 +170,11 @@ def trained_iid_evidence(ctx: CheckContext) -> list[Evidence]:
 
     out: list[Evidence] = []
     steps = ctx.pick(150, 600)
-    samples = ctx.pick(400_000, 800_000)  # the bins' intervals must resolve an 8 % gap at H = 1
-    for d, r, H, beta in ctx.pick(((6, 1, 2, 4.0), (6, 1, 1, 2.0)),
-                                  ((6, 1, 2, 4.0), (6, 1, 1, 2.0), (8, 1, 2, 8.0))):
+    samples = ctx.pick(400_000, 800_000)
+    # at H = 1 (e.g. (6, 1, 1), beta = 2) the trained layer lies only 1.5-6 % above the bins'
+    # bounds since Lemma T1's chords: closer than these samples resolve (inconclusive), so the
+    # layers are trained at H >= 2, where the margin is 20-30 %
+    for d, r, H, beta in ctx.pick(((6, 1, 2, 4.0),), ((6, 1, 2, 4.0), (8, 1, 2, 8.0))):
         params = {"d": d, "r": r, "H": H, "beta": beta, "steps": steps, "points": "iid"}
         out += binned_evidence(soft_task(d, beta, "iid"), r, H, soft_iid_bins(beta, d, r, H),
                                soft_iid_bound(beta, d, r, H).value, params, "soft",
