@@ -408,6 +408,10 @@ FAULTS: tuple[Fault, ...] = (
           "the i.i.d. soft cells' terms 2 % high",
           lambda f: lambda *a: (lambda tr: ([(lo, hi, m, 1.02 * x) for lo, hi, m, x in tr[0]],
                                             tr[1]))(f(*a))),
+    Fault("core.nkeys_part_3pct",
+          "workbench.core.bounds.sequence_length.n_keys:_enclose", "core", "constant",
+          "the n-keys part (N >= 3) 3 % high",
+          mapped(lambda e: (1.03 * e[0], 1.03 * e[1], e[2]))),
 )
 BY_ID: dict[str, Fault] = {f.id: f for f in FAULTS}
 
