@@ -56,7 +56,11 @@ def energy_kernel(beta: float, d: int, L: int) -> tuple[Kernel, float]:
     from workbench.proofs.paper.soft_fiber import scipy_energies
 
     e = scipy_energies(beta, d, L)
-    return (lambda x: sum(v * _gegenbauer(d, l, x) for l, v in e.items())), sum(e.values())
+
+    def kernel(x: np.ndarray) -> np.ndarray:
+        return np.asarray(sum(v * _gegenbauer(d, l, x) for l, v in e.items()))
+
+    return kernel, float(sum(e.values()))
 
 
 def arcsine_kernel(x: np.ndarray) -> np.ndarray:

@@ -4,12 +4,12 @@
 On i.i.d. uniform keys with ``t = <x1, x2>`` (density ``∝ (1 - t^2)^{(d-3)/2}``), every model
 has ``err >= E_t[(1 - t) B(psi_{beta sqrt(1-t)})]``, ``B`` the D_2 bound of the profile
 (:func:`~workbench.core.bounds.profiles.profile_fiber.profile_lower_bound`). The integral is bounded
-below on a finite partition of ``t = sin(theta)``: on a cell, ``1 - t >= 1 - t_hi``, the
-effective beta lies in ``[b_lo, b_hi]``, and ``B(psi_b) >= B(psi_b') - ||psi_b' - psi_b''||``
-for the float ends ``b', b''`` around the cell, times ``||psi_b'||`` for the harmonic count
-and the direct fiber part (Lemmas S6 and P5: ``|B(a) - B(b)| <= 1/2 ||a - b|| ||a + b||``;
-``tanh`` grows with beta, so ``|psi_b - psi_b'| <= psi_b' - psi_b''`` pointwise).
-Cells outside the central mass add 0 (a valid lower bound).
+below on a partition of ``t = sin(theta)``, B computed at the cells' end temperatures: on a cell
+the larger of the chord between its ends (the full harmonic count and fiber bound are concave
+and l1-Lipschitz in the energies ``eta_l^2``, whose curvature in the temperature is bounded)
+integrated exactly in t, and an end's parts less the Lipschitz drop of S6/P5
+(``|B(a) - B(b)| <= 1/2 ||a - b|| ||a + b||``; ``tanh`` grows with beta, so
+``|psi_b - psi_ref| <= psi_b' - psi_b''``). Cells outside the central mass add 0.
 """
 
 from __future__ import annotations
@@ -79,9 +79,9 @@ CellRule = Callable[[Any, Any], tuple[BoundValue, float, float]]
 
 
 def _cell_degree(profile: Profile, d: int, drop: float) -> int | None:
-    """The fiber part's degree for a cell: the least whose tail is below
-    ``max(FIBER_TOL, TRUNCATION_SHARE drop)`` (so truncating costs the cell at most a fiftieth
-    of what its width already costs, ``drop``), rounded up to ``2^k - 1`` or ``3 2^(k-1) - 1``
+    """The fiber part's degree at a grid point: the least whose tail is below
+    ``max(FIBER_TOL, TRUNCATION_SHARE drop)`` (so truncating costs at most a tenth of the
+    Lipschitz drop ``drop`` of half a cell), rounded up to ``2^k - 1`` or ``3 2^(k-1) - 1``
     so that the cells share a few kernel tables (more degrees only raise the bound, Lemma P4);
     None (the default rule) where the direct series is skipped."""
     if distance_to_sign(profile, d)[0] < DIRECT_FROM:
