@@ -15,7 +15,6 @@ integrated exactly in t, and an end's parts less the Lipschitz drop of S6/P5
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 from workbench.core import rigorous as rig
@@ -34,9 +33,9 @@ from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.profiles import ZERO_PROFILE, Profile, tanh_profile
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
-__all__ = ["CELLS", "ZERO_PROFILE", "CellRule", "bins_of", "cell_terms", "check_cell_args",
+__all__ = ["CELLS", "ZERO_PROFILE", "bins_of", "check_cell_args",
            "effective_temperature", "mixture_value", "soft_iid_bins", "soft_iid_bound", "t_mass",
-           "tanh_terms", "weighted_mass"]
+           "tanh_terms", "weighted_mass", "chord_terms", "grid"]
 
 CELLS = 24  # cells of the central range of theta (t = sin theta)
 TRUNCATION_SHARE = 0.1  # a point's series stops where its tail is below this share of its drop
@@ -72,10 +71,6 @@ def _central_range(d: int) -> tuple[float, float]:
     return -hi, hi
 
 
-# One cell's reference: the D_2 bound of a reference profile, an upper bound ``gap`` of
-# ``||psi_t - psi_ref||`` for every t of the cell, and an upper bound ``half_sum`` of
-# ``||psi_t + psi_ref|| / 2``; and whether the bound is rigorous.
-CellRule = Callable[[Any, Any], tuple[BoundValue, float, float]]
 
 
 def _cell_degree(profile: Profile, d: int, drop: float) -> int | None:
@@ -91,7 +86,7 @@ def _cell_degree(profile: Profile, d: int, drop: float) -> int | None:
     return next((x for x in (7, 11, 15, 23, 31, 47, 63, 95, 127, 151) if x >= L), L)
 
 
-def _grid(beta: float, d: int, cells: int) -> tuple[list[float], list[tuple[float, float]]]:
+def grid(beta: float, d: int, cells: int) -> tuple[list[float], list[tuple[float, float]]]:
     """Lemma T1's grid for soft-nearest: float temperatures ``b_0 >= ... >= b_K`` at equal
     steps of theta in the central range, and per cell float theta ends ``[lo, hi]``, moved
     inward by a few ulps where needed, so that ``b_{k+1} <= beta sqrt(1 - sin theta) <= b_k``
@@ -185,15 +180,12 @@ _FAMILIES = ((("harmonic count", "harmonic count via hardmax (S6)"), 1),
 
 def tanh_terms(beta: float, d: int, r: int, H: int, value_class: str, cells: int
                ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
-    """Lemma T1's cell terms for soft-nearest (``cell_terms``'s layout), the D_2 bound at each
-    of the ``cells + 1`` grid temperatures. On a cell, the larger of (a) the chord: the full
-    harmonic count and the full fiber bound are concave in the energies ``e_l = eta_l^2``
-    (linear; 1/2 (sum e - Ky Fan), Ky Fan convex) and Lipschitz in l1 (1/2 and 1, Lemma P2),
-    so at ``b = lam b_{k+1} + (1 - lam) b_k`` each is at least ``lam P_{k+1} + (1 - lam) P_k``
-    less ``Lip (b_k - b)(b - b_{k+1})/2 M`` (``M``: :func:`_curvature`), integrated in t
-    exactly; (b) one end as reference with the Lipschitz bound of S6 and P5
-    (``1/2 ||a - b|| ||a + b||``)."""
-    temps, ends = _grid(beta, d, cells)
+    """Lemma T1's cell terms for soft-nearest (``(theta_lo, theta_hi, P(cell), term)`` per
+    cell), the D_2 bound at each of the ``cells + 1`` grid temperatures (:func:`chord_terms`);
+    the Lipschitz route with either end as reference (``tanh`` grows with b:
+    ``|psi_b - psi_ref| <= psi_{b_k} -
+    psi_{b_{k+1}}`` and ``|psi_b| <= |psi_{b_k}|`` on ``s >= 0``)."""
+    temps, ends = grid(beta, d, cells)
     profiles = [tanh_profile(b) for b in temps]
     norms = [profile_distance(p, ZERO_PROFILE, d)[1] for p in profiles]
     gaps = [profile_distance(p, q, d)[1] for p, q in zip(profiles, profiles[1:])]
@@ -203,54 +195,44 @@ def tanh_terms(beta: float, d: int, r: int, H: int, value_class: str, cells: int
         bvs.append(profile_lower_bound(p, d, r, H, value_class,
                                        max_degree=_cell_degree(p, d, near * norms[k] / 2)))
     rigorous = all(bv.rigorous for bv in bvs) and all(map(math.isfinite, gaps + norms))
+    refs = [[(bvs[k], gaps[k] * norms[k]), (bvs[k + 1], gaps[k] * (norms[k] + norms[k + 1]) / 2)]
+            for k in range(cells)]
+    curvatures = [_curvature(temps[k + 1], temps[k], norms[k], d) for k in range(cells)]
+    return chord_terms(beta, temps, ends, bvs, refs, curvatures, d), rigorous
+
+
+def chord_terms(alpha: float, scales: list[float], ends: list[tuple[float, float]],
+                bvs: list[BoundValue], refs: list[list[tuple[BoundValue, float]]],
+                curvatures: list[Any], d: int) -> list[tuple[float, float, Any, Any]]:
+    """Lemma T1's cell terms on a grid of scales ``x_0 >= ... >= x_K`` of a profile family
+    along ``x = alpha sqrt(1 - t)`` (cell k, theta in ``ends[k]``, has ``x_{k+1} <= x <= x_k``),
+    with the D_2 bounds ``bvs`` at the grid scales. Per cell the largest of (a) the chord of
+    each family (the full harmonic count and the full fiber bound are concave in the energies
+    ``e_l = eta_l^2`` and Lipschitz in l1, 1/2 and 1: Lemma P2), at
+    ``x = lam x_{k+1} + (1 - lam) x_k`` at least ``lam P_{k+1} + (1 - lam) P_k`` less
+    ``Lip (x_k - x)(x - x_{k+1})/2 M`` (``M = curvatures[k]`` bounds
+    ``sum_l |d^2 e_l/dx^2|`` on the cell; None: no chord), integrated exactly in t; (b) each
+    ``(bv, drop)`` of ``refs[k]``: every part of ``bv`` less ``drop`` (the Lipschitz route of
+    S6/P5); and 0."""
     out = []
     with rig.precision(128):
         for k, (lo, hi) in enumerate(ends):
             if not lo < hi:
                 continue
             mass, w = t_mass(d, lo, hi), weighted_mass(d, lo, hi)
-            big, small = bvs[k], bvs[k + 1]
-            gap = rig.arb(gaps[k])
-            best = max(rig.arb(q.lower) - gap * rig.arb(norm) for bv, norm in (
-                (big, norms[k]), (small, (norms[k] + norms[k + 1]) / 2)) for q in bv.parts)
-            terms = [w * best]
-            if temps[k] > temps[k + 1]:
+            terms = [w * (rig.arb(q.lower) - rig.arb(drop)) for bv, drop in refs[k]
+                     for q in bv.parts if math.isfinite(drop)]
+            if scales[k] > scales[k + 1] and curvatures[k] is not None:
                 j, w2 = _cell_moments(d, lo, hi)
-                b0, b1, bb = rig.arb(temps[k]), rig.arb(temps[k + 1]), rig.arb(beta)
-                lam = (b0 * w - bb * j) / (b0 - b1)  # E[(1 - t) lam(t); cell]
-                q = (b0 + b1) * bb * j - b0 * b1 * w - bb * bb * w2  # E[(1-t)(b0-b)(b-b1)]
-                m = _curvature(temps[k + 1], temps[k], norms[k], d)
+                x0, x1, a = rig.arb(scales[k]), rig.arb(scales[k + 1]), rig.arb(alpha)
+                lam = (x0 * w - a * j) / (x0 - x1)  # E[(1 - t) lam(t); cell]
+                q = (x0 + x1) * a * j - x0 * x1 * w - a * a * w2  # E[(1-t)(x0-x)(x-x1)]
                 for names, lip2 in _FAMILIES:
-                    p0, p1 = _family_lower(big, names), _family_lower(small, names)
-                    terms.append(p0 * w + (p1 - p0) * lam - lip2 * m * q / 4)
-            term = max(terms, key=lambda x: float(x.lower()))
+                    p0, p1 = _family_lower(bvs[k], names), _family_lower(bvs[k + 1], names)
+                    terms.append(p0 * w + (p1 - p0) * lam - lip2 * curvatures[k] * q / 4)
+            term = max(terms, key=lambda x: float(x.lower()), default=rig.arb(0))
             out.append((lo, hi, mass, term if term.lower() > 0 else rig.arb(0)))
-    return out, rigorous
-
-
-def cell_terms(rule: CellRule, d: int, cells: int
-               ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
-    """Per cell ``[theta_lo, theta_hi]`` of the central range: its float ends, the ball
-    ``P(cell)`` and the ball ``E[(1 - t) 1{cell}] max(0, B(psi_ref) - drop)``, a lower bound of
-    ``int_cell (1 - t) B(psi_t) dP(t)`` (Lemma T1: the bracket bounds B on the whole cell, and
-    ``1 - t >= 0``); and whether every B is rigorous. Each
-    harmonic or direct fiber part drops by at most ``1/2 ||a - b|| ||a + b|| <= gap half_sum``
-    (S6, P5), the hardmax route by ``gap`` (triangle inequality)."""
-    a, b = _central_range(d)
-    ends = [a + (b - a) * k / cells for k in range(cells + 1)]
-    out, rigorous = [], True
-    with rig.precision(128):
-        for lo, hi in zip(ends, ends[1:]):
-            t_lo, t_hi = rig.arb(lo).sin(), rig.arb(hi).sin()
-            bv, gap, half_sum = rule(t_lo, t_hi)
-            rigorous = rigorous and bv.rigorous and not math.isnan(gap + half_sum)
-            at_cell = max((rig.arb(q.lower) - rig.arb(gap) * (
-                1 if q.name == "fiber via hardmax" else rig.arb(half_sum)) for q in bv.parts),
-                key=lambda x: float(x.lower()))
-            mass = t_mass(d, lo, hi)
-            term = weighted_mass(d, lo, hi) * at_cell if at_cell > 0 else rig.arb(0)
-            out.append((lo, hi, mass, term))
-    return out, rigorous
+    return out
 
 
 def check_cell_args(d: int, r: int, H: int, value_class: str, cells: int
