@@ -171,7 +171,8 @@ def _scale_terms(profile: Profile, d: int, r: int, H: int, value_class: str, cel
 
     sizes = [size(p) if not exact or _derivative_form(profile, 2) is None else math.nan
              for p in refs_p]
-    refs, curvatures = [], []
+    refs: list[list[tuple[BoundValue, float]]] = []
+    curvatures: list[Any] = []
     for k in range(cells):
         curvature = scale_curvature(profile, scales[k + 1], scales[k], d) if exact else None
         curvatures.append(curvature)
