@@ -25,55 +25,11 @@ from workbench.core.montecarlo import sample_mean
 from workbench.core.profiles import tanh_profile
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.proofs.support.soft_reference import fiber_values, scipy_energies, top_sum
 
 RESOLUTION = 0.004  # a 3-5 % departure of bounds of 0.06-0.37
 
 REF = "derivations/soft_targets.md"
-
-
-def _gegenbauer(d: int, l: int, x: np.ndarray) -> np.ndarray:
-    from scipy.special import eval_gegenbauer
-
-    a = (d - 2) / 2
-    return np.asarray(eval_gegenbauer(l, a, x) / eval_gegenbauer(l, a, 1.0))
-
-
-def scipy_energies(beta: float, d: int, L: int) -> dict[int, float]:
-    """``eta_l^2`` of ``tanh(beta t/sqrt2)`` for odd ``l <= L`` (Gauss-Jacobi, 400 nodes)."""
-    from scipy.special import roots_jacobi
-
-    t, w = roots_jacobi(400, (d - 3) / 2, (d - 3) / 2)
-    w = w / w.sum()
-    psi = np.tanh(beta * t / math.sqrt(2))
-    out = {}
-    for l in range(1, L + 1, 2):
-        n = math.comb(l + d - 1, d - 1) - math.comb(l + d - 3, d - 1)
-        out[l] = float(np.sum(w * psi * _gegenbauer(d, l, t)) ** 2 * n)
-    return out
-
-
-def fiber_values(energies: dict[int, float], d: int, m: int, c: np.ndarray
-                 ) -> tuple[np.ndarray, list[int]]:
-    """The fiber values ``(n_values, len(c))`` and multiplicities (Lemma F3) of the kernel."""
-    from scipy.special import roots_jacobi
-
-    total = sum(energies.values())
-    if m == 1:
-        k = sum(e * _gegenbauer(d, l, 2 * c - 1) for l, e in energies.items())
-        return np.stack([(total + k) / 2, (total - k) / 2]), [1, 1]
-    t, w = roots_jacobi(160, (m - 3) / 2, (m - 3) / 2)
-    w = w / w.sum()
-    x = c[:, None] + (1 - c[:, None]) * t[None, :]
-    k = sum(e * _gegenbauer(d, l, x) for l, e in energies.items())
-    lam = [k @ w, k @ (w * t), k @ (w * (m * t * t - 1) / (m - 1))]
-    vals = np.stack([lam[0], lam[1] * (c + (1 - c) / m), lam[2] * 2 * (1 - c) / (m + 2)])
-    return vals, [1, m, m * (m + 1) // 2 - 1]
-
-
-def top_sum(vals: np.ndarray, mult: list[int], count: int) -> np.ndarray:
-    """Sum of the ``count`` largest values with multiplicity, per column."""
-    rows = np.repeat(vals, mult, axis=0)
-    return np.asarray(-np.sort(-rows, axis=0)[:count].sum(axis=0))
 
 
 def value_evidence(beta: float, d: int, r: int, H: int, vc: str, L: int, n: int,

@@ -43,22 +43,15 @@ FULL = (*QUICK, (16.0, 8, 1, 2), (1000.0, 8, 1, 1), (64.0, 12, 1, 3))
 Kernel = Callable[[np.ndarray], np.ndarray]
 
 
-def _gegenbauer(d: int, l: int, x: np.ndarray) -> np.ndarray:
-    from scipy.special import eval_gegenbauer
-
-    a = (d - 2) / 2
-    return np.asarray(eval_gegenbauer(l, a, x) / eval_gegenbauer(l, a, 1.0))
-
-
 def energy_kernel(beta: float, d: int, L: int) -> tuple[Kernel, float]:
     """``k_L = sum_{l odd <= L} eta_l^2 P_l`` of ``tanh(beta t/sqrt2)`` and ``sum eta_l^2``,
     the energies by scipy's 400-node Gauss-Jacobi rule in t."""
-    from workbench.proofs.paper.soft_fiber import scipy_energies
+    from workbench.proofs.support.soft_reference import gegenbauer_normalized, scipy_energies
 
     e = scipy_energies(beta, d, L)
 
     def kernel(x: np.ndarray) -> np.ndarray:
-        return np.asarray(sum(v * _gegenbauer(d, l, x) for l, v in e.items()))
+        return np.asarray(sum(v * gegenbauer_normalized(d, l, x) for l, v in e.items()))
 
     return kernel, float(sum(e.values()))
 
@@ -76,7 +69,7 @@ def fiber_quadrature(kernel: Kernel, total: float, d: int, r: int, H: int, top: 
     (Eq. 2) by default. 0 when ``H r >= d``."""
     from scipy.special import roots_jacobi
 
-    from workbench.proofs.paper.soft_fiber import top_sum
+    from workbench.proofs.support.soft_reference import top_sum
 
     rs, m = H * r, d - H * r
     if m <= 0:
@@ -99,9 +92,9 @@ def fiber_quadrature(kernel: Kernel, total: float, d: int, r: int, H: int, top: 
 @functools.lru_cache(maxsize=32)
 def mp_delta(beta: float, d: int) -> float:
     """``||tanh(beta t/sqrt2) - sign||`` by mpmath quadrature (split at the transition)."""
-    from workbench.proofs.paper.soft_targets import _distance_to_sign
+    from workbench.proofs.support.soft_reference import mp_distance_to_sign
 
-    return math.sqrt(_distance_to_sign(beta, d))
+    return math.sqrt(mp_distance_to_sign(beta, d))
 
 
 def scipy_whole(beta: float, d: int) -> float:
@@ -117,8 +110,7 @@ def independent_series(beta: float, d: int, r: int, H: int, L: int) -> tuple[flo
     """The harmonic count at truncation L with the counted tail, without the library's code:
     scipy's Gauss-Jacobi energies where tanh is smooth on the scale of its 400 nodes
     (beta <= 16), mpmath's split quadrature above."""
-    from workbench.proofs.paper.soft_fiber import scipy_energies
-    from workbench.proofs.paper.soft_targets import independent_profile_bound
+    from workbench.proofs.support.soft_reference import independent_profile_bound, scipy_energies
 
     quad = (scipy_energies(beta, d, L), scipy_whole(beta, d)) if beta <= SMOOTH_BETA else None
     return independent_profile_bound(beta, d, r, H, L, energies=quad)
