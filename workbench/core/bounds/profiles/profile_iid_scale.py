@@ -3,12 +3,15 @@ profile"): a mixture over the profile's scales.
 
 A profile target ``f = (x1 + x2)/2 + psi(<y, x1 - x2>/sqrt2) (x1 - x2)/2`` has, on keys at
 ``<x1, x2> = t``, the D_2 profile ``psi_t(s) = psi(sqrt(1 - t) s)``, so every model has
-``err >= E_t[(1 - t) B(psi_t)]`` as for soft-nearest. Without soft-nearest's monotonicity in the
-temperature, a cell of t takes the reference ``psi_ref = psi(c_ref .)`` at the midpoint scale
-and bounds ``||psi_t - psi_ref||`` for every t of the cell at once: the integrand
-``(psi(C s) - psi(c_ref s))^2 cos^{d-2}`` is enclosed with the whole scale interval C as one ball
-on each of ``PIECES`` pieces of ``s = sin(theta)``, an upper Riemann sum (every value
-non-negative). ``||psi_t + psi_ref||/2 <= ||psi_ref|| + gap/2``.
+``err >= E_t[(1 - t) B(psi_t)]`` as for soft-nearest. The cells are Lemma T1's chords
+(:func:`~workbench.core.bounds.profiles.profile_iid.chord_terms`) in the scale ``c = sqrt(1-t)``,
+the energies' curvature in c bounded by ``psi'`` and ``psi''`` as balls over pieces of theta
+(:func:`scale_curvature`). Without soft-nearest's monotonicity in the temperature, a cell
+without a finite curvature bound takes its larger end as reference and bounds
+``||psi_t - psi_ref||`` for every t of the cell at once (:func:`scale_gap`: the integrand
+``(psi(C s) - psi(c_ref s))^2 cos^{d-2}`` with the whole scale interval C as one ball on each of
+``PIECES`` pieces of ``s = sin(theta)``, an upper Riemann sum);
+``||psi_t + psi_ref||/2 <= ||psi_ref|| + gap/2``.
 """
 
 from __future__ import annotations
@@ -169,8 +172,6 @@ def _scale_terms(profile: Profile, d: int, r: int, H: int, value_class: str, cel
         return profile_distance(p, ZERO_PROFILE, d)[1] if exact else scale_gap(
             p, 0.0, 0.0, 1.0, d)[0]
 
-    sizes = [size(p) if not exact or _derivative_form(profile, 2) is None else math.nan
-             for p in refs_p]
     refs: list[list[tuple[BoundValue, float]]] = []
     curvatures: list[Any] = []
     for k in range(cells):
@@ -181,7 +182,9 @@ def _scale_terms(profile: Profile, d: int, r: int, H: int, value_class: str, cel
             continue
         gap, proved = scale_gap(profile, scales[k + 1], scales[k], scales[k], d)
         gap = gap if proved or not exact else math.inf  # the route then adds nothing
-        refs.append([(bvs[k], gap * (sizes[k] + gap / 2))])
+        with rig.precision(128):  # the drop rounded up
+            drop = rig.upper_float(rig.arb(gap) * (rig.arb(size(refs_p[k])) + rig.arb(gap) / 2))
+        refs.append([(bvs[k], drop if math.isfinite(gap) else math.inf)])
     rigorous = exact and all(bv.rigorous for bv in bvs)
     return chord_terms(1.0, scales, ends, bvs, refs, curvatures, d), rigorous
 
