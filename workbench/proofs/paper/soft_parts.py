@@ -5,8 +5,9 @@ The parts are taken from :func:`~workbench.core.bounds.profiles.profile_fiber.pr
 the call the command makes, at points where each is printed: H >= 2, H r < d and H r >= d,
 beta = 4 and beta = 1000. Each is compared with a computation that shares no code with it:
 
-- ``harmonic count``: mpmath energies, ``math.comb`` counts and the counted rest of ``E psi^2``
-  (:func:`~workbench.proofs.paper.soft_targets.independent_profile_bound`) at the printed L;
+- ``harmonic count``: energies by scipy's Gauss-Jacobi rule (beta <= 16) or mpmath's split
+  quadrature, ``math.comb`` counts and the counted rest of ``E psi^2``
+  (:func:`~workbench.proofs.support.soft_reference.independent_profile_bound`) at the printed L;
 - ``fiber``: the profile's energies by scipy's Gauss-Jacobi rule in t, each fiber's eigenvalues
   by Gauss-Jacobi quadrature of the kernel, and the average over ``c ~ Beta(Hr/2, m/2)`` by a
   Gauss-Jacobi rule in c (deterministic, unlike ``targets.profile_fiber_value``'s Monte Carlo);
