@@ -153,7 +153,7 @@ def part_evidence(name: str, lo: float, degree: int | None, beta: float, d: int,
     "hardmax) equals an independent computation where it is printed: H >= 2, H r < d and "
     "H r >= d, beta = 4 and 1000",
     "lemma",
-    depends_on=("targets.soft_harmonic_bound", "targets.profile_fiber_value"),
+    depends_on=("thm2.harmonic_bound",),  # x of step S6; every other side is computed here
     statement="each printed part = its defining formula, evaluated independently",
     ref=f"{REF}#which-claim-confronts-which-part",
     mark="ours",
