@@ -1,9 +1,8 @@
 """Every printed part of the soft-nearest bound against an independent computation
 (``targets.soft_printed_parts``): the claim holds at quick scale, and each planted fault of a
 few percent in one printed part turns it violated: the fiber part 3 % and 1 % high at H >= 2,
-step S6's
-correction with sqrt(1.9 x) for sqrt(2 x), Lemma P5's share 0.95 ||psi - sign||, the harmonic
-count 3 % high at H >= 2."""
+step S6's correction with sqrt(1.9 x) for sqrt(2 x), Lemma P5's share 0.95 ||psi - sign||, the
+harmonic count 3 % high at H >= 2."""
 
 from __future__ import annotations
 
