@@ -391,7 +391,7 @@ FAULTS: tuple[Fault, ...] = (
               q, enclosure=(1.03 * q.enclosure[0], 1.03 * q.enclosure[1])))(f(p, d, r, H, vc, L))),
     Fault("core.soft_fiber_part_1pct_heads",
           "workbench.core.bounds.profiles.profile_fiber:direct_fiber_part", "core", "constant",
-          "the soft fiber part 1 % high at H >= 2 (below the Monte Carlo claim's resolution)",
+          "the soft fiber part 1 % high at H >= 2",
           lambda f: lambda p, d, r, H, vc, L: (lambda q: q if H < 2 else replace(
               q, enclosure=(1.01 * q.enclosure[0], 1.01 * q.enclosure[1])))(f(p, d, r, H, vc, L))),
     Fault("core.soft_harmonic_part_3pct_heads",
