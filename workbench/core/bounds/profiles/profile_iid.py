@@ -288,8 +288,9 @@ def mixture_value(terms: list[tuple[float, float, Any, Any]], rigorous: bool, me
         lo_f, hi_f = rig.to_interval(total)
     a, b = terms[0][0], terms[-1][1]
     method += (f": {len(terms)} cells of t = sin(theta) in [{math.sin(a):.4f}, "
-               f"{math.sin(b):.4f}], each E[(1 - t); cell] (B(psi_ref) - drop), outer mass "
-               "counted as 0")
+               f"{math.sin(b):.4f}], each the chord of the D_2 bounds at its ends less its "
+               "curvature, or an end's bound less its Lipschitz drop, integrated in t; outer "
+               "mass counted as 0")
     return BoundValue((Part("i.i.d. mixture", (max(0.0, lo_f), max(0.0, hi_f)), rigorous,
                             method),))
 
