@@ -67,3 +67,13 @@ def _times(bv: Any, k: float) -> Any:
     part = bv.parts[0]
     lo, hi = part.enclosure
     return dataclasses.replace(bv, parts=(dataclasses.replace(part, enclosure=(k * lo, k * hi)),))
+
+
+def test_iid_cells_two_percent_high_are_violated_by_the_quadrature() -> None:
+    """The lower sum lies within 1 % of the mixture's quadrature, so terms 2 % high exceed it."""
+    with plant("workbench.core.bounds.profiles.profile_iid:tanh_terms",
+               lambda f: lambda *a: ([(lo, hi, m, 1.02 * x) for lo, hi, m, x in f(*a)[0]],
+                                     f(*a)[1])):
+        verdict, ev = run_claim("targets.soft_iid_mixture")
+    assert verdict == "violated"
+    assert any("points" not in e.params and e.verdict == "violated" for e in ev)

@@ -37,11 +37,11 @@ def test_each_bin_lies_below_its_quadrature_and_close(beta: float, d: int, r: in
                                                       H: int) -> None:
     bins = profile_iid.soft_iid_bins(beta, d, r, H, bins=3)
     assert len(bins) == 3
-    assert all(a[1] == b[0] for a, b in zip(bins, bins[1:]))  # consecutive
+    assert all(abs(a[1] - b[0]) < 1e-12 for a, b in zip(bins, bins[1:]))  # consecutive
     for lo, hi, lower in bins:
         quad = _bin_mean(beta, d, r, H, lo, hi)
         assert lower <= quad * (1 + 1e-3), (lo, hi, lower, quad)
-        assert lower >= 0.85 * quad, (lo, hi, lower, quad)
+        assert lower >= 0.97 * quad, (lo, hi, lower, quad)  # the chord cells: within 3 %
 
 
 def test_bins_reassemble_the_mixture_bound() -> None:
@@ -71,16 +71,17 @@ def test_bad_bins_name_the_parameter(bins: int, word: str) -> None:
         profile_iid.soft_iid_bins(4.0, 6, 1, 2, bins=bins)
 
 
-@pytest.mark.parametrize(("share", "ok"), [(profile_iid.TRUNCATION_SHARE, True), (0.5, False)])
+@pytest.mark.parametrize(("share", "ok"), [(profile_iid.TRUNCATION_SHARE, True), (1.0, False)])
 def test_the_truncation_share_costs_little(monkeypatch: pytest.MonkeyPatch, share: float,
                                            ok: bool) -> None:
-    """Lemma T1 (v): a cell's series stops where its tail is below a fiftieth of its drop. More
-    degrees only raise the bound (Lemma P4), and the share costs at most 1e-3 of it at
-    (8, 1, 4), beta = 16; a share 25 times larger (the planted fault) costs more."""
+    """Lemma T1 (v): a grid point's series stops where its tail is below a tenth of its
+    Lipschitz drop. More degrees only raise the bound (Lemma P4), and the share costs at most
+    2e-3 of it at (8, 1, 4), beta = 16; a share 10 times larger (the planted fault) costs
+    more."""
     beta, d, r, H = 16.0, 8, 1, 4
     monkeypatch.setattr(profile_iid, "TRUNCATION_SHARE", 0.0)
     full = profile_iid.soft_iid_bound(beta, d, r, H).value
     monkeypatch.setattr(profile_iid, "TRUNCATION_SHARE", share)
     cut = profile_iid.soft_iid_bound(beta, d, r, H).value
     assert cut <= full
-    assert (full - cut <= 1e-3 * full) is ok, (full, cut)
+    assert (full - cut <= 2e-3 * full) is ok, (full, cut)

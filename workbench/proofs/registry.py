@@ -39,6 +39,7 @@ BUILTIN_MODULES: tuple[str, ...] = (
     "workbench.proofs.paper.beyond_two_keys",
     "workbench.proofs.paper.long_contexts",
     "workbench.proofs.paper.soft_fiber",
+    "workbench.proofs.paper.soft_parts",
     "workbench.proofs.paper.profile_iid",
     "workbench.proofs.paper.witnesses",
     "workbench.proofs.paper.thm3",

