@@ -94,7 +94,7 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     if backend == "ray" and importlib.util.find_spec("ray") is None:
         raise ValueError("--backend ray needs the ray extra (pip install "
                          "'attention-rank-workbench[ray]')")
-    path = Path(db) if db is not None else store.default_path()
+    path = Path(writable_path("--db", db)) if db is not None else store.default_path()
     if db is not None or path.parent.is_dir():
         writable_path("--db", str(path))
         store.check_writable(path)
