@@ -32,6 +32,7 @@ from workbench.commands._common import (
     plural,
     progress_bar,
 )
+from workbench.commands._bounds_common import MAX_D
 from workbench.commands._error_meaning import error_meaning
 from workbench.commands._target import (
     ChosenTarget,
@@ -158,8 +159,8 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
 @click.option("--bound", "bound", default="certified", show_default=True,
               help="A registered bound (workbench bounds list), module:function, or "
               "'constant:C'.")
-@click.option("--d", "d", type=IntSpan(2), default="4:16", show_default=True,
-              help="Dimension d or range LO:HI.")
+@click.option("--d", "d", type=IntSpan(2, MAX_D), default="4:16", show_default=True,
+              help=f"Dimension d or range LO:HI, in 2..{MAX_D}.")
 @click.option("--rank", "rank", type=IntSpan(1), default="1:4", show_default=True,
               help="Key rank r or range.")
 @click.option("--heads", "heads", type=IntSpan(1), default="1:16", show_default=True,
@@ -209,8 +210,6 @@ def cli(
                          f"got {N})")
     if b.N is None and b.domain is not None:
         _check_box(b, bound, dr, rr, hr, nr)
-    if b.source == "workbench" and dr[1] > 2048:
-        raise ValueError(f"--d must be at most 2048 for --bound {bound} (got {d})")
     rep = parse_replay(replay) if replay is not None else None
     spec = b.spec or b.name
     again = "" if target == "nearest" else f" --target {target}" + "".join(
