@@ -24,6 +24,7 @@ import click
 
 from workbench.commands._arguments import SEED, IntIn, IntSpan, cut
 from workbench.commands._bound_labels import LABEL_KEYS, label_fields, labels_text
+from workbench.commands._bounds_common import MAX_D
 from workbench.commands._common import (
     CheckFailed,
     common_options,
@@ -32,7 +33,6 @@ from workbench.commands._common import (
     plural,
     progress_bar,
 )
-from workbench.commands._bounds_common import MAX_D
 from workbench.commands._error_meaning import error_meaning
 from workbench.commands._target import (
     ChosenTarget,
@@ -155,6 +155,29 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
     return b, task_for
 
 
+def _bound_target(b: Any, bound: str, chosen: ChosenTarget, target: str) -> tuple[Any, Any]:
+    """A bound stated for a target of its own (``theorem3-lower``: Theorem 3's biased target):
+    that target and the task factory the attacks train and score on, so the search attacks the
+    bound on its own target; ``--target`` may name only that one. Else ``chosen`` and None."""
+    own = getattr(b, "target", None)
+    if own in (None, "nearest"):
+        return chosen, None
+    if target not in ("nearest", own):
+        raise ValueError(f"--target must be {own} for --bound {bound}, the target it is stated "
+                         f"for (got {target})")
+    mine = choose_target(own, ()) if target == "nearest" else chosen
+    fn, params = mine.map(), tuple(sorted(mine.params.items()))
+    queries = getattr(mine.target, "queries", "uniform")
+
+    def task_for(a: Any) -> Any:
+        from workbench.verifiers.tasks import TargetTask
+
+        return TargetTask("nearest", d=a.d, N=a.N, points="orthonormal", queries=queries,
+                          target=own, target_params=params, fn=fn)
+
+    return mine, task_for
+
+
 @click.command(name="falsify")
 @click.option("--bound", "bound", default="certified", show_default=True,
               help="A registered bound (workbench bounds list), module:function, or "
@@ -196,6 +219,7 @@ def cli(
         b, task_for = _target_bound(chosen, bound, N)
     else:
         b = parse_bound(bound)
+        chosen, task_for = _bound_target(b, bound, chosen, target)
     dr, rr, hr, nr = (parse_range("--d", d, 2), parse_range("--rank", rank, 1),
                       parse_range("--heads", heads, 1), parse_range("--N", N, 1))
     check_int("--budget", budget, lo=1, hi=MAX_BUDGET)
