@@ -96,7 +96,7 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
         md += [f"## {p.sweeps[0].upper() + p.sweeps[1:]} ({preset}, {scale})", "",
                f"Model class: **{p.model_class}** ({p.why}). {band_label(rs)}.", "",
                f"![{preset} ({scale})]({names[0]})", "", *_table(p, best), "",
-               *_findings(p, rs), *_no_bound(rs)]
+               *_findings(p, rs), *(_no_bound(rs) if p.x == "N" else [])]
     if len(files) == 0:
         md += ["No sweep runs in this store yet (`workbench sweep PRESET --db ...`).", ""]
     md += _sandwich_section(sandwich, out, files)

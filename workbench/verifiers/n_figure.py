@@ -58,9 +58,10 @@ def sweep_bound_line(rows: Sequence[Row], bound: Any) -> str | None:
     """For runs with ``N >= 3``: :func:`no_bound_line` when ``B_N`` covers none of them, else
     ``None`` (the figure's caption says where it is drawn)."""
     rows = [r for r in rows if ((r.get("config") or {}).get("task") or {}).get("N", 2) >= 3]
-    reasons = sorted({w for w in (why_no_bound(r, bound) for r in rows) if w is not None})
+    found = {w for w in (why_no_bound(r, bound) for r in rows) if w is not None}
     if not rows or any(why_no_bound(r, bound) is None for r in rows):
         return None
+    reasons = sorted(w for w in found if not any(w != v and w in v for v in found))
     return no_bound_line("; ".join(reasons))
 
 
