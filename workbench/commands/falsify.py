@@ -215,7 +215,11 @@ def cli(
     if chosen.is_hardmax and target != "nearest":
         raise ValueError(f"--target {target} has hardmax's numbers: falsify it as --target "
                          "nearest (the same bound, the same models up to y -> -y)")
-    if not chosen.is_hardmax:
+    own = parse_bound(bound) if not chosen.is_hardmax and bound != "certified" else None
+    if own is not None and getattr(own, "target", None) == target:  # --target its own
+        b = own
+        chosen, task_for = _bound_target(b, bound, chosen, target)
+    elif not chosen.is_hardmax:
         b, task_for = _target_bound(chosen, bound, N)
     else:
         b = parse_bound(bound)
