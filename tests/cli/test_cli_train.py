@@ -90,8 +90,11 @@ def test_orthonormal_n2_prints_the_certified_bound(capsys) -> None:
     assert "full value maps" in cb["covers"]
     code, out, _ = run(capsys, *ARGS, "--points", "orthonormal")
     assert "lower bound (d=" in out and "≥ bound" in out and "×" in out
-    code, out, _ = run(capsys, *ARGS, "--N", "3")  # i.i.d. keys at N = 3: none applies, we say so
-    assert "lower bound (d=" not in out and "3 <= N <= d - 2 on orthonormal keys (D_N) only" in out
+    at_3 = [*ARGS[:3], *ARGS[5:]]  # without --N 2: a flag is given once
+    assert ARGS[3:5] == ["--N", "2"]
+    code, out, _ = run(capsys, *at_3, "--N", "3")  # i.i.d. keys at N = 3: none applies, we say so
+    assert "lower bound (d=" not in out and "no lower bound covers this run (iid keys" in out
+    assert "3 <= N <= d - 2 on orthonormal keys (D_N)" in out
 
 
 def test_orthonormal_n_keys_prints_the_bound_beyond_two_keys(capsys) -> None:
@@ -112,7 +115,7 @@ def test_orthonormal_n_keys_prints_the_bound_beyond_two_keys(capsys) -> None:
     assert code == 0 and "lower bound (d=8, rank=1, heads=3)" in out and "from n-keys" in out
     code, out, _ = run(capsys, *[*ARGS[:2], "8", "--N", "7", *ARGS[5:]], "--points",
                        "orthonormal")
-    assert code == 0 and "lower bound (d=" not in out and "this run is outside them" in out
+    assert code == 0 and "lower bound (d=" not in out and "no lower bound covers this run" in out
 
 
 def test_iid_n2_prints_the_certified_bound_by_the_transfer(capsys) -> None:
