@@ -82,11 +82,11 @@ def medians(points: list[dict]) -> dict[str, dict]:
 
 
 def plot(data: dict) -> list[str]:
-    from workbench.verifiers.figure_style import pyplot, save, set_x_axis, set_y_axis
+    from workbench.verifiers.figure_style import QUANTITY, pyplot, save, set_x_axis, set_y_axis
 
     plt = pyplot()
     ds = sorted({p["d"] for p in data["points"]})
-    fig, axes = plt.subplots(1, len(ds), figsize=(6.2 * len(ds), 4.6), squeeze=False)
+    fig, axes = plt.subplots(1, len(ds), figsize=(6.2 * len(ds), 5.6), squeeze=False)
     colors = {"1": "#1b9e77", "4": "#d95f02", "16": "#7570b3", "inf": "#222222"}
     for ax, d in zip(axes[0], ds):
         pts = [p for p in data["points"] if p["d"] == d]
@@ -96,8 +96,9 @@ def plot(data: dict) -> list[str]:
             if not row:
                 continue
             Hs = [p["heads"] for p in row]
+            zero = " (0: not drawn)" if any(p["bound"] <= 0 for p in row) else ""
             ax.plot(Hs, [p["bound"] if p["bound"] > 0 else math.nan for p in row], "--",
-                    color=colors[b], marker="v", label=f"bound, beta={b} (0: not drawn)")
+                    color=colors[b], marker="v", label=f"bound, beta={b}{zero}")
             ax.plot(Hs, [p["best"]["error"] for p in row], "-", color=colors[b], marker="o",
                     label=f"best model, beta={b}")
             values += [p["bound"] for p in row if p["bound"] > 0]
@@ -105,9 +106,10 @@ def plot(data: dict) -> list[str]:
         set_x_axis(ax, HS, True)
         set_y_axis(ax, values)
         ax.set_xlabel("heads H (rank r = 1)")
-        ax.set_ylabel("error E||f - A||² on D₂ (N = 2)")
+        ax.set_ylabel(f"error {QUANTITY} on D₂ (N = 2)")
         ax.set_title(f"soft-nearest, d = {d}: bound vs best model")
-        ax.legend(fontsize=7, ncol=2)
+        ax.legend(fontsize=8, ncol=2, loc="upper center", bbox_to_anchor=(0.5, -0.16),
+                  frameon=False)  # below the panel: the curves reach every corner
     return save(fig, OUT.with_suffix(""))
 
 

@@ -11,6 +11,7 @@ flag and its allowed range, never a traceback, and is answered before torch is i
 from __future__ import annotations
 
 import gc
+import json
 import sys
 from collections.abc import Sequence
 
@@ -18,7 +19,14 @@ import click
 
 from workbench import __version__
 from workbench.commands import registry
-from workbench.commands._arguments import LONG_ECHO, cut, rephrase, screen
+from workbench.commands._arguments import (
+    LONG_ECHO,
+    command_of,
+    cut,
+    refuse_repeats,
+    rephrase,
+    screen,
+)
 from workbench.commands._common import EXIT_BAD_INPUT, fail, new_run, wants_json
 from workbench.commands._interrupts import as_interrupted
 from workbench.commands._interrupts import install as install_signal_handlers
@@ -42,6 +50,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     new_run()
     try:
         args = screen(args)
+        if (bare := _bare(args)) is not None:
+            return bare
+        refuse_repeats(app, args)
         rv = app.main(args=args, prog_name="workbench", standalone_mode=False)
     except click.exceptions.Exit as e:  # --help, --version
         return int(e.exit_code or 0)
@@ -60,6 +71,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     except ValueError as e:  # commands name the flag (commands._common.flag_message)
         return _bad(str(e), args)
     return int(rv) if isinstance(rv, int) else 0
+
+
+def _bare(args: Sequence[str]) -> int | None:
+    """``workbench``, ``workbench bounds`` (a group without its command) or ``--version``,
+    each alone or with ``--json``: the help on stdout (as JSON: the commands and their one-line
+    summaries) or the version, exit 0. Anything else: None."""
+    rest = [a for a in args if a != "--json"]
+    as_json = len(rest) < len(args)
+    if rest == ["--version"]:
+        click.echo(json.dumps({"version": __version__}) if as_json
+                   else f"workbench, version {__version__}")
+        return 0
+    cmd, i = command_of(app, rest)
+    if i != len(rest) or not isinstance(cmd, click.Group):
+        return None
+    ctx = click.Context(cmd, info_name=" ".join(["workbench", *rest]))
+    if as_json:
+        names = cmd.list_commands(ctx)
+        subs = {n: registry.SUMMARY.get(n) if cmd is app else
+                (cmd.get_command(ctx, n).get_short_help_str(200)  # type: ignore[union-attr]
+                 if cmd.get_command(ctx, n) is not None else None) for n in names}
+        click.echo(json.dumps({"command": ctx.info_name, "commands": subs}, indent=2))
+    else:
+        click.echo(cmd.get_help(ctx))
+    return 0
 
 
 def _fast_exit() -> None:

@@ -288,6 +288,60 @@ CASES: list[tuple[list[str], str]] = [
     *[(["witness", "add", "{F}/text.txt", "--db", v], "--db")
       for v in ("/proc/x.sqlite", "{F}/dir", "{F}/foreign.sqlite")],
 ]
+# issue 47: damaged stores, empty and over-long paths, repeated flags, one --d range
+CASES += [
+    *[(argv, "--db") for store in ("{F}/badutf8.sqlite", "{F}/quickcheck.sqlite")
+      for argv in (["report", "--db", store, "--out", "{W}/r"],
+                   ["graph", "--db", store, "--format", "json"],
+                   ["graph", "--db", store, "--format", "json", "--json"],
+                   ["check", "--only", "setting.sphere_law", "--db", store],
+                   ["sweep", "tiny", "--db", store, "--dry-run"],
+                   ["witness", "list", "--db", store])],
+    (["report", "--db", "{F}/store.sqlite", "--out", ""], "--out"),
+    (["report", "--db", "{F}/store.sqlite", "--out", "", "--json"], "--out"),
+    (["report", "--db", "{F}/store.sqlite", "--out", "{W}/" + "r" * 300], "--out"),
+    (["graph", "--format", "png", "--out", ""], "--out"),
+    (["graph", "--format", "png", "--out", "{W}/" + "g" * 300 + ".png"], "--out"),
+    (["check", "--db", "", "--only", "fact1"], "--db"),
+    (["check", "--db", "{W}/" + "s" * 300 + ".sqlite", "--only", "fact1"], "--db"),
+    (["sweep", "tiny", "--db", "", "--dry-run"], "--db"),
+    (["sweep", "tiny", "--export", ""], "--export"),
+    (["witness", "list", "--db", ""], "--db"),
+    (_train(checkpoint=""), "--checkpoint"),
+    (_sandwich("--db", ""), "--db"),
+    (["bounds", "lower", "--d", "1000000", "--rank", "1", "--heads", "8", "--N", "4"], "--d"),
+    (["bounds", "lower", "--d", "3000", "--rank", "1", "--heads", "8", "--N", "4",
+      "--bound", "n-keys"], "--d"),
+    (["bounds", "heads-needed", "--d", "1000000", "--rank", "1", "--eps", "0.1", "--N", "4"],
+     "--d"),
+    (["falsify", "--d", "4:3000"], "--d"),
+    (_lower("--bound", "constant:nan"), "--bound"),
+    (_lower("--bound", "constant:0.5"), "--bound"),
+    (_sandwich("--bound", "constant:0.5"), "--bound"),
+    (["witness", "verify", "6,1"], "FILE|POINT"),
+    (["witness", "verify", "6,1,x"], "FILE|POINT"),
+    (["bounds", "lower", "--d", "16", "--d", "8", "--rank", "1", "--heads", "2"], "--d"),
+    (["bounds", "lower", "--d", "16", "--rank", "1", "--heads", "2", "--heads=3"], "--heads"),
+    (["bounds", "lower", "--d", "16", "--rank", "1", "--heads", "2", "--N", "3", "--N", "4",
+      "--json"], "--N"),
+    (["bounds", "heads-needed", "--d", "8", "--rank", "1", "--eps", "0.1", "--eps", "0.2"],
+     "--eps"),
+    (_sandwich("--scale", "quick", "--scale", "full"), "--scale"),
+    (_train(steps="1", seeds="1") + ["--seeds", "2"], "--seeds"),
+    (["falsify", "--budget", "1", "--budget", "2"], "--budget"),
+    (["harmonics", "dim", "--d", "5", "--d", "6", "--degree", "1"], "--d"),
+    (["harmonics", "sign", "--d", "5", "--max-degree", "3", "--max-degree", "5"],
+     "--max-degree"),
+    (["kernel", "head-vs-target", "--d", "4", "--theta", "1", "--theta", "2"], "--theta"),
+    (["check", "--seed", "1", "--seed", "2", "--only", "fact1"], "--seed"),
+    (["check", "--scale", "quick", "--scale", "full", "--json"], "--scale"),
+    (["construct", "full-rank", "--d", "4", "--d", "5"], "--d"),
+    (["sweep", "tiny", "--scale", "quick", "--scale", "full", "--dry-run"], "--scale"),
+    (["report", "--out", "{W}/a", "--out", "{W}/b"], "--out"),
+    (["graph", "--format", "json", "--format", "dot"], "--format"),
+    (["witness", "verify", "3,1,4", "--seed", "1", "--seed", "2"], "--seed"),
+    (_lower("--target", "soft-nearest", "--target", "farthest"), "--target"),
+]
 if not nvidia_driver_present():  # a machine with a GPU accepts these
     CASES += [(["check", "--device", "cuda"], "--device"), (_train(device="cuda"), "--device"),
               (["sweep", "tiny", "--device", "cuda", "--dry-run"], "--device")]
@@ -331,12 +385,41 @@ def _make_fixtures(root: Path) -> None:
     (root / "data").mkdir()  # $XDG_DATA_HOME: no default store
     (root / "home").mkdir()
     (root / "text.txt").write_text("not a database\n")
+    damaged_stores(root)
     con = sqlite3.connect(root / "foreign.sqlite")
     con.execute("CREATE TABLE other (x INTEGER)")
     con.commit()
     con.close()
     with Store(root / "store.sqlite"):
         pass
+
+
+def damaged_stores(root: Path) -> None:
+    """Two stores whose SQLite structure readers would not notice: ``badutf8.sqlite``, a
+    recorded check whose ``claim_results.payload`` holds bytes that are not UTF-8, and
+    ``quickcheck.sqlite``, a page of an unread table whose cell count overruns it (fails
+    ``PRAGMA quick_check``; the tables read by report and check are whole)."""
+    from workbench.verifiers.store import Store
+
+    for name in ("badutf8.sqlite", "quickcheck.sqlite"):
+        with Store(root / name) as st:
+            st.record_check(0.0, {"scale": "quick", "seed": 0, "device": "cpu"}, {"holds": 1},
+                            [{"id": "fact1", "verdict": "holds", "seconds": 0.1,
+                              "kind": "fact", "depends_on": [], "evidence": []}])
+    con = sqlite3.connect(root / "badutf8.sqlite")
+    con.execute("UPDATE claim_results SET payload = CAST(x'7b22ff22fe7d' AS TEXT)")
+    con.commit()
+    con.close()
+    path = root / "quickcheck.sqlite"
+    con = sqlite3.connect(path)
+    page = con.execute("SELECT rootpage FROM sqlite_master WHERE name = 'sandwich_points'"
+                       ).fetchone()[0]
+    size = con.execute("PRAGMA page_size").fetchone()[0]
+    con.close()
+    data = bytearray(path.read_bytes())
+    at = (page - 1) * size
+    data[at + 3:at + 5] = (40).to_bytes(2, "big")  # 40 cells on an empty leaf page
+    path.write_bytes(bytes(data))
 
 
 def _run_all(tmp: Path, cases: list[tuple[int, list[str]]]) -> dict[int, dict[str, Any]]:

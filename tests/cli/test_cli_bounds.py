@@ -312,9 +312,9 @@ def test_bounds_lower_of_another_registered_bound(capsys: pytest.CaptureFixture[
 
 def test_bounds_lower_of_a_module_function_and_a_bound_object(
         capsys: pytest.CaptureFixture[str], my_bounds: types.ModuleType) -> None:
-    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "5000", "--rank", "3", "--heads", "9",
+    code, out, _ = _run(capsys, ["bounds", "lower", "--d", "2048", "--rank", "3", "--heads", "9",
                                  "--N", "7", "--bound", "my_bounds:half", "--json"])
-    p = json.loads(out)  # a plain function: conjectured, every N, no enclosure, no d limit
+    p = json.loads(out)  # a plain function: conjectured, every N, no enclosure
     assert code == 0 and p["value"] == 0.5 and p["bound"] == "my_bounds:half"
     assert (p["status"], p["law"], p["class"], p["covers_N"]) == (
         "conjectured", "any", "unspecified", None)

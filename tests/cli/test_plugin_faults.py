@@ -32,6 +32,12 @@ def bound_wrong(x):
 def bound_good(d, rank, heads, N):
     return 0.01
 
+def bound_text(d, rank, heads, N):
+    return "0.3"
+
+def bound_bool(d, rank, heads, N):
+    return True
+
 not_callable = 3
 
 def cons_raises(d, rank, heads, N, seed):
@@ -94,6 +100,9 @@ def plugins(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.Monkey
     ([*LOWER, "wbf:bound_nan"], "--bound", "returned nan at (8, 1, 2, 2), not a finite number"),
     ([*LOWER, "wbf:bound_exits"], "--bound", "failed at (8, 1, 2, 2): SystemExit(0)"),
     ([*LOWER, "wbf:bound_wrong"], "--bound", "must be a function of (d, rank, heads, N)"),
+    ([*LOWER, "wbf:bound_text"], "--bound", "returned str '0.3' at (8, 1, 2, 2), not a number"),
+    ([*LOWER, "wbf:bound_bool"], "--bound", "returned bool True at (8, 1, 2, 2), not a number"),
+    ([*FALSIFY, "wbf:bound_text"], "--bound", "returned str '0.3'"),
     ([*LOWER, "wbf:not_callable"], "--bound", "must name a Bound or a function (it names int"),
     ([*FALSIFY, "wbf:bound_nan"], "--bound", "returned nan at (4, 1, 1, 2)"),
     ([*FALSIFY, "wbf:bound_exits"], "--bound", "SystemExit(0)"),

@@ -268,3 +268,44 @@ def rephrase(e: click.UsageError, root: click.Command | None = None,
     if m := re.match(r"^No such command '(.*)'\.$", msg, re.S):
         return f"COMMAND must be a command of `{cmd}` (got {cut(m.group(1))!r}); see --help"
     return msg
+
+
+def command_of(root: click.Command, args: Sequence[str]) -> tuple[click.Command, int]:
+    """The command ``args`` name under ``root`` and the index of its first own argument."""
+    cmd, i = root, 0
+    ctx = click.Context(root)
+    while isinstance(cmd, click.Group) and i < len(args) and not args[i].startswith("-"):
+        try:
+            sub = cmd.get_command(ctx, args[i])
+        except Exception:  # a command that fails to load answers for itself when run
+            return cmd, i
+        if sub is None:
+            return cmd, i
+        cmd, i = sub, i + 1
+    return cmd, i
+
+
+def refuse_repeats(root: click.Command, args: Sequence[str]) -> None:
+    """``ValueError`` for a flag that takes one value given more than once (``--d 16 --d 8``):
+    click would keep the last silently. Flags that collect values (``--only``, ``--param``)
+    and switches (``--json``) may repeat."""
+    cmd, i = command_of(root, args)
+    spelled = {o: p for p in cmd.params if isinstance(p, click.Option)
+               for o in (*p.opts, *p.secondary_opts)}
+    aliases = getattr(cmd, "aliases", {})
+    given: dict[str, str] = {}  # the parameter's name -> the value first given
+    while i < len(args) and args[i] != "--":
+        flag, eq, val = args[i].partition("=")
+        p = spelled.get(aliases.get(flag, flag))
+        i += 1
+        if p is None or p.is_flag or p.count:
+            continue
+        if not eq:
+            val, i = (args[i] if i < len(args) else ""), i + 1
+        if p.multiple or p.nargs != 1:
+            continue
+        name = p.opts[0]
+        if name in given:
+            raise ValueError(f"{name} must be given once (got {cut(given[name])!r} and "
+                             f"{cut(val)!r}): repeat only the flags that collect values")
+        given[name] = val

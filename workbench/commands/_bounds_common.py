@@ -56,6 +56,10 @@ def resolve_bound(spec: str) -> Any:
     """The ``Bound`` named ``spec`` (registered, or ``module:function``); errors name --bound."""
     from workbench.plugins import get_bound
 
+    if spec.partition(":")[0] == "constant":
+        raise ValueError(f"--bound must be a registered bound (workbench bounds list) or "
+                         f"module:function (got {spec!r}; constant:C, a planted constant in "
+                         "(0, 1], is taken by workbench falsify only)")
     try:
         return get_bound(spec)
     except ValueError as e:

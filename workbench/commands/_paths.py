@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import os
 
-from workbench.core.safe_files import refuse_special
+from workbench.core.safe_files import check_path_text, refuse_special
 
 
 def nvidia_driver_present() -> bool:
@@ -25,6 +25,7 @@ def writable_path(flag: str, path: str, folder: bool = False) -> str:
     Checked by creating and removing a probe file, so it holds for root and on /proc too; it
     leaves the folder as it was. A FIFO, device or socket is refused (the file is written by
     ``workbench.core.safe_files``, which replaces a link there rather than follow it)."""
+    check_path_text(flag, path)
     p = os.path.abspath(path)
     refuse_special(flag, p)
     kind = "folder" if folder else "file"
@@ -56,6 +57,7 @@ def _can_create_in(folder: str) -> bool:
 
 def readable_file(flag: str, path: str) -> str:
     """``path`` if it is an existing file that can be opened for reading."""
+    check_path_text(flag, path)
     if not os.path.isfile(path):
         raise ValueError(f"{flag} must be an existing file (got {path!r})")
     try:

@@ -34,6 +34,7 @@ class ChosenTarget:
     target: Any  # workbench.core.profiles.Target
     params: dict[str, Any]
     profile: Any  # workbench.core.profiles.Profile | None
+    given: tuple[tuple[str, str], ...] = ()  # --target-param K=V as typed
 
     @property
     def is_hardmax(self) -> bool:
@@ -42,7 +43,12 @@ class ChosenTarget:
         return self.profile is not None and sign_of(self.profile) is not None
 
     def describe(self) -> dict[str, Any]:
-        return {"name": self.spec, "params": self.params,
+        """The target as JSON: ``params`` its parameters' values, a non-finite number as the
+        string ``"inf"`` or ``"-inf"`` (JSON has no infinity), and ``params_given`` each
+        ``--target-param`` exactly as typed (``beta=1e999`` is ``"1e999"`` there, ``"inf"`` in
+        ``params``)."""
+        return {"name": self.spec, "params": {k: json_number(v) for k, v in self.params.items()},
+                "params_given": dict(self.given),
                 "profile": None if self.profile is None else self.profile.label,
                 "rigorous_profile": bool(self.profile is not None
                                          and self.profile.has_exact_form)}
@@ -78,7 +84,17 @@ def choose_target(spec: str, items: tuple[str, ...]) -> ChosenTarget:
     except ValueError as e:
         msg = str(e)
         raise ValueError(msg if msg.startswith("--") else f"--target-param: {msg}") from None
-    return ChosenTarget(spec, target, params, profile)
+    return ChosenTarget(spec, target, params, profile, tuple(given.items()))
+
+
+def json_number(v: Any) -> Any:
+    """``v``, or for a non-finite float the string ``"inf"``/``"-inf"`` (never ``"nan"``:
+    a NaN parameter is refused where it is parsed)."""
+    if isinstance(v, float) and v != v:
+        return None
+    if isinstance(v, float) and v in (float("inf"), float("-inf")):
+        return "inf" if v > 0 else "-inf"
+    return v
 
 
 def require_profile(chosen: ChosenTarget, what: str) -> Any:

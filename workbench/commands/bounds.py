@@ -81,8 +81,8 @@ def _human_lower(p: dict[str, Any]) -> str:
 
 @aliases({"--r": "--rank"})
 @cli.command(name="lower", cls=AliasCommand)
-@click.option("--d", "d", type=IntIn(2), required=True,
-              help=f"Ambient dimension d >= 2 (2..{MAX_D} for the built-in bounds).")
+@click.option("--d", "d", type=IntIn(2, MAX_D), required=True,
+              help=f"Ambient dimension d in 2..{MAX_D} (every bound, plug-ins included).")
 @click.option("--rank", "rank", type=IntIn(1), required=True, help="Key rank r in 1..d.")
 @click.option("--heads", type=IntIn(1), required=True, help="Number of heads H >= 1.")
 @click.option("--bound", "bound", default="certified", show_default=True,

@@ -170,7 +170,7 @@ def _store_path(db: str | None, listing: bool) -> Path:
     later, when the claims are about to run."""
     from workbench.verifiers.store import check_writable, default_path
 
-    path = Path(db) if db is not None else default_path()
+    path = Path(writable_path("--db", db)) if db is not None else default_path()
     if db is not None or (path.parent.is_dir() and not listing):
         check_writable(writable_path("--db", str(path)))
     return path

@@ -26,6 +26,7 @@ from click.core import ParameterSource
 
 from workbench.commands._arguments import SEED, IntIn, IntSpan, cut
 from workbench.commands._bound_labels import LABEL_KEYS, label_fields, labels_text
+from workbench.commands._bounds_common import MAX_D
 from workbench.commands._common import (
     CheckFailed,
     common_options,
@@ -156,12 +157,35 @@ def _target_bound(chosen: ChosenTarget, bound: str, N: str) -> tuple[Any, Any]:
     return b, task_for
 
 
+def _bound_target(b: Any, bound: str, chosen: ChosenTarget, target: str) -> tuple[Any, Any]:
+    """A bound stated for a target of its own (``theorem3-lower``: Theorem 3's biased target):
+    that target and the task factory the attacks train and score on, so the search attacks the
+    bound on its own target; ``--target`` may name only that one. Else ``chosen`` and None."""
+    own = getattr(b, "target", None)
+    if own in (None, "nearest"):
+        return chosen, None
+    if target not in ("nearest", own):
+        raise ValueError(f"--target must be {own} for --bound {bound}, the target it is stated "
+                         f"for (got {target})")
+    mine = choose_target(own, ()) if target == "nearest" else chosen
+    fn, params = mine.map(), tuple(sorted(mine.params.items()))
+    queries = getattr(mine.target, "queries", "uniform")
+
+    def task_for(a: Any) -> Any:
+        from workbench.verifiers.tasks import TargetTask
+
+        return TargetTask("nearest", d=a.d, N=a.N, points="orthonormal", queries=queries,
+                          target=own, target_params=params, fn=fn)
+
+    return mine, task_for
+
+
 @click.command(name="falsify")
 @click.option("--bound", "bound", default="certified", show_default=True,
               help="A registered bound (workbench bounds list), module:function, or "
               "'constant:C'.")
-@click.option("--d", "d", type=IntSpan(2), default="4:16", show_default=True,
-              help="Dimension d or range LO:HI.")
+@click.option("--d", "d", type=IntSpan(2, MAX_D), default="4:16", show_default=True,
+              help=f"Dimension d or range LO:HI, in 2..{MAX_D}.")
 @click.option("--rank", "rank", type=IntSpan(1), default="1:4", show_default=True,
               help="Key rank r or range.")
 @click.option("--heads", "heads", type=IntSpan(1), default="1:16", show_default=True,
@@ -196,10 +220,15 @@ def cli(
                          "nearest (the same bound, the same models up to y -> -y)")
     dr, rr, hr, nr = (parse_range("--d", d, 2), parse_range("--rank", rank, 1),
                       parse_range("--heads", heads, 1), parse_range("--N", N, 1))
-    if not chosen.is_hardmax:
+    own = parse_bound(bound) if not chosen.is_hardmax and bound != "certified" else None
+    if own is not None and getattr(own, "target", None) == target:  # --target its own
+        b = own
+        chosen, task_for = _bound_target(b, bound, chosen, target)
+    elif not chosen.is_hardmax:
         b, task_for = _target_bound(chosen, bound, N)
     else:
         b = parse_bound(_default_bound(bound, nr))
+        chosen, task_for = _bound_target(b, bound, chosen, target)
     check_int("--budget", budget, lo=1, hi=MAX_BUDGET)
     check_int("--steps", steps, lo=1)
     check_float("--lr", lr, lo=0.0, lo_open=True)
@@ -212,8 +241,6 @@ def cli(
                          f"got {N})")
     if b.N is None and b.domain is not None:
         _check_box(b, bound, dr, rr, hr, nr)
-    if b.source == "workbench" and dr[1] > 2048:
-        raise ValueError(f"--d must be at most 2048 for --bound {bound} (got {d})")
     rep = parse_replay(replay) if replay is not None else None
     spec = b.spec or b.name
     again = "" if target == "nearest" else f" --target {target}" + "".join(

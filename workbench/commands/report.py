@@ -14,6 +14,7 @@ built-ins and those of installed packages); runs of a preset registered nowhere 
 
 from __future__ import annotations
 
+import re
 import shutil
 from collections.abc import Sequence
 from pathlib import Path
@@ -96,13 +97,22 @@ def write_report(rows: list[dict[str, Any]], check: dict[str, Any] | None, out: 
         md += [f"## {p.sweeps[0].upper() + p.sweeps[1:]} ({preset}, {scale})", "",
                f"Model class: **{p.model_class}** ({p.why}). {band_label(rs)}.", "",
                f"![{preset} ({scale})]({names[0]})", "", *_laws(p, rs, n_bound),
-               *_table(p, best), "", *_findings(p, rs)]
+               *_table(p, best), "", *_findings(p, rs),
+               *(_no_bound(rs, n_bound) if p.x == "N" else [])]
     if len(files) == 0:
         md += ["No sweep runs in this store yet (`workbench sweep PRESET --db ...`).", ""]
     md += _sandwich_section(sandwich, out, files)
     md += _check_section(check, out, files)
     write_text(out / "report.md", "\n".join(md) + "\n", "--out")
     return ["report.md", *files]
+
+
+def _no_bound(rows: list[dict[str, Any]], bound: Any) -> list[str]:
+    """Under runs against N that no lower bound covers: the sentence saying so."""
+    from workbench.verifiers.n_figure import sweep_bound_line
+
+    line = sweep_bound_line(rows, bound)
+    return [] if line is None else [line[0].upper() + line[1:] + ".", ""]
 
 
 def _certified_n_bound() -> Any:
@@ -214,6 +224,15 @@ def _sandwich_section(cells: Sequence[Any], out: Path, files: list[str]) -> list
     return md + [""]
 
 
+def _md_cell(text: str) -> str:
+    """``text`` for a Markdown table cell: norms ``||x||^2`` as ``‖x‖²`` (with a minus sign
+    inside), any other ``|`` escaped."""
+    text = re.sub(r"\|\|(.+?)\|\|(\^2)?",
+                  lambda m: "‖" + m.group(1).replace(" - ", " − ") + "‖"
+                  + ("²" if m.group(2) else ""), text)
+    return text.replace("|", "\\|")
+
+
 def _key_evidence(claim: dict[str, Any]) -> str:
     """The key row of a stored claim result, by the rule ``check`` prints it with."""
     from workbench.proofs.claim import key_evidence
@@ -246,7 +265,7 @@ def _check_section(check: dict[str, Any] | None, out: Path, files: list[str]) ->
                f"unsupported.", "", "| claim | kind | verdict | key evidence |",
                "|---|---|---|---|"]
         for c in check["claims"]:
-            text = _key_evidence(c).replace("|", "/")
+            text = _md_cell(_key_evidence(c))
             md.append(f"| `{c['id']}` | {c['kind']} | {c['verdict']} | {text} |")
         md.append("")
     return md + ["![claims graph](graph.png)", ""]

@@ -94,7 +94,7 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
     if backend == "ray" and importlib.util.find_spec("ray") is None:
         raise ValueError("--backend ray needs the ray extra (pip install "
                          "'attention-rank-workbench[ray]')")
-    path = Path(db) if db is not None else store.default_path()
+    path = Path(writable_path("--db", db)) if db is not None else store.default_path()
     if db is not None or path.parent.is_dir():
         writable_path("--db", str(path))
         store.check_writable(path)
@@ -148,6 +148,7 @@ def cli(preset: str, scale: str, backend: str, db: str | None, address: str | No
         "export": export_path, "dry_run": dry_run,
         "grid": sweep.grid(runs) if dry_run else None,
         "findings": _findings(p, rows),
+        "bound_note": _bound_note(p, runs),
         "best_of_seeds": [{"labels": b["labels"], "heldout": b["heldout"],
                            "ci": [b["heldout_lo"], b["heldout_hi"]], "seed": b["seed"],
                            "seeds": b["seeds"], "worst": b["worst"],
@@ -163,6 +164,21 @@ def _findings(p: Any, rows: list[dict[str, Any]]) -> list[str]:
     from workbench.verifiers.orderings import findings_lines
 
     return findings_lines(rows)
+
+
+def _bound_note(p: Any, runs: list[Any]) -> str | None:
+    """For a sweep against N that no lower bound covers (the paper's among them): why."""
+    if p.x != "N" or not runs:
+        return None
+    from workbench.core.bounds.sequence_length.certified_n import NAME
+    from workbench.plugins import get_bound
+    from workbench.verifiers.n_figure import sweep_bound_line
+
+    rows = [{"config": {"task": {"name": r.task.name, "d": r.task.d, "N": r.task.N,
+                                 "points": r.task.points},
+                        "spec": {"rank": r.spec.rank, "heads": r.spec.heads,
+                                 "layers": r.spec.layers}}} for r in runs]
+    return sweep_bound_line(rows, get_bound(NAME))
 
 
 def _checked_runs(p: Any, preset: str, scale: str, seed: int) -> list[Any]:
@@ -214,6 +230,8 @@ def _human(p: dict[str, Any]) -> str:
         lines.append(f"  {lab:<40} best held-out {b['heldout']:.4g}{iv} (seed {b['seed']}, "
                      f"worst of {b['seeds']}: {b['worst']:.4g})")
     lines += [f"  {line}" if i else line for i, line in enumerate(p.get("findings") or [])]
+    if p.get("bound_note"):
+        lines.append(p["bound_note"])
     return "\n".join(lines)
 
 

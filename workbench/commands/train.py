@@ -33,12 +33,14 @@ from workbench.commands._common import (
     common_options,
     device_option,
     emit,
+    on_terminal,
     path_option,
     progress_bar,
     resolve_device,
 )
 from workbench.commands._error_meaning import error_meaning
 from workbench.commands._interrupts import saying_what_was_stored
+from workbench.commands._long_work import announce, progress_lines
 from workbench.commands._resources import EVAL_BATCH, train_terms
 from workbench.commands._target import ChosenTarget, choose_target, target_options
 from workbench.core.validation import (
@@ -185,11 +187,20 @@ def cli(
     )
     kept = (f"the checkpoint {checkpoint} holds the last step saved (run again to resume)"
             if checkpoint is not None else "nothing was kept (no --checkpoint)")
+    per_sample = (N + 1) * d * seeds * layers
+    announce(f"training {seeds} model(s)", (steps * batch + eval_samples) * per_sample,
+             f"({steps} steps x --batch {batch} + --eval-samples {eval_samples}) x (N + 1 = "
+             f"{N + 1} points) x --d {d} x {seeds} seed(s) x {layers} layer(s)")
+    lines = progress_lines(f"training {seeds} model(s)", on_terminal(as_json),
+                           f"now the held-out error on {eval_samples} samples")
     with saying_what_was_stored(lambda: kept), progress_bar(as_json, "steps") as bar:
         job = bar.add_task(f"training {seeds} model(s)", total=steps)
-        run = train(
-            specs, t, cfg, checkpoint=checkpoint, progress=lambda i, n: bar.update(job, completed=i)
-        )
+
+        def progress(i: int, n: int) -> None:
+            bar.update(job, completed=i)
+            lines(i, n)
+
+        run = train(specs, t, cfg, checkpoint=checkpoint, progress=progress)
     per_seed: list[dict[str, Any]] = [
         {
             "seed": r.spec.seed,
@@ -218,6 +229,7 @@ def cli(
         "seeds": per_seed,
         "best_of_seeds": {**best, "chosen_by": "held-out error"},
         "certified_bound": _certified(task, N, points, layers, d, rank, heads, per_seed, chosen),
+        "no_bound": None,
         "error_meaning": error_meaning(task, N, points, target),
         "target": chosen.describe(),
         "resumed": None if run.resumed is None else {
@@ -226,6 +238,8 @@ def cli(
         "seconds": run.seconds,
         "model_steps_per_s": run.model_steps_per_s,
     }
+    if payload["certified_bound"] is None and N >= 3:
+        payload["no_bound"] = _no_bound(t.to_dict(), rank, heads, layers)
     emit(payload, as_json, _human)
     cb = payload["certified_bound"]
     if cb is not None and cb["below"]:
@@ -233,6 +247,18 @@ def cli(
             f"seeds {cb['below']}: held-out CI entirely below the certified lower bound "
             f"{cb['lower_bound']:.6g} (a counterexample: replay this command)"
         )
+
+
+def _no_bound(task: dict[str, Any], rank: int, heads: int, layers: int) -> str:
+    """Why no lower bound is printed for a run with ``N >= 3`` (the paper's N-sweep among
+    them), in the words of the report's figure against N."""
+    from workbench.core.bounds.sequence_length.certified_n import NAME
+    from workbench.plugins import get_bound
+    from workbench.verifiers.n_figure import no_bound_line, why_no_bound
+
+    row = {"config": {"task": task, "spec": {"rank": rank, "heads": heads, "layers": layers}}}
+    why = why_no_bound(row, get_bound(NAME)) or "another target than hardmax"
+    return no_bound_line(why, "this run")
 
 
 def _model(task: str, arch: str, layers: int, score: str) -> tuple[str, dict[str, Any], str]:
@@ -348,6 +374,8 @@ def _human(p: dict[str, Any]) -> str:
                      "beyond their CI: a counterexample to the bound")
         lines.append(f"  {labels_text(cb)}")
         lines.append(f"  ({cb['covers']})")
+    elif p.get("no_bound"):
+        lines.append(f"({p['no_bound']})")
     elif p["task"]["name"] == "nearest" and p["layers"] == 1:
         lines.append(COVERAGE)
     return "\n".join(lines)

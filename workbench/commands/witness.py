@@ -165,6 +165,10 @@ def _target(target: str) -> tuple[int, int, int, int] | Path:
         return pt
     from workbench.commands._paths import readable_file
 
+    if "," in target and not Path(target).exists():
+        raise ValueError(f"FILE|POINT must be a witness file or a point d,r,H[,N] of integers "
+                         f"(d in 2..{MAX_D}, r in 1..d, H in 1..{MAX_HEADS}, N in 2..d; got "
+                         f"{target!r})")
     return Path(readable_file("FILE|POINT", target))
 
 

@@ -103,6 +103,24 @@ def special_kind(path: str | os.PathLike[str]) -> str | None:
     return None
 
 
+NAME_MAX = 255  # bytes in one file or folder name (Linux, macOS and Windows alike)
+PATH_MAX = 4096  # bytes in a whole path (Linux)
+
+
+def check_path_text(name: str, path: str | os.PathLike[str]) -> None:
+    """A one-line ``ValueError`` naming ``name`` for a path no file system takes: empty (which
+    would mean the working folder), or a name over ``NAME_MAX`` bytes, or over ``PATH_MAX``."""
+    text = os.fspath(path)
+    if not str(text).strip():
+        raise ValueError(f"{name} must be a non-empty path (got {text!r})")
+    raw = os.fsencode(text)
+    longest = max((len(part) for part in raw.split(b"/")), default=0)
+    if longest > NAME_MAX or len(raw) > PATH_MAX:
+        raise ValueError(f"{name} must be a path whose names are at most {NAME_MAX} bytes and "
+                         f"whole at most {PATH_MAX} bytes (got a name of {longest} bytes, "
+                         f"{len(raw)} in all)")
+
+
 def refuse_special(name: str, path: str | os.PathLike[str]) -> None:
     """Raise :class:`WriteFailed` when ``path`` is a FIFO, a device or a socket: writing there
     would hang or reach another program, and replacing it would break that program."""

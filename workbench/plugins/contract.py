@@ -52,7 +52,11 @@ def call_user(who: tuple[str, str], fn: Callable[..., T], *args: Any, **kwargs: 
 
 
 def number(who: tuple[str, str], v: Any, at: tuple[int, ...]) -> float:
-    """A bound's value as a finite float; anything else is a :class:`PluginFailed`."""
+    """A bound's value as a finite float; anything else (text such as ``"0.3"`` and
+    ``True`` included: a number, not something that converts to one) is a
+    :class:`PluginFailed`."""
+    if isinstance(v, str | bytes | bool):
+        raise PluginFailed(who, f"returned {type(v).__name__} {v!r} at {at}, not a number")
     try:
         x = float(v)
     except (TypeError, ValueError, OverflowError):

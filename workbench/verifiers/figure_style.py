@@ -12,7 +12,8 @@ from typing import Any
 from workbench.core.safe_files import write_file
 
 DPI = 100
-LOG_RATIO = 10.0  # a log axis only when the data's max / min exceeds this
+LOG_RATIO = 10.0  # a log y axis only when the data's max / min exceeds this
+X_LOG_RATIO = 4.0  # a log2 x axis (ranks, heads, N: doublings) from this max / min on
 STYLE: dict[str, Any] = {
     "font.size": 12, "axes.titlesize": 14, "axes.labelsize": 13, "xtick.labelsize": 11,
     "ytick.labelsize": 11, "legend.fontsize": 11, "figure.titlesize": 15,
@@ -68,11 +69,12 @@ def set_y_axis(ax: Any, values: Iterable[float]) -> bool:
 
 def set_x_axis(ax: Any, xs: Sequence[float], log_wanted: bool) -> bool:
     """A numeric x axis with a tick at each data value (plain integers or decimals); log base 2
-    when the preset asks for it and the range is wide. Whether it is log."""
+    when the preset asks for it and max / min >= ``X_LOG_RATIO`` (r = 1, 2, 4, 8 evenly
+    spaced). Whether it is log."""
     from matplotlib.ticker import FixedLocator, FuncFormatter, NullLocator
 
     ticks = sorted(set(float(x) for x in xs))
-    log = log_wanted and use_log(ticks)
+    log = log_wanted and bool(ticks) and ticks[0] > 0 and ticks[-1] / ticks[0] >= X_LOG_RATIO
     if log:
         ax.set_xscale("log", base=2)
         ax.xaxis.set_minor_locator(NullLocator())

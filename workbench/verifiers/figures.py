@@ -68,6 +68,7 @@ def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str,
     with plt.rc_context(style.STYLE):
         fig, ax = plt.subplots(figsize=(9.6, 5.4))
         values: list[float] = [0.5]
+        half: list[float] = []  # the intervals' half-widths, stated in the caption
         for i, (key, cells) in enumerate(sorted(by.items(), key=lambda kv: repr(kv[0]))):
             pts = [point(cs, x) for x, cs in sorted(cells.items(), key=lambda kv: repr(kv[0])
                                                      if not numeric else kv[0])]
@@ -85,14 +86,22 @@ def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str,
                 ax.fill_between([x for x, _ in banded], [pt.lo for _, pt in banded],
                                 [pt.hi for _, pt in banded], color=colour, alpha=0.2,
                                 linewidth=0)
+                # the interval as capped bars too: a band narrower than the line still shows
+                ax.errorbar([x for x, _ in banded], [pt.value for _, pt in banded],
+                            yerr=[[pt.value - pt.lo for _, pt in banded],  # type: ignore[operator]
+                                  [pt.hi - pt.value for _, pt in banded]],  # type: ignore[operator]
+                            fmt="none", ecolor=colour, capsize=5, elinewidth=1.5, zorder=4)
                 values += [v for _, pt in banded for v in (pt.lo, pt.hi) if v is not None]
+                half += [max(pt.value - pt.lo, pt.hi - pt.value)  # type: ignore[operator]
+                         for _, pt in banded]
             values += [pt.value for pt in pts]
-            if exact(rows):  # each seed's draw, so the spread behind the band shows
-                draws = [(xs[j], float(r["heldout"])) for j, (_, cs) in
-                         enumerate(sorted(cells.items(), key=lambda kv: kv[0] if numeric
-                                          else repr(kv[0]))) for r in cs]
-                ax.scatter([x for x, _ in draws], [v for _, v in draws], s=14, color=colour,
-                           alpha=0.6, zorder=4)
+            # every seed (each draw, for exact runs): the spread behind the plotted line
+            draws = [(xs[j], float(r["heldout"])) for j, (_, cs) in
+                     enumerate(sorted(cells.items(), key=lambda kv: kv[0] if numeric
+                                      else repr(kv[0]))) for r in cs]
+            ax.scatter([x for x, _ in draws], [v for _, v in draws], s=16, color=colour,
+                       alpha=0.55, marker="x" if not exact(rows) else "o", zorder=4)
+            values += [v for _, v in draws]
             if rf and p.x == "H":
                 d = params(first)["d"]
                 bound = [certified_lower_bound(d, 1, int(x)).value for x in xs]
@@ -111,7 +120,9 @@ def preset_figure(p: Any, rows: Sequence[dict[str, Any]], scale: str,
         ax.set_ylabel(f"error {style.QUANTITY}" + (" (log scale)" if log_y else ""))
         title = p.sweeps[0].upper() + p.sweeps[1:]
         ax.set_title("\n".join(textwrap.wrap(f"{title} ({scale} scale)", 70)), loc="left")
-        note = caption(p, rows, fixed) + ". " + band_label(rows) + "."
+        note = caption(p, rows, fixed) + ". " + band_label(rows) + (
+            f" (half-width at most {style.plain(max(half))}, also drawn as capped bars)"
+            if half else "") + ("" if exact(rows) else "; crosses: every seed") + "."
         fig.text(0.0, -0.16, "\n".join(textwrap.wrap(note, 120)), ha="left", va="top",
                  fontsize=10, transform=ax.transAxes)
         ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), frameon=False)

@@ -79,6 +79,28 @@ def reference_at(row: Row, bound: Any) -> tuple[float, str, bool] | None:
     return float(bv.value), bv.source, bool(bv.rigorous)
 
 
+COVERED = ("the lower bounds are proved for one layer on the nearest-neighbour task: N = 2 (D_2, "
+           "and i.i.d. keys by the transfer) and 3 <= N <= d on orthonormal keys (D_N)")
+PAPER_SWEEP = ("the paper's own N-sweep (farthest-point task, i.i.d. keys, N up to 256, two "
+               "layers) has no lower bound")
+
+
+def no_bound_line(why: str, what: str = "these runs") -> str:
+    """The one sentence for runs against N that no bound covers (``why``: their reasons)."""
+    return f"no lower bound covers {what} ({why}): {COVERED}; {PAPER_SWEEP}"
+
+
+def sweep_bound_line(rows: Sequence[Row], bound: Any) -> str | None:
+    """For runs with ``N >= 3``: :func:`no_bound_line` when ``B_N`` covers none of them, else
+    ``None`` (the figure's caption says where it is drawn)."""
+    rows = [r for r in rows if ((r.get("config") or {}).get("task") or {}).get("N", 2) >= 3]
+    found = {w for w in (why_no_bound(r, bound) for r in rows) if w is not None}
+    if not rows or any(why_no_bound(r, bound) is None for r in rows):
+        return None
+    reasons = sorted(w for w in found if not any(w != v and w in v for v in found))
+    return no_bound_line("; ".join(reasons))
+
+
 def bound_at(row: Row, bound: Any) -> float | None:
     """The certified bound at the run's ``(d, r, H, N)`` (its lower end), where it is proved for
     the run."""

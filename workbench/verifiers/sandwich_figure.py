@@ -13,6 +13,8 @@ the target and its parameters.
 from __future__ import annotations
 
 import math
+import re
+import textwrap
 from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
@@ -27,6 +29,16 @@ INHERITED = "best witness inherited from fewer heads\nor a lower rank: not a new
 GAP = "gap: the least reachable error lies here\n(down to the axis where the bound is 0)"
 
 
+TITLE_CHARS = 34  # a panel title's line, so that neighbouring titles never meet
+
+
+def natural(text: str) -> tuple[Any, ...]:
+    """A sort key reading the numbers in ``text`` as numbers (``beta=4.0`` < ``beta=1000.0``)."""
+    parts = re.split(r"(-?\d+(?:\.\d+)?(?:e[+-]?\d+)?|inf)", text)
+    return tuple((1, float(p), "") if i % 2 else (0, 0.0, p) for i, p in enumerate(parts)
+                 if p)
+
+
 def draw_sandwich(cells: Sequence[SandwichCell], stem: Path) -> list[str]:
     """Draw ``cells`` to ``stem``.png/.svg; the file names written."""
     return style.save(sandwich_figure(cells), stem)
@@ -38,16 +50,18 @@ def sandwich_figure(cells: Sequence[SandwichCell]) -> Any:
     from matplotlib.patches import Patch
 
     plt = style.pyplot()
-    # one panel per task (nearest first), lower side (certified first) and d
-    ds = sorted({(c.task != "nearest", c.task, c.bound != "certified", c.bound, c.d)
-                 for c in cells})
+    # one panel per task (nearest first, then by name with its numbers in numeric order:
+    # beta = 4 before beta = 1000), lower side (certified first) and d
+    ds = sorted({(c.task != "nearest", natural(c.task), c.task, c.bound != "certified",
+                  c.bound, c.d) for c in cells})
     cols = min(4, len(ds) + 1)
     rows = math.ceil((len(ds) + 1) / cols)  # one spare panel holds the legend
     values = [v for c in cells for v in (c.lower, c.best_error) if v > 0]
     with plt.rc_context(style.STYLE):
         fig, axes = plt.subplots(rows, cols, figsize=(4.4 * cols, 4.3 * rows + 0.9),
                                  sharey=True, squeeze=False)
-        for ax, (_, task, _, name, d) in zip(axes.flat, ds):
+        drawn: set[str] = set()  # what the legend may list: only what some panel shows
+        for ax, (_, _, task, _, name, d) in zip(axes.flat, ds):
             here = [c for c in cells if c.d == d and c.bound == name and c.task == task]
             ranks = sorted({c.r for c in here})
             for i, r in enumerate(ranks):
@@ -61,35 +75,43 @@ def sandwich_figure(cells: Sequence[SandwichCell]) -> Any:
                 ax.plot(H, [c.best_error for c in sel], "--", color=colour, linewidth=1.5,
                         label=f"r = {r}")
                 floor = min(values) / 2 if style.use_log(values) else 0.0
+                if len(sel) > 1:
+                    drawn.add("gap")
                 ax.fill_between(H, [max(c.lower, floor) for c in sel],
                                 [c.best_error for c in sel], color=colour, alpha=0.15,
                                 linewidth=0)
                 for c in sel:
                     own = c.inherited_from is None
+                    drawn.add("measured" if own else "inherited")
                     ax.plot([c.heads], [c.best_error], "o", color=colour, markersize=6,
                             markerfacecolor=colour if own else "white", markeredgewidth=1.5)
             log = style.set_y_axis(ax, values)
             style.set_x_axis(ax, [c.heads for c in here], True)
-            title = f"d = {d}" if name == "certified" else f"d = {d}, lower side: {name}"
-            ax.set_title(title if task == "nearest" else f"{title}\ntarget {task}",
-                         fontsize=12 if task != "nearest" else None)
+            lines = [f"d = {d}"] if task == "nearest" else [f"d = {d}, target {task}"]
+            if name != "certified":
+                lines += textwrap.wrap(f"lower side: {name}", TITLE_CHARS)
+            ax.set_title("\n".join(lines), fontsize=12 if len(lines) > 1 else None)
             ax.set_xlabel("heads H")
             ax.legend(loc="upper center", bbox_to_anchor=(0.5, -0.3), ncol=len(ranks),
                       fontsize=10, handlelength=1.4, columnspacing=0.8, frameon=False)
             if task == "nearest":  # the midpoint scores 0.5 against the nearest neighbour only
                 style.reference_line(ax, on_d2=True)  # after the legend: named once, below
+                drawn.add("midpoint")
             if log:
                 ax.set_ylim(min(values) / 2, 0.7)
         for ax in list(axes.flat)[len(ds):]:
             ax.set_axis_off()
         spare = list(axes.flat)[len(ds)] if len(ds) < rows * cols else None
-        handles = [Line2D([], [], color="k", linewidth=2, marker="_", markersize=16,
-                          markeredgewidth=2.5, label=BOUND),
-                   Line2D([], [], color="k", linestyle="--", marker="o", label=MEASURED),
-                   Line2D([], [], color="k", linestyle="--", marker="o",
-                          markerfacecolor="white", label=INHERITED),
-                   Patch(color="grey", alpha=0.3, label=GAP),
-                   Line2D([], [], color="#555555", linestyle=":", label=style.MIDPOINT_LABEL)]
+        kinds = {
+            "bound": Line2D([], [], color="k", linewidth=2, marker="_", markersize=16,
+                            markeredgewidth=2.5, label=BOUND),
+            "measured": Line2D([], [], color="k", linestyle="--", marker="o", label=MEASURED),
+            "inherited": Line2D([], [], color="k", linestyle="--", marker="o",
+                                markerfacecolor="white", label=INHERITED),
+            "gap": Patch(color="grey", alpha=0.3, label=GAP),
+            "midpoint": Line2D([], [], color="#555555", linestyle=":",
+                               label=style.MIDPOINT_LABEL)}
+        handles = [h for k, h in kinds.items() if k == "bound" or k in drawn]
         where = spare if spare is not None else fig
         where.legend(handles=handles, loc="center", frameon=False, fontsize=10)
         fig.supylabel(f"error {style.QUANTITY} on D₂ (N = 2)")

@@ -30,7 +30,13 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any, TypeVar
 
-from workbench.core.safe_files import WriteFailed, create_new, refuse_special, write_file
+from workbench.core.safe_files import (
+    WriteFailed,
+    check_path_text,
+    create_new,
+    refuse_special,
+    write_file,
+)
 
 T = TypeVar("T")
 APP = "attention-rank-workbench"
@@ -118,6 +124,7 @@ def check_writable(path: str | os.PathLike[str], name: str = "--db") -> Path:
     Creates nothing: the folder must exist and be writable, and an existing file must be a
     workbench store (``check_database``).
     """
+    check_path_text(name, path)
     p = Path(path)
     refuse_special(name, p)
     parent = p.resolve().parent
@@ -136,6 +143,7 @@ def check_writable(path: str | os.PathLike[str], name: str = "--db") -> Path:
 def check_database(path: str | os.PathLike[str], name: str = "--db") -> Path:
     """Fail (``ValueError`` naming ``name``) unless ``path`` is an existing workbench store
     (``identify``); writes nothing."""
+    check_path_text(name, path)
     p = Path(path)
     if not p.is_file():
         raise ValueError(f"{name} must be an existing results file (got {str(p)!r})")
@@ -241,7 +249,33 @@ def identify(con: sqlite3.Connection, name: str = "--db", shown: str = "") -> in
         more = f" and {len(wrong) - 3} more" if len(wrong) > 3 else ""
         raise ValueError(f"{name} must be a workbench results store ({where} is {what}: it "
                          f"holds {', '.join(wrong[:3])}{more})")
+    check_sound(con, name, shown)
     return version
+
+
+def check_sound(con: sqlite3.Connection, name: str = "--db", shown: str = "") -> None:
+    """A one-line ``ValueError`` naming ``name`` unless the store behind ``con`` passes
+    SQLite's ``PRAGMA quick_check`` (its pages and records are whole) and every text cell of
+    the workbench's tables decodes as UTF-8, so a damaged store is refused before anything is
+    read from it or written into it. Reads only."""
+    found = con.execute("PRAGMA quick_check(1)").fetchone()
+    if found is None or found[0] != "ok":
+        why = " ".join(str(found[0] if found else "no answer").replace(
+            "*** in database main ***", "").split())[:80]
+        raise ValueError(f"{name} must be an undamaged workbench results store ({shown!r} fails "
+                         f"SQLite's quick_check: {why})")
+    have = _layout(con)
+    for table, cols in have.items():
+        for col in (c[0] for c in cols if str(c[1]).upper() == "TEXT"):
+            try:
+                for _ in con.execute(f'SELECT "{col}" FROM "{table}"'):
+                    pass
+            except sqlite3.OperationalError as e:
+                if "decode" not in str(e):
+                    raise
+                raise ValueError(f"{name} must be an undamaged workbench results store "
+                                 f"({shown!r} has a {table}.{col} cell that is not UTF-8 text)"
+                                 ) from None
 
 
 def migrate(con: sqlite3.Connection, found: int) -> None:
