@@ -187,15 +187,20 @@ def plot() -> Path:
             if not sel:
                 continue
             H = [p["heads"] for p in sel]
-            ax.plot(H, [p["certified"] for p in sel], "-", color=f"C{i}", label=f"r={r} bound")
-            ax.plot(H, [p["best"]["error"] for p in sel], "o--", color=f"C{i}",
-                    label=f"r={r} best")
+            ax.plot(H, [p["certified"] for p in sel], "-", color=f"C{i}")
+            ax.plot(H, [p["best"]["error"] for p in sel], "o--", color=f"C{i}", label=f"r = {r}")
         ax.set_xscale("log", base=2)
         ax.set_title(f"d = {d}")
-        ax.legend(fontsize=6)
-    axes.flat[-1].axis("off")
+        ax.legend(fontsize=8, loc="upper right", framealpha=0.85)  # one entry per rank
+    from matplotlib.lines import Line2D
+
+    spare = axes.flat[-1]
+    spare.axis("off")
+    spare.legend(handles=[Line2D([], [], color="k", label="certified lower bound"),
+                          Line2D([], [], color="k", linestyle="--", marker="o",
+                                 label="best witness")], loc="center", fontsize=10)
     fig.supxlabel("heads H")
-    fig.supylabel("error on D_2 (N = 2)")
+    fig.supylabel("error E‖f − A‖² on D₂ (N = 2)")
     png = OUT.with_suffix(".png")
     fig.savefig(png, dpi=90)
     return png
