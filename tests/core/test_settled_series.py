@@ -54,7 +54,7 @@ def _series(d: int, r: int, H: int, N: int, energies: list[float]) -> tuple[floa
 def test_n_keys_issue_case_is_settled_and_inside_the_degree_21_enclosure() -> None:
     """(16, 1, 8), N = 8 printed TRUNCATION MATTERS at degree 21; by default it is settled now,
     its lower end inside the degree-21 enclosure of the full series (which moved the 6th
-    digit), and it agrees with degree 4 L + 1 to the printed digits."""
+    digit), and it agrees with degree 2 L + 1 to the printed digits."""
     at21 = n_keys_bound(16, 1, 8, 8, max_degree=21)
     assert at21.truncation_matters
     b = n_keys_bound(16, 1, 8, 8)
@@ -62,7 +62,7 @@ def test_n_keys_issue_case_is_settled_and_inside_the_degree_21_enclosure() -> No
     L = b.truncation.degrees_summed
     assert L > 21
     assert at21.enclosure[0] <= b.enclosure[0] <= at21.enclosure[1]
-    more = n_keys_bound(16, 1, 8, 8, max_degree=min(4 * L + 1, 201))
+    more = n_keys_bound(16, 1, 8, 8, max_degree=2 * L + 1)
     assert f"{more.value:.6g}" == f"{b.value:.6g}"
     assert more.enclosure[0] <= b.enclosure[1] and b.enclosure[0] <= more.enclosure[1]
 
@@ -81,12 +81,12 @@ def test_n_keys_settled_value_against_independent_energies(d: int, N: int, H: in
 
 def test_n_keys_heads_needed_settles_the_question() -> None:
     """heads-needed --d 16 --rank 1 --N 4 --eps 0.1 said 3,469 at degree 21; the full series
-    gives 3,470: at H = 3469 the bound at degree 101 still exceeds eps, at 3470 its upper end
+    gives 3,470: at H = 3469 the bound at degree 61 still exceeds eps, at 3470 its upper end
     (every degree counted) does not."""
     res = n_keys_heads_needed(16, 1, 4, 0.1)
     assert res.heads == 3470 and not res.bound_at_heads.truncation_matters
-    assert n_keys_bound(16, 1, 3469, 4, max_degree=101).enclosure[0] > 0.1
-    assert n_keys_bound(16, 1, 3470, 4, max_degree=101).enclosure[1] <= 0.1
+    assert n_keys_bound(16, 1, 3469, 4, max_degree=61).enclosure[0] > 0.1
+    assert n_keys_bound(16, 1, 3470, 4, max_degree=61).enclosure[1] <= 0.1
     assert n_keys_heads_needed(16, 1, 4, 0.1, max_degree=21).heads == 3469  # less, by hand
 
 
@@ -108,7 +108,7 @@ def test_the_shipped_table_covers_its_pairs_and_matches_a_recomputation() -> Non
 def test_soft_fiber_part_is_settled_at_beta_4() -> None:
     """(16, 1, 8), beta = 4 printed TRUNCATION MATTERS (fiber part at degree 7); by default the
     part is settled, inside the degree-7 enclosure of the full series ``[lo_7, lo_7 + tail_7]``
-    (Lemma P4), and equal to degree 4 L + 1 to the printed digits."""
+    (Lemma P4), and equal to degree 2 L + 1 to the printed digits."""
     psi = tanh_profile(4.0)
     at7 = next(p for p in profile_fiber_parts(psi, 16, 1, 8, max_degree=7) if p.name == "fiber")
     part = next(p for p in profile_fiber_parts(psi, 16, 1, 8) if p.name == "fiber")
@@ -116,6 +116,6 @@ def test_soft_fiber_part_is_settled_at_beta_4() -> None:
     assert part.truncation is not None and part.truncation.settled
     assert at7.enclosure[0] <= part.enclosure[0] <= at7.enclosure[0] + at7.truncation.tail
     L = part.truncation.degrees_summed
-    more = next(p for p in profile_fiber_parts(psi, 16, 1, 8, max_degree=4 * L + 1)
+    more = next(p for p in profile_fiber_parts(psi, 16, 1, 8, max_degree=2 * L + 1)
                 if p.name == "fiber")
     assert f"{more.enclosure[0]:.6g}" == f"{part.enclosure[0]:.6g}"
