@@ -4,8 +4,9 @@
 (``n_keys_energy.compute_enclosures``), shipped in
 ``workbench/core/bounds/sequence_length/n_keys_table.json`` so that a settled ``bounds lower
 --N`` answers without the nested integrals of the density (0.4 to 1.7 s per pair).
-tests/core/test_n_keys_table.py recomputes sampled entries and holds them to the table.
-Resumable: finished pairs are kept in ``benchmarks/results/n_keys_table.partial.json``.
+tests/core/test_settled_series.py recomputes sampled entries and holds them to the table.
+Resumable: finished pairs are kept in ``benchmarks/results/n_keys_table.partialI.json``
+(shard I); ``--merge --shards K`` writes the package table (only ``table_pairs``, all present).
 Also writes benchmarks/results/n_keys_table.json (seconds per pair).
 
     python benchmarks/build_n_keys_table.py [--shard I --shards K]
@@ -57,11 +58,13 @@ def merge(shards: int) -> None:
         one = json.loads((RESULTS / f"n_keys_table.partial{s}.json").read_text())
         enc.update(one["enclosures"])
         seconds.update(one["seconds"])
-    missing = [f"{d} {N}" for d, N in ne.table_pairs() if f"{d} {N}" not in enc]
+    keys = [f"{d} {N}" for d, N in ne.table_pairs()]
+    missing = [k for k in keys if k not in enc]
     if missing:
         raise SystemExit(f"{len(missing)} pairs missing, e.g. {missing[:3]}")
     payload = {"what": "proved enclosures (lo, hi) of Gamma_l, odd l = 1, 3, ..., keyed 'd N'",
-               "built_by": "benchmarks/build_n_keys_table.py", "enclosures": enc}
+               "built_by": "benchmarks/build_n_keys_table.py",
+               "enclosures": {k: enc[k] for k in keys}}
     ne.TABLE_FILE.write_text(json.dumps(payload, separators=(",", ":")) + "\n")
     (RESULTS / "n_keys_table.json").write_text(json.dumps(
         {"pairs": len(enc), "total_seconds": round(sum(seconds.values()), 1),
