@@ -36,12 +36,13 @@ from workbench.core.bounds.value import N_KEYS, BoundValue
 from workbench.core.harmonics import dim_harmonics
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
-__all__ = ["NAME", "DEFAULT_DEGREE", "NKeysHeads", "covered", "degree_count", "fiber_dim",
-           "form_counts", "n_keys_bound", "n_keys_heads_needed", "pair_factor", "tail_factor"]
+__all__ = ["NAME", "DEFAULT_DEGREE", "SETTLE_CAP", "NKeysHeads", "covered", "degree_count",
+           "fiber_dim", "form_counts", "n_keys_bound", "n_keys_heads_needed", "pair_factor",
+           "predicted_degree", "tail_factor"]
 
 NAME = "n-keys"
 DEFAULT_DEGREE = 21  # the truncation rule's first degree (--max-degree sets one by hand)
-SETTLE_CAP = 121  # the rule raises L up to here by default (about 2 s at d = 16, N = 8)
+SETTLE_CAP = 121  # the truncation rule raises L up to here by default (--max-degree: to 201)
 MAX_DEGREE = 201
 
 
@@ -159,15 +160,17 @@ def predicted_degree(d: int, r: int, H: int, N: int, L: int, trunc: float, budge
 
 
 def _settled_enclosure(d: int, r: int, H: int, N: int, value_class: str,
-                       max_degree: int | None, settled: Any) -> tuple[int, tuple[float, float,
-                                                                                 float], bool]:
+                       max_degree: int | None) -> tuple[int, tuple[float, float, float], bool]:
     """``(L, (lo, hi, tail), settled)`` at ``max_degree``, or by the truncation rule
     (:func:`~workbench.core.bounds.numerics.truncation.settle_degrees`, from
-    ``DEFAULT_DEGREE`` to ``SETTLE_CAP``, each step the degree :func:`predicted_degree`
-    names for ``settled``'s budget)."""
+    ``DEFAULT_DEGREE`` to ``SETTLE_CAP``, each step the degree :func:`predicted_degree` names
+    for a quarter of the printed digits' tolerance) until ``digits_settled(lo, hi)``."""
     def evaluate(L: int) -> tuple[float, float, float]:
         lo, hi, trunc = _enclose(d, r, H, N, L, value_class)
         return lo, hi, max(trunc, hi - lo)
+
+    def settled(res: tuple[float, float, float]) -> bool:
+        return digits_settled(res[0], res[1])
 
     if max_degree is not None:
         L = _degree(max_degree)
@@ -175,19 +178,10 @@ def _settled_enclosure(d: int, r: int, H: int, N: int, value_class: str,
         return L, res, settled(res)
 
     def nxt(L: int, res: tuple[float, float, float]) -> int:
-        budget = 0.25 * digits_tolerance(res[0]) if settled.budget is None else settled.budget
-        return predicted_degree(d, r, H, N, L, res[2], budget, value_class)
+        return predicted_degree(d, r, H, N, L, res[2], 0.25 * digits_tolerance(res[0]),
+                                value_class)
 
     return settle_degrees(evaluate, settled, DEFAULT_DEGREE, SETTLE_CAP, next_degree=nxt)
-
-
-class _Digits:
-    """Settled: the printed digits of the lower end (``digits_settled`` on ``[lo, hi]``)."""
-
-    budget: float | None = None
-
-    def __call__(self, res: tuple[float, float, float]) -> bool:
-        return digits_settled(res[0], res[1])
 
 
 def n_keys_bound(d: int, r: int, H: int, N: int, value_class: str = EQ2, *,
@@ -200,7 +194,7 @@ def n_keys_bound(d: int, r: int, H: int, N: int, value_class: str = EQ2, *,
     if r >= fiber_dim(d, N) - 1:  # D_l >= N(n, l) at every degree: exactly 0
         return BoundValue(parts=(N_KEYS.at((0.0, 0.0), "arithmetic: r >= d - N gives 0",
                                            truncation_of(_degree(max_degree), 0.0, True)),))
-    L, (lo, hi, tail), ok = _settled_enclosure(d, r, H, N, value_class, max_degree, _Digits())
+    L, (lo, hi, tail), ok = _settled_enclosure(d, r, H, N, value_class, max_degree)
     return _value(L, lo, hi, tail, ok)
 
 
