@@ -15,7 +15,11 @@ it is) and every case runs once untimed first, so the times are those of an inst
 not of compiling the sources.
 Writes benchmarks/results/cli_latency.json.
 
+``--grid K`` adds K seeded points of ``bounds lower`` (d <= 64, N = 2 and n-keys; issue 46's
+goal: median < 0.5 s, each < 1 s, settled by default) and their summary.
+
     python benchmarks/cli_latency.py [--label after] [--root .] [--repeats 5] [--only CASE ...]
+                                     [--grid 40]
 """
 
 from __future__ import annotations
@@ -55,6 +59,18 @@ CASES: dict[str, list[str]] = {
                                  "--class", "query-dependent-values"],
     "heads_needed": ["bounds", "heads-needed", "--d", "16", "--rank", "1", "--eps", "0.12"],
     "heads_needed_d200": ["bounds", "heads-needed", "--d", "200", "--r", "1", "--eps", "0.01"],
+    # issue 46: settled by default (n-keys, its heads-needed, the soft fiber part), listings
+    "n_keys_d16_n8": ["bounds", "lower", "--d", "16", "--rank", "1", "--heads", "8", "--N", "8"],
+    "n_keys_d64_n8": ["bounds", "lower", "--d", "64", "--rank", "1", "--heads", "8", "--N", "8"],
+    "n_keys_d48_n12": ["bounds", "lower", "--d", "48", "--rank", "1", "--heads", "8", "--N",
+                       "12"],
+    "n_keys_heads_needed": ["bounds", "heads-needed", "--d", "16", "--rank", "1", "--N", "4",
+                            "--eps", "0.1"],
+    "soft_beta4": ["bounds", "lower", "--d", "16", "--rank", "1", "--heads", "8", "--target",
+                   "soft-nearest", "--target-param", "beta=4"],
+    "bounds_list": ["bounds", "list"],
+    "check_list": ["check", "--list"],
+    "witness_list": ["witness", "list"],
     "harmonics_sign": ["harmonics", "sign", "--d", "5", "--max-degree", "9"],
     "harmonics_dim": ["harmonics", "dim", "--d", "3", "--degree", "2"],
     "kernel_head_vs_target": ["kernel", "head-vs-target", "--d", "5", "--theta", "1"],
@@ -94,6 +110,21 @@ def time_case(root: Path, args: list[str] | None, repeats: int, timeout: float,
             "load_avg_1min": os.getloadavg()[0]}
 
 
+def grid_cases(points: int, seed: int = 46) -> dict[str, list[str]]:
+    """``points`` seeded draws of ``bounds lower`` with ``5 <= d <= 64``, r in 1..4, H in
+    1..64, half at N = 2 and half at ``3 <= N <= d - 2`` (n-keys), settled by default."""
+    import random
+
+    rng = random.Random(seed)
+    out: dict[str, list[str]] = {}
+    for i in range(points):
+        d, r, H = rng.randint(5, 64), rng.randint(1, 4), rng.randint(1, 64)
+        N = 2 if i % 2 == 0 else rng.randint(3, d - 2)
+        out[f"grid_{i:02d}_d{d}_r{r}_h{H}_n{N}"] = [
+            "bounds", "lower", "--d", str(d), "--rank", str(r), "--heads", str(H), "--N", str(N)]
+    return out
+
+
 def _children_cpu() -> float:
     """User + system CPU seconds of the waited-for child processes so far: a process's share of
     it is what a load on the other cores disturbs least."""
@@ -108,8 +139,12 @@ def main() -> None:
     ap.add_argument("--repeats", type=int, default=5)
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--only", nargs="*", default=None)
+    ap.add_argument("--grid", type=int, default=0,
+                    help="also time this many points of bounds lower (d <= 64, every built-in "
+                    "route: harmonic count and fiber at N = 2, n-keys at 3 <= N <= d - 2)")
     a = ap.parse_args()
     cases = {k: v for k, v in CASES.items() if not a.only or k in a.only}
+    cases.update(grid_cases(a.grid))
     root = a.root.resolve()
     results: dict[str, dict[str, object]] = {}
     base_times: list[float] = []
@@ -135,6 +170,12 @@ def main() -> None:
                          "load_avg_1min": os.getloadavg()[0]}
     print(f"{a.label:>8} {BASELINE:<22} median {median_base:.3f}s, cpu {median_base_cpu:.3f}s",
           flush=True)
+    grid = [float(v["median_s"]) for k, v in results.items() if k.startswith("grid_")]  # type: ignore[arg-type]
+    if grid:
+        results["grid_summary"] = {"points": len(grid), "median_s": statistics.median(grid),
+                                   "max_s": max(grid), "over_1s": sum(t > 1 for t in grid)}
+        print(f"{a.label:>8} grid of {len(grid)}: median {statistics.median(grid):.3f}s, max "
+              f"{max(grid):.3f}s, {sum(t > 1 for t in grid)} over 1 s", flush=True)
     data = json.loads(OUT.read_text()) if OUT.exists() else {}
     data[a.label] = {"root": str(a.root), "cpus": os.cpu_count(), "python": sys.version.split()[0],
                      "bytecode": "cached (one untimed run per case first)",

@@ -13,6 +13,16 @@ The functions are not re-exported here, so that ``constructions.<name>`` stays t
 Layering: imports workbench.core, workbench.models.
 """
 
-from workbench.constructions._montecarlo import ClaimedError
+from typing import Any
 
 __all__ = ["ClaimedError"]
+
+
+def __getattr__(name: str) -> Any:
+    """``ClaimedError`` on first use: importing a light module of the package (the witness
+    record's ``witness_setting``, read by ``witness list``) must not load torch."""
+    if name == "ClaimedError":
+        from workbench.constructions._montecarlo import ClaimedError
+
+        return ClaimedError
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -54,17 +54,28 @@ def question_settled(lower: float, upper: float, eps: float) -> bool:
 
 
 def settle_degrees(evaluate: Callable[[int], T], settled: Callable[[T], bool], start: int,
-                   cap: int, growth: int = 4) -> tuple[int, T, bool]:
+                   cap: int, growth: int = 4,
+                   next_degree: Callable[[int, T], int] | None = None) -> tuple[int, T, bool]:
     """The truncation rule: ``evaluate(L)`` at ``L = start, growth L + 1, ...`` (odd), never
-    above ``max(start, cap)``, until ``settled``; returns ``(L, evaluate(L), settled)``."""
+    above ``max(start, cap)``, until ``settled``; returns ``(L, evaluate(L), settled)``.
+
+    A bound that can predict from ``evaluate(L)`` the degree its tail needs (an exact tail
+    factor) passes ``next_degree(L, res)``: the next L is then that prediction, kept within
+    ``[L + 2, growth L + 1]``, so the schedule stays this one rule, only shorter."""
     L = start
     while True:
         res = evaluate(L)
         ok = settled(res)
         if ok or L >= cap:
             return L, res, ok
-        L = min(growth * L + 1, cap)
-        L = L if L % 2 == 1 else L - 1
+        step = growth * L + 1
+        if next_degree is not None:
+            step = max(L + 2, min(step, next_degree(L, res)))
+        nxt = min(step, cap)
+        nxt = nxt if nxt % 2 == 1 else nxt - 1
+        if nxt <= L:  # an even cap: its odd degree below was the last one
+            return L, res, ok
+        L = nxt
 
 
 def truncation_of(degrees_summed: int, tail: float, settled: bool) -> Truncation:

@@ -26,12 +26,18 @@ from workbench.core.bounds import EQ2, VALUE_CLASSES
 from workbench.core.bounds.fiber_bound.fiber import trusted_fiber_bound
 from workbench.core.bounds.fiber_bound.fiber_enclosure import ky_fan_average
 from workbench.core.bounds.numerics.gegenbauer_ball import CACHE, rho_ball
-from workbench.core.bounds.numerics.truncation import digits_settled, truncation_of
+from workbench.core.bounds.numerics.truncation import (
+    digits_settled,
+    digits_tolerance,
+    settle_degrees,
+    truncation_of,
+)
 from workbench.core.bounds.profiles import panel_energy
 from workbench.core.bounds.profiles.profile_energy import ProfileEnergies, profile_energies
 from workbench.core.bounds.profiles.profile_fiber_kernel import ProfileFiber, value_multiplicities
 from workbench.core.bounds.profiles.profile_form import exact_form
 from workbench.core.bounds.profiles.profile_harmonic import (
+    PROFILE_DEGREE_CAP,
     _odd,
     _tail,
     profile_bound,
@@ -172,13 +178,32 @@ def profile_fiber_parts(profile: Profile, d: int, r: int, H: int, value_class: s
         return (Part("fiber", fb.enclosure, fb.rigorous, fb.method),)
     dist = distance_to_sign(profile, d)
     parts = []
-    if max_degree is not None or math.isnan(dist[0]) or dist[0] >= DIRECT_FROM:
-        L = _odd(max_degree) if max_degree is not None else profile_degree(
-            profile, d, FIBER_TOL)
-        parts.append(direct_fiber_part(profile, d, r, H, value_class, L))
+    if max_degree is not None:
+        parts.append(direct_fiber_part(profile, d, r, H, value_class, _odd(max_degree)))
+    elif math.isnan(dist[0]) or dist[0] >= DIRECT_FROM:
+        parts.append(_settled_fiber_part(profile, d, r, H, value_class))
     if not math.isnan(dist[1]) and dist[1] < HARDMAX_BELOW:
         parts.append(hardmax_fiber_part(d, r, H, value_class, dist))
     return tuple(parts)
+
+
+def _settled_fiber_part(profile: Profile, d: int, r: int, H: int, value_class: str) -> Part:
+    """:func:`direct_fiber_part` at the degree the truncation rule picks: from the degree
+    whose tail is ``FIBER_TOL``, raised to the least degree whose tail is below a quarter of
+    the printed digits' tolerance, until they are settled (``PROFILE_DEGREE_CAP`` at most)."""
+    def evaluate(L: int) -> Part:
+        return direct_fiber_part(profile, d, r, H, value_class, L)
+
+    def settled(part: Part) -> bool:
+        return part.truncation is None or part.truncation.settled
+
+    def nxt(L: int, part: Part) -> int:
+        tol = digits_tolerance(part.enclosure[0]) / 4
+        return profile_degree(profile, d, tol) if tol > 0 else PROFILE_DEGREE_CAP
+
+    start = profile_degree(profile, d, FIBER_TOL)
+    return settle_degrees(evaluate, settled, start, max(start, PROFILE_DEGREE_CAP),
+                          next_degree=nxt)[1]
 
 
 def profile_lower_bound(profile: Profile, d: int, r: int, H: int, value_class: str = EQ2, *,

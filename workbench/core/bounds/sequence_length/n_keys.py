@@ -25,18 +25,24 @@ from typing import Any
 
 from workbench.core import rigorous as rig
 from workbench.core.bounds import EQ2, VALUE_CLASSES
-from workbench.core.bounds.numerics.truncation import digits_settled, truncation_of
+from workbench.core.bounds.numerics.truncation import (
+    digits_settled,
+    digits_tolerance,
+    settle_degrees,
+    truncation_of,
+)
 from workbench.core.bounds.sequence_length.n_keys_energy import energy_enclosures, fiber_dim
 from workbench.core.bounds.value import N_KEYS, BoundValue
 from workbench.core.harmonics import dim_harmonics
 from workbench.core.validation import check_choice, check_float, check_int, check_layer
 
-__all__ = ["NAME", "DEFAULT_DEGREE", "NKeysHeads", "covered", "degree_count", "fiber_dim",
-           "form_counts", "n_keys_bound", "n_keys_heads_needed", "pair_factor", "tail_factor"]
+__all__ = ["NAME", "DEFAULT_DEGREE", "SETTLE_CAP", "NKeysHeads", "covered", "degree_count",
+           "fiber_dim", "form_counts", "n_keys_bound", "n_keys_heads_needed", "pair_factor",
+           "predicted_degree", "tail_factor"]
 
 NAME = "n-keys"
-DEFAULT_DEGREE = 21  # odd degrees summed by default (--max-degree sets it); the counted tail
-# above it is below 1e-7 of the bound at d = 16, r = 1, H = 8, N <= 4
+DEFAULT_DEGREE = 21  # the truncation rule's first degree (--max-degree sets one by hand)
+SETTLE_CAP = 121  # the truncation rule raises L up to here by default (--max-degree: to 201)
 MAX_DEGREE = 201
 
 
@@ -132,24 +138,70 @@ def _enclose(d: int, r: int, H: int, N: int, L: int, value_class: str
         return max(0.0, rig.lower_float(lo)), rig.upper_float(hi), rig.upper_float(trunc)
 
 
+def _degree(max_degree: int | None) -> int:
+    L = DEFAULT_DEGREE if max_degree is None else check_int("max_degree", max_degree, lo=1,
+                                                               hi=MAX_DEGREE)
+    return L if L % 2 else L - 1
+
+
+def predicted_degree(d: int, r: int, H: int, N: int, L: int, trunc: float, budget: float,
+                     value_class: str = EQ2) -> int:
+    """The least odd ``L' > L`` whose counted tail ``(N-1)/2 tau_L' E_L`` is at most
+    ``budget``, from the tail ``trunc = (N-1)/2 tau_L E_L`` at L (the energy above L' is at
+    most ``E_L``; ``tau`` exact); ``SETTLE_CAP`` where none up to it does."""
+    tau = tail_factor(d, r, H, N, L, value_class)
+    if tau == 0 or trunc <= 0:
+        return L + 2
+    scale = Fraction(trunc) / tau
+    for nxt in range(L + 2, SETTLE_CAP + 1, 2):
+        if scale * tail_factor(d, r, H, N, nxt, value_class) <= Fraction(budget):
+            return nxt
+    return SETTLE_CAP
+
+
+def _settled_enclosure(d: int, r: int, H: int, N: int, value_class: str,
+                       max_degree: int | None) -> tuple[int, tuple[float, float, float], bool]:
+    """``(L, (lo, hi, tail), settled)`` at ``max_degree``, or by the truncation rule
+    (:func:`~workbench.core.bounds.numerics.truncation.settle_degrees`, from
+    ``DEFAULT_DEGREE`` to ``SETTLE_CAP``, each step the degree :func:`predicted_degree` names
+    for a quarter of the printed digits' tolerance) until ``digits_settled(lo, hi)``."""
+    def evaluate(L: int) -> tuple[float, float, float]:
+        lo, hi, trunc = _enclose(d, r, H, N, L, value_class)
+        return lo, hi, max(trunc, hi - lo)
+
+    def settled(res: tuple[float, float, float]) -> bool:
+        return digits_settled(res[0], res[1])
+
+    if max_degree is not None:
+        L = _degree(max_degree)
+        res = evaluate(L)
+        return L, res, settled(res)
+
+    def nxt(L: int, res: tuple[float, float, float]) -> int:
+        return predicted_degree(d, r, H, N, L, res[2], 0.25 * digits_tolerance(res[0]),
+                                value_class)
+
+    return settle_degrees(evaluate, settled, DEFAULT_DEGREE, SETTLE_CAP, next_degree=nxt)
+
+
 def n_keys_bound(d: int, r: int, H: int, N: int, value_class: str = EQ2, *,
                  max_degree: int | None = None) -> BoundValue:
     """The bound beyond two keys at ``(d, r, H, N)`` (``3 <= N <= d - 2``, D_N), one rigorous
     part of kind ``N_KEYS`` (named ``n-keys``, for both classes); degrees up to
-    ``max_degree`` (default ``DEFAULT_DEGREE``) are summed and the rest counted (module
-    docstring)."""
+    ``max_degree`` are summed and the rest counted (module docstring). By default the degree
+    follows the truncation rule: raised until the printed digits are settled."""
     d, r, H, N, value_class = _check(d, r, H, N, value_class)
-    L = DEFAULT_DEGREE if max_degree is None else check_int("max_degree", max_degree, lo=1,
-                                                               hi=MAX_DEGREE)
-    L = L if L % 2 else L - 1
     if r >= fiber_dim(d, N) - 1:  # D_l >= N(n, l) at every degree: exactly 0
         return BoundValue(parts=(N_KEYS.at((0.0, 0.0), "arithmetic: r >= d - N gives 0",
-                                           truncation_of(L, 0.0, True)),))
-    lo, hi, trunc = _enclose(d, r, H, N, L, value_class)
-    settled = digits_settled(lo, lo + trunc)
+                                           truncation_of(_degree(max_degree), 0.0, True)),))
+    L, (lo, hi, tail), ok = _settled_enclosure(d, r, H, N, value_class, max_degree)
+    return _value(L, lo, hi, tail, ok)
+
+
+def _value(L: int, lo: float, hi: float, tail: float, settled: bool) -> BoundValue:
     method = (f"arb balls: Gamma_l by Gauss-Legendre with a proved error (odd l <= {L}), the "
               f"degrees above counted by Parseval (sum Gamma_l = 2/N)")
-    return BoundValue(parts=(N_KEYS.at((lo, hi), method, truncation_of(L, trunc, settled)),))
+    return BoundValue(parts=(N_KEYS.at((lo, hi), method, truncation_of(L, tail, settled)),))
 
 
 @dataclass(frozen=True)
@@ -165,21 +217,45 @@ class NKeysHeads:
 def n_keys_heads_needed(d: int, r: int, N: int, eps: float, value_class: str = EQ2, *,
                         max_degree: int | None = None, h_cap: int = 10 ** 30) -> NKeysHeads:
     """Least ``H >= 1`` with ``lower end of B_N(H) <= eps`` (bisection: the lower end is
-    non-increasing in H at a fixed truncation)."""
+    non-increasing in H at a fixed truncation). By default the degree follows the truncation
+    rule until the question is settled: the upper end at the answer is ``<= eps`` too, so the
+    full series gives the same H (``bound_at_heads``' truncation says whether it is)."""
     d, r, _, N, value_class = _check(d, r, 1, N, value_class)
     eps = check_float("eps", eps, lo=0.0, hi=1.0, lo_open=True)
+    if r >= fiber_dim(d, N) - 1:  # the bound is 0 at every H
+        return NKeysHeads(1, n_keys_bound(d, r, 1, N, value_class, max_degree=max_degree), None)
+    Enc = tuple[float, float, float]
 
-    def at(H: int) -> BoundValue:
-        return n_keys_bound(d, r, H, N, value_class, max_degree=max_degree)
+    def search(L: int) -> tuple[int, Enc, Enc | None]:
+        def at(H: int) -> Enc:
+            lo, hi, trunc = _enclose(d, r, H, N, L, value_class)
+            return lo, hi, max(trunc, hi - lo)
 
-    if at(1).value <= eps:
-        return NKeysHeads(1, at(1), None)
-    lo_h, hi_h = 1, 2
-    while at(hi_h).value > eps:
-        lo_h, hi_h = hi_h, hi_h * 2
-        if hi_h > h_cap:
-            raise ValueError(f"eps = {eps} needs more than {h_cap} heads at this truncation")
-    while hi_h - lo_h > 1:
-        mid = (lo_h + hi_h) // 2
-        lo_h, hi_h = (mid, hi_h) if at(mid).value > eps else (lo_h, mid)
-    return NKeysHeads(hi_h, at(hi_h), at(lo_h))
+        if at(1)[0] <= eps:
+            return 1, at(1), None
+        lo_h, hi_h = 1, 2
+        while at(hi_h)[0] > eps:
+            lo_h, hi_h = hi_h, hi_h * 2
+            if hi_h > h_cap:
+                raise ValueError(f"eps = {eps} needs more than {h_cap} heads at this truncation")
+        while hi_h - lo_h > 1:
+            mid = (lo_h + hi_h) // 2
+            lo_h, hi_h = (mid, hi_h) if at(mid)[0] > eps else (lo_h, mid)
+        return hi_h, at(hi_h), at(lo_h)
+
+    def answered(res: tuple[int, Enc, Enc | None]) -> bool:
+        return res[1][1] <= eps  # the full series at H is <= eps too
+
+    def nxt(L: int, res: tuple[int, Enc, Enc | None]) -> int:
+        H, (lo, _, tail), _ = res
+        return predicted_degree(d, r, H, N, L, tail, max(eps - lo, 0.0) / 2, value_class)
+
+    if max_degree is None:
+        L, (H, enc, below), ok = settle_degrees(search, answered, DEFAULT_DEGREE, SETTLE_CAP,
+                                                next_degree=nxt)
+    else:
+        L = _degree(max_degree)
+        H, enc, below = search(L)
+        ok = answered((H, enc, below))
+    return NKeysHeads(H, _value(L, *enc, ok),
+                      None if below is None else _value(L, *below, True))

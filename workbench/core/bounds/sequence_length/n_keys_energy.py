@@ -22,16 +22,19 @@ included, :mod:`workbench.core.rigorous`); the cut ``|x| <= X`` is counted: it c
 
 from __future__ import annotations
 
+import json
 import math
 from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from workbench.core import rigorous as rig
 from workbench.core.harmonics import dim_harmonics
 from workbench.core.validation import check_int
 
-__all__ = ["X_CUT", "atom_at_zero", "coefficient", "density_bound", "energy_enclosures",
-           "fiber_dim", "kappa_density"]
+__all__ = ["X_CUT", "TABLE_FILE", "atom_at_zero", "coefficient", "compute_enclosures",
+           "density_bound", "energy_enclosures", "fiber_dim", "kappa_density", "table_degree",
+           "table_pairs"]
 
 _BITS = 64
 X_CUT = 10  # the maximum of the Gaussians is integrated over [-X_CUT, X_CUT]
@@ -191,9 +194,44 @@ _RHO = 2  # Bernstein ellipse parameter of the Gauss-Legendre error bound
 _ARCS = 256  # complex balls covering the ellipse's boundary (bound on |q_l| there)
 
 
+TABLE_FILE = Path(__file__).with_name("n_keys_table.json")
+TABLE_D = 64  # the shipped table covers 5 <= N <= d - 2, d <= TABLE_D
+
+
+def table_degree(n: int) -> int:
+    """The degree the shipped table goes to on a fiber of dimension n: 61 where the tail
+    decays slowly (``n < 16``; 128 nodes), else 21 (64 nodes: the rule rarely needs more)."""
+    return 61 if n < 16 else 21
+
+
+def table_pairs() -> list[tuple[int, int]]:
+    """The ``(d, N)`` of the shipped table: ``N >= 5`` (N = 3, 4 have elementary densities and
+    take milliseconds), ``N <= d - 2``, ``d <= TABLE_D``."""
+    return [(d, N) for d in range(7, TABLE_D + 1) for N in range(5, d - 1)]
+
+
+@lru_cache(maxsize=1)
+def _table() -> dict[str, list[list[float]]]:
+    if not TABLE_FILE.exists():
+        return {}
+    return dict(json.loads(TABLE_FILE.read_text())["enclosures"])
+
+
 @lru_cache(maxsize=256)
 def energy_enclosures(d: int, N: int, L: int) -> tuple[tuple[float, float], ...]:
-    """``(lo, hi)`` enclosures of ``Gamma_l`` for the odd ``l <= L`` (index ``(l-1)/2``).
+    """``(lo, hi)`` enclosures of ``Gamma_l`` for the odd ``l <= L`` (index ``(l-1)/2``): from
+    the shipped table (``benchmarks/build_n_keys_table.py``: :func:`compute_enclosures` once,
+    the same proved enclosures) where it reaches L, else :func:`compute_enclosures`."""
+    d, n = _check(d, N)
+    L = check_int("max_degree", L, lo=1)
+    row = _table().get(f"{d} {N}")
+    if row is not None and len(row) >= (L + 1) // 2:
+        return tuple((lo, hi) for lo, hi in row[: (L + 1) // 2])
+    return compute_enclosures(d, N, L)
+
+
+def compute_enclosures(d: int, N: int, L: int) -> tuple[tuple[float, float], ...]:
+    """``(lo, hi)`` enclosures of ``Gamma_l`` for the odd ``l <= L``, computed.
 
     ``int_0^1 q_l f`` by Gauss-Legendre on ``[0, 1]`` with the proved error bound of
     Trefethen's Theorem 19.3 (``64 M / (15 (rho^2 - 1) rho^{2 nodes})``, halved for ``[0, 1]``),
@@ -267,15 +305,29 @@ def _gegenbauer_all(J: int, mu: Any, x: Any) -> list[Any]:
     return out[: J + 1]
 
 
+@lru_cache(maxsize=64)
+def _node_densities(n: int, N: int, nodes: int) -> tuple[Any, ...]:
+    """``f(k_i)`` at the Gauss-Legendre nodes of ``[0, 1]``, computed once per node set at
+    ``_BITS`` bits: ``f`` is smooth and its integral's tolerance is ``2^-30``, so the degree's
+    precision (which the Gegenbauer recurrences need) buys it nothing; each ball encloses
+    ``f`` on a ball that contains the node, so it encloses ``f(k_i)``. Raising L reuses it."""
+    import flint
+
+    with rig.precision(_BITS):
+        return tuple(_density(n, N, rig.acb((1 + flint.arb.legendre_p_root(nodes, i)) / 2),
+                              False).real for i in range(nodes))
+
+
 def _gauss_sums(d: int, N: int, n: int, L: int, a2: list[Any], nodes: int) -> list[Any]:
     """``sum_i w_i q_l(k_i) f(k_i)`` over the Gauss-Legendre nodes of ``[0, 1]``."""
     import flint
 
+    dens = _node_densities(n, N, nodes)
     sums = [rig.arb(0)] * len(a2)
     for i in range(nodes):
         u, w = flint.arb.legendre_p_root(nodes, i, weight=True)
         k = (1 + u) / 2
-        fk = _density(n, N, rig.acb(k), False).real * w / 2
+        fk = dens[i] * w / 2
         base = (1 - k * k) ** (n - 1) * fk
         gs = _gegenbauer_all(2 * len(a2) - 2, rig.arb(n) / 2, k)
         for j in range(len(a2)):
