@@ -70,7 +70,7 @@ def _check_on_dn(fig: Any) -> None:
     assert all(_line(ax, OTHER_LABEL) is None for ax in panels)
     assert "nearest, orthonormal keys, 1 layer" in panels[0].get_legend_handles_labels()[1][0]
     caption = fig.texts[-1].get_text().replace("\n", " ")
-    assert "dashed: the certified bound at each N (certified-n" in caption
+    assert "Dashed: the certified bound at each N (certified-n" in caption
     assert "proved for these runs' law" in caption and "0 (vacuous)" in caption
     why = b.outside(D, 1, D * D, 7)
     assert (why is None) or f"not drawn where {why}" in caption

@@ -122,7 +122,7 @@ def bound_note(rows: Sequence[Row], bound: Any) -> str:
             zero.setdefault(r["config"]["spec"]["rank"], set()).add(r["config"]["task"]["N"])
     source = sorted({ref[1] for ref in drawn})
     if bound is None:
-        return "no certified bound at N >= 3 is registered here: none is drawn"
+        return "No certified bound at N >= 3 is registered here: none is drawn"
     where = (f"; not drawn where {'; '.join(uncovered)}" if uncovered else "") + (
         "; 0 (vacuous), not drawn, at " + "; ".join(
             f"r = {k}: N = {', '.join(map(str, sorted(v)))}" for k, v in sorted(zero.items()))
@@ -136,7 +136,7 @@ def bound_note(rows: Sequence[Row], bound: Any) -> str:
                 "bound exists for i.i.d. keys at N >= 3; bounds at different N are different "
                 f"theorems (different laws D_N){where}")
     other = f" (not for the runs with {'; '.join(mismatch)})" if mismatch else ""
-    return (f"dashed: the certified bound at each N ({bound.name}, {kind}{decided}), proved for "
+    return (f"Dashed: the certified bound at each N ({bound.name}, {kind}{decided}), proved for "
             f"these runs' law, {DN_LAW}{other}; bounds at different N are different theorems "
             f"(different laws D_N){where}")
 
@@ -179,6 +179,7 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
         fig, axes = plt.subplots(1, len(keys), figsize=(4.8 * len(keys) + 1.5, 5.0),
                                  sharey=True, squeeze=False)
         values: list[float] = [0.5]
+        half: list[float] = []
         for i, (ax, key) in enumerate(zip(axes[0], keys)):
             cells = by[key]
             xs = sorted(cells)
@@ -191,14 +192,26 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
             if band:
                 ax.fill_between([pt.x for pt in band], [pt.lo for pt in band],
                                 [pt.hi for pt in band], color=colour, alpha=0.25, linewidth=0)
+                # the interval as capped bars too: a band narrower than the line still shows
+                ax.errorbar([pt.x for pt in band], [pt.value for pt in band],
+                            yerr=[[pt.value - pt.lo for pt in band],  # type: ignore[operator]
+                                  [pt.hi - pt.value for pt in band]],  # type: ignore[operator]
+                            fmt="none", ecolor=colour, capsize=5, elinewidth=1.5, zorder=4)
+                half += [max(pt.value - pt.lo, pt.hi - pt.value)  # type: ignore[operator]
+                         for pt in band]
+            # every seed: the spread behind the best-of-seeds line
+            draws = [(x, float(r["heldout"])) for x in xs for r in cells[x]]
+            ax.scatter([x for x, _ in draws], [v for _, v in draws], s=16, color=colour,
+                       alpha=0.55, marker="x", zorder=4)
+            values += [v for _, v in draws]
             values += [v for pt in pts for v in (pt.value, pt.lo, pt.hi) if v is not None]
             values += _draw_bound(ax, xs, cells, bound)
             ax.set_title(", ".join(f"{c} = {v}" for c, v in zip(p.curves, key)), loc="left")
             style.set_x_axis(ax, xs, p.log_x)
             ax.set_xlabel(AXIS_NAMES.get(p.x, p.x))
             style.reference_line(ax, on_d2=False)
-            ax.legend(loc="center right", frameon=True, framealpha=0.9, edgecolor="none",
-                      fontsize=9)
+            ax.legend(loc="upper left", bbox_to_anchor=(0.0, -0.14), frameon=False,
+                      fontsize=9)  # below the panel: it never hides a curve or a tick
         log_y = style.set_y_axis(axes[0][0], values)
         if not log_y:  # errors from 0: the full-rank curve's height reads against it
             axes[0][0].set_ylim(bottom=0.0)
@@ -206,8 +219,9 @@ def n_figure(p: Any, rows: Sequence[Row], scale: str, bound: Any = None) -> Any:
         title = p.sweeps[0].upper() + p.sweeps[1:]
         fig.suptitle(f"{title} ({scale} scale), one panel per {p.curves[0] if p.curves else 'run'}",
                      x=0.02, ha="left")
-        note = (caption(p, rows, fixed) + ". " + band_label(rows) + ". " + bound_note(rows, bound)
-                + ".")
-        fig.text(0.02, -0.02, "\n".join(textwrap.wrap(note, 125)), ha="left", va="top",
+        note = (caption(p, rows, fixed) + ". " + band_label(rows) + (
+            f" (half-width at most {style.plain(max(half))}, also drawn as capped bars)"
+            if half else "") + "; crosses: every seed. " + bound_note(rows, bound) + ".")
+        fig.text(0.02, -0.17, "\n".join(textwrap.wrap(note, 125)), ha="left", va="top",
                  fontsize=12)  # about 7 pt where a paper prints the figure 6.5 in wide
         return fig
