@@ -6,7 +6,8 @@ d = 61-64 a second process reached), the proved enclosures of
 ``workbench/core/bounds/sequence_length/n_keys_table.json`` so that a settled ``bounds lower
 --N`` answers without the nested integrals of the density (0.4 to 1.7 s per pair).
 tests/core/test_settled_series.py recomputes sampled entries and holds them to the table.
-Resumable: finished pairs are kept in ``benchmarks/results/n_keys_table.partialI.json``
+Resumable: finished pairs are kept in ``benchmarks/results/n_keys_table.partialI.json`` (not
+committed; a fresh run starts from the shipped table's pairs)
 (shard I); ``--merge --shards K`` writes the package table: every finished pair, and it
 refuses unless all of ``table_pairs`` (``d <= TABLE_D``) are among them.
 Also writes benchmarks/results/n_keys_table.json (seconds per pair).
@@ -44,6 +45,8 @@ def main() -> None:
         return
     part = RESULTS / f"n_keys_table.partial{a.shard}.json"
     done = json.loads(part.read_text()) if part.exists() else {"enclosures": {}, "seconds": {}}
+    if not part.exists() and ne.TABLE_FILE.exists():  # resume from the shipped table
+        done["enclosures"] = json.loads(ne.TABLE_FILE.read_text())["enclosures"]
     pairs = list(enumerate(ne.table_pairs()))
     for i, (d, N) in reversed(pairs) if a.reverse else pairs:
         key = f"{d} {N}"
