@@ -1,5 +1,5 @@
 """Build the shipped table of the n-keys energies (docs/derivations/beyond_two_keys.md,
-"Rigorous evaluation"): for every ``5 <= N <= d - 2``, ``d <= TABLE_D`` (54; and the pairs of
+"Rigorous evaluation"): for every ``5 <= N <= d - 2``, ``d <= TABLE_D`` (55; and the pairs of
 d = 61-64 a second process reached), the proved enclosures of
 ``Gamma_l`` (odd ``l <= table_degree(d - N + 1)``) by the same code the library runs
 (``n_keys_energy.compute_enclosures``), shipped in
