@@ -195,7 +195,7 @@ _ARCS = 256  # complex balls covering the ellipse's boundary (bound on |q_l| the
 
 
 TABLE_FILE = Path(__file__).with_name("n_keys_table.json")
-TABLE_D = 64  # the shipped table covers 5 <= N <= d - 2, d <= TABLE_D
+TABLE_D = 55  # the shipped table covers 5 <= N <= d - 2 for every d <= TABLE_D (and some more)
 
 
 def table_degree(n: int) -> int:
