@@ -42,7 +42,7 @@ def test_nkeys_sandwich_reports_a_witness_below_the_bound(
 
 
 @pytest.mark.parametrize(("args", "words"), [
-    (("--N", "15", "--d", "16"), "no certified bound covers"),
+    (("--N", "3", "--d", "4"), "no certified bound covers"),  # n-keys N <= d-2, multi-level d >= 5
     (("--N", "3", "--target", "soft-nearest"), "--N 3 applies to the hardmax target only"),
     (("--N", "3", "--witness-dir", "/tmp/x"), "--witness-dir applies to the hardmax sandwich"),
     (("--N", "1"), "--N must"),

@@ -69,7 +69,7 @@ class Entry:
 # every certified bound at N >= 3
 SEQUENCE_BOUNDS: tuple[Entry, ...] = (
     Entry("n-keys", "n_keys", "n_keys_bound", "3 <= N <= d - 2", (N_KEYS,)),
-    Entry("multi-level", "multi_level", "multi_level_bound", "3 <= N <= d",
+    Entry("multi-level", "multi_level", "multi_level_bound", "3 <= N <= d, d >= 5",
           (MULTI_LEVEL, MULTI_LEVEL_ESTIMATE)),
 )
 
