@@ -18,9 +18,19 @@ from workbench.core.intervals import Estimate
 from workbench.core.montecarlo import sample_mean
 
 
-def direct_spectrum(m: int, c: np.ndarray, nodes: int = 256) -> tuple[np.ndarray, list[int]]:
+def direct_spectrum(m: int, c: np.ndarray, nodes: int | None = None
+                    ) -> tuple[np.ndarray, list[int]]:
     """``(values (3, n), multiplicities)`` of Lemma F3 with ``lambda_j`` from the direct form of
-    Lemma F2, ``t = cos theta``, ``dmu_m = sin^{m-2} theta dtheta / B(1/2, (m-1)/2)``."""
+    Lemma F2, ``t = cos theta``, ``dmu_m = sin^{m-2} theta dtheta / B(1/2, (m-1)/2)``.
+
+    ``nodes`` (Gauss-Legendre in theta) defaults to 64 for ``m >= 4`` and 256 below: the weight
+    ``sin^{m-2}`` flattens the endpoints from m = 4 on, where 64 nodes differ from 256 by at most
+    1.6e-13 (measured on 20,000 c ~ Beta and c in {0, 0.5, 1}, m = 4..30); at m = 2, 3 the
+    rule converges slowly (64 vs 256: 1.7e-8, 4e-11)."""
+    if nodes is None:
+        nodes = 64 if m >= 4 else 256
+    if nodes < 1:
+        raise ValueError(f"nodes must be >= 1 (got {nodes})")
     if m == 1:
         k = (2 / math.pi) * np.arcsin(2 * c - 1)
         return np.stack([(1 + k) / 2, (1 - k) / 2]), [1, 1]
