@@ -59,7 +59,7 @@ def run_one(fault_id: str | None, out: Path, claims: list[str] | None = None) ->
     buf = io.StringIO()
     with contextlib.redirect_stdout(buf):
         # one process: the fault is planted here, and workers would not see it; no plug-ins
-        only = ["--only", *claims] if claims else []
+        only = [a for c in claims or () for a in ("--only", c)]  # the flag once per claim
         rc = main(["check", "--scale", "quick", "--json", "--builtin", "--jobs", "1", *only])
     text = buf.getvalue()
     start = text.find("{")
