@@ -43,14 +43,18 @@ def scipy_energies(beta: float, d: int, L: int) -> dict[int, float]:
 
 def fiber_values(energies: dict[int, float], d: int, m: int, c: np.ndarray
                  ) -> tuple[np.ndarray, list[int]]:
-    """The fiber values ``(n_values, len(c))`` and multiplicities (Lemma F3) of the kernel."""
+    """The fiber values ``(n_values, len(c))`` and multiplicities (Lemma F3) of the kernel.
+
+    The integrands ``k(c + (1-c) t) q(t)`` are polynomials in t of degree ``L + 2`` (k has
+    degree ``L = max l``, q at most 2), so an n-node Gauss-Jacobi rule, exact to degree
+    ``2n - 1``, is exact for them from ``n = (L + 3) / 2`` on: ``L // 2 + 4`` nodes."""
     from scipy.special import roots_jacobi
 
     total = sum(energies.values())
     if m == 1:
         k = sum(e * gegenbauer_normalized(d, l, 2 * c - 1) for l, e in energies.items())
         return np.stack([(total + k) / 2, (total - k) / 2]), [1, 1]
-    t, w = roots_jacobi(160, (m - 3) / 2, (m - 3) / 2)
+    t, w = roots_jacobi(max(energies) // 2 + 4, (m - 3) / 2, (m - 3) / 2)
     w = w / w.sum()
     x = c[:, None] + (1 - c[:, None]) * t[None, :]
     k = sum(e * gegenbauer_normalized(d, l, x) for l, e in energies.items())
