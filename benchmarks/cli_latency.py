@@ -37,7 +37,6 @@ from pathlib import Path
 
 CASES: dict[str, list[str]] = {
     "help": ["--help"],
-    "check_list": ["check", "--list"],  # loads every claim module: no torch, sympy, scipy
     "bad_input_bounds": ["bounds", "lower", "--d", "1", "--r", "1", "--heads", "1"],
     "bad_input_train": ["train", "--d", "4", "--N", "2", "--rank", "9", "--heads", "1",
                         "--steps", "1"],
