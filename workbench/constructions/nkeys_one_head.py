@@ -62,7 +62,7 @@ def nkeys_bayes_score(Z: np.ndarray, y: np.ndarray, V: np.ndarray) -> np.ndarray
     lam, Q = np.linalg.eigh(S)
     root = np.einsum("nij,nj,nkj->nik", Q, np.sqrt(np.clip(lam, 0, None)), Q)  # S^{1/2}
     scale = np.linalg.norm(y[:, r:], axis=1)  # |y_Q|
-    c = known[:, None, :] + scale[:, None, None] * np.einsum("nij,kj->nki", root, V)
+    c = known[:, None, :] + scale[:, None, None] * np.matmul(V, root.transpose(0, 2, 1))
     win = c.argmax(-1)  # (n, K)
     return np.stack([(win == j).mean(1) for j in range(N)], 1)
 

@@ -37,11 +37,6 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from scipy import optimize
-from scipy.special import ndtr, ndtri
-from scipy.stats import beta as beta_dist
-from scipy.stats import t as t_dist
-
 from workbench.core.validation import check_choice, check_float, check_int
 
 INTERVALS: tuple[str, ...] = (
@@ -97,12 +92,14 @@ class Estimate:
 
 def z_value(level: float) -> float:
     """Two-sided normal quantile of an interval at ``level`` (``z_value(0.95) = 1.96``)."""
+    from scipy.special import ndtri
     level = check_float("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
     return float(ndtri(0.5 + level / 2))  # scipy's norm.ppf, without its per-call dispatch
 
 
 def level_of(z: float) -> float:
     """The two-sided level of a normal interval ``mean +- z se`` (the inverse of ``z_value``)."""
+    from scipy.special import ndtr
     z = check_float("z", z, lo=0.0, lo_open=True)
     return 2 * float(ndtr(z)) - 1
 
@@ -121,6 +118,7 @@ def student_t(values: Sequence[float], level: float = 0.99,
 
     One replicate gives no interval: ``lo``, ``hi`` and ``std`` are NaN (never ``holds``).
     """
+    from scipy.stats import t as t_dist
     k = len(values)
     if k < 1:
         raise ValueError("values must hold at least one value")
@@ -146,6 +144,7 @@ def _kl(p: float, q: float) -> float:
 
 def chernoff_interval(m: float, n: int, delta: float) -> tuple[float, float]:
     """``{mu in [0, 1] : n kl(m, mu) <= log(2/delta)}`` for a mean ``m`` of ``[0, 1]`` values."""
+    from scipy import optimize
     c = math.log(2 / delta) / n
     m = min(1.0, max(0.0, m))
     lo = 0.0 if m <= 0 or _kl(m, 0.0 + 1e-300) <= c else optimize.brentq(
@@ -179,6 +178,7 @@ def mean_interval(
     except ``normal``, whose interval is cut to it (a half-line such as ``NONNEGATIVE`` too;
     ``clopper_pearson`` expects 0/1 values: ``var`` is then unused).
     """
+    from scipy.stats import beta as beta_dist
     n = check_int("n", n, lo=1)
     level = check_float("level", level, 0.0, 1.0, lo_open=True, hi_open=True)
     method = check_choice("method", method, MEAN_INTERVALS)

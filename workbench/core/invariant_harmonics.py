@@ -10,7 +10,6 @@ import itertools
 import math
 
 import numpy as np
-from scipy.special import roots_jacobi
 
 from workbench.core.harmonics import dim_harmonics, legendre_d
 
@@ -21,6 +20,7 @@ def invariant_harmonic_rank(d: int, r: int, k: int, seed: int) -> int:
     The orbit average over the kernel sphere is exact (Gauss-Jacobi in the cosine to the
     kernel component of ``a``); the averaged functions span the invariant harmonics of degree k.
     """
+    from scipy.special import roots_jacobi
     rng = np.random.default_rng(seed)
     m = d - r
     expected = math.comb(k + r - 1, r - 1)
@@ -45,6 +45,7 @@ def invariant_harmonic_rank(d: int, r: int, k: int, seed: int) -> int:
 def sphere_cubature(d: int, n: int, n_circle: int) -> tuple[np.ndarray, np.ndarray]:
     """Product cubature on S^{d-1}, exact for polynomials of degree <= min(2n-1, n_circle-1):
     equispaced points on S^1, then Gauss-Jacobi in the first coordinate of each S^{k-1}."""
+    from scipy.special import roots_jacobi
     ang = 2 * np.pi * np.arange(n_circle) / n_circle
     pts = np.stack([np.cos(ang), np.sin(ang)], 1)
     wts = np.full(n_circle, 1.0 / n_circle)
@@ -136,6 +137,7 @@ def marginal_cubature(d: int, p: int, n: int) -> tuple[np.ndarray, np.ndarray]:
     """Cubature for the first ``p <= d-1`` coordinates of a uniform point of S^{d-1}, exact for
     polynomials of degree <= 2n-1 in those coordinates (Gauss-Jacobi, one coordinate at a time,
     each scaled by the radius left over)."""
+    from scipy.special import roots_jacobi
     pts = np.zeros((1, 0))
     rad = np.ones(1)
     wts = np.ones(1)

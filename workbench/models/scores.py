@@ -177,8 +177,8 @@ class MLPScore(ScoreFunction):
     def forward(self, keys, queries, key_pos, query_pos):  # type: ignore[override]
         hk = keys @ self.A.unsqueeze(2)  # (K, H, B, N, m)
         hq = project(queries, self.B.transpose(-1, -2)) + self.c[:, :, None, None, :]
-        hidden = torch.relu(hq.unsqueeze(-2) + hk.unsqueeze(-3))  # (K, H, B, T, N, m)
-        return (hidden * self.v[:, :, None, None, None, :]).sum(-1)
+        hidden = (hq.unsqueeze(-2) + hk.unsqueeze(-3)).relu_()  # (K, H, B, T, N, m), in place
+        return torch.einsum("khbtnm,khm->khbtn", hidden, self.v)  # one batched matmul over m
 
     def extra_config(self) -> dict[str, object]:
         return {"hidden": self.hidden}

@@ -26,9 +26,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.special import beta as beta_fn
-from scipy.special import betainc
-from scipy.stats import chi
 
 from workbench.core.bounds import QUERY_VALUES
 from workbench.core.bounds.harmonic_count.harmonic import degree_dimension_bound
@@ -82,6 +79,8 @@ def step_coefficients(
     d: int, rho: np.ndarray, thresholds: np.ndarray, coefficients: np.ndarray, max_degree: int
 ) -> np.ndarray:
     """``eta_l(rho)`` for ``l = 0..max_degree`` and every ``rho``: shape ``(L + 1, len(rho))``."""
+    from scipy.special import beta as beta_fn
+    from scipy.special import betainc
     d = check_dim(d)
     L = check_int("max_degree", max_degree, lo=1)
     tau = np.sort(np.asarray(thresholds, dtype=np.float64))
@@ -129,6 +128,7 @@ def degree_energies(
     seed: int = 0,
 ) -> DegreeEnergies:
     """The per-degree energies of ``S(sqrt2 rho c)`` at one ``rho`` per chi_d stratum."""
+    from scipy.stats import chi
     d = check_dim(d)
     samples = check_int("samples", samples, lo=2)
     L = check_int("max_degree", max_degree, lo=1)

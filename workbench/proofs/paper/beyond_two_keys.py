@@ -9,30 +9,14 @@ Its test: ``tests/claims/test_beyond_two_keys.py``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import sympy as sp
-import torch
 
 from workbench.core.bounds.sequence_length.n_keys import degree_count, n_keys_bound
 from workbench.core.bounds.sequence_length.n_keys_energy import coefficient, energy_enclosures
 from workbench.core.intervals import bonferroni_level
 from workbench.core.invariant_harmonics import fiber_head_rank
-from workbench.core.montecarlo import sample_mean
-from workbench.core.sphere import sample_instances
-from workbench.core.symbolic.n_keys import (
-    count_expr,
-    fiber_dim_expr,
-    gamma_closed_form,
-    kappa,
-    l_,
-    pair_factor_expr,
-    parseval_total,
-)
-from workbench.core.symbolic.symbols import H as H_sym
-from workbench.core.symbolic.symbols import N as N_sym
-from workbench.core.symbolic.symbols import d as d_sym
-from workbench.core.symbolic.symbols import r as r_sym
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.n_keys_fiber import (
@@ -41,6 +25,10 @@ from workbench.proofs.support.n_keys_fiber import (
     nearest_t,
     u_statistic,
 )
+
+if TYPE_CHECKING:
+    import sympy as sp
+
 
 REF = "derivations/beyond_two_keys.md"
 L_INDEP = 21  # degrees of the independent evaluation (the bound's default truncation)
@@ -51,6 +39,11 @@ RANK_CASES = ((5, 1, 3, 2), (6, 2, 3, 2), (5, 1, 5, 2))  # (n, r, l, linear form
 
 
 def _subs(expr: sp.Expr, **vals: int) -> sp.Expr:
+    from workbench.core.symbolic.n_keys import l_
+    from workbench.core.symbolic.symbols import H as H_sym
+    from workbench.core.symbolic.symbols import N as N_sym
+    from workbench.core.symbolic.symbols import d as d_sym
+    from workbench.core.symbolic.symbols import r as r_sym
     names = {"d": d_sym, "r": r_sym, "H": H_sym, "N": N_sym, "l": l_}
     return expr.subs({names[k]: v for k, v in vals.items()})
 
@@ -59,6 +52,12 @@ def independent_bound(d: int, r: int, H: int, N: int) -> tuple[float, float]:
     """``(value, tolerance)``: the bound from the sympy encoding's n, D_l, (N-1)/2 and 2/N with
     ``Gamma_l`` by float tensor quadrature; the degrees above ``L_INDEP`` are credited with the
     loss ``1 - m_{L+2}``, exact up to ``tolerance`` (``m_l`` decreases in l)."""
+    from workbench.core.symbolic.n_keys import (
+        count_expr,
+        fiber_dim_expr,
+        pair_factor_expr,
+        parseval_total,
+    )
     n = int(_subs(fiber_dim_expr(), d=d, N=N))
     gam = independent_energies(d, N, L_INDEP, grid=120)
 
@@ -96,6 +95,7 @@ def bound_value_claim(ctx: CheckContext) -> list[Evidence]:
 
 
 def _fiber_form(n_draws: int, d: int, N: int) -> Evidence:
+    from workbench.core.sphere import sample_instances
     Xt, yt = sample_instances(n_draws, N, d, points="orthonormal", generator=d * 31 + N)
     X, y = Xt.numpy(), yt.numpy()
     _, c, kap = fiber_coordinates(X, y)
@@ -109,6 +109,11 @@ def _fiber_form(n_draws: int, d: int, N: int) -> Evidence:
        "against a U-statistic", "lemma", ref=f"{REF}#step-5-the-target-on-the-fiber",
        mark="ours", threads=1)
 def steps_claim(ctx: CheckContext) -> list[Evidence]:
+    import sympy as sp
+    import torch
+
+    from workbench.core.montecarlo import sample_mean
+    from workbench.core.symbolic.n_keys import gamma_closed_form, kappa, parseval_total
     out = [_fiber_form(ctx.pick(4000, 40_000), d, N) for d, N in ((8, 3), (10, 6))]
     for n, l, k in ((5, 3, 0.4), (9, 5, 0.15)):  # the sympy closed form against arb's
         exact = float(gamma_closed_form(n, l).subs(kappa, sp.Rational(k)).evalf(30))

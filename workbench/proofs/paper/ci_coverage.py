@@ -20,14 +20,15 @@ Its test: ``tests/claims/test_ci_coverage.py``.
 
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
-import workbench.core.montecarlo as montecarlo
-import workbench.verifiers.estimate as estimate
 from workbench.core.intervals import bonferroni_level, mean_interval
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.verifiers.tasks import Task
+
+if TYPE_CHECKING:
+    import torch
+
 
 REPS = 1500  # a 99.9% Clopper-Pearson half-width near 0.9 of about 0.026 < TOL
 SAMPLES = 200
@@ -55,6 +56,11 @@ def _evidence(k: int, nominal: float, what: str) -> Evidence:
     mark="ours", threads=1,
 )
 def ci_coverage(ctx: CheckContext) -> list[Evidence]:
+    import torch
+
+    import workbench.core.montecarlo as montecarlo
+    import workbench.verifiers.estimate as estimate
+    from workbench.verifiers.tasks import Task
     task = Task("nearest", d=4, N=2, points="orthonormal")
 
     def first_key(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:

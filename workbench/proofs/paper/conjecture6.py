@@ -16,21 +16,22 @@ Its test: ``tests/claims/test_conjecture6.py``.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import torch
-
-import workbench.constructions.majority_vote as mv
-import workbench.core.targets as targets
 from workbench.core.intervals import bonferroni_level, student_t
-from workbench.core.montecarlo import sample_mean
-from workbench.core.sphere import sample_instances
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+
+if TYPE_CHECKING:
+    import torch
+
 
 
 def _sample_errors(d: int, N: int, H: int, n: int, seed: int, draw: int = 0) -> torch.Tensor:
     """Per-sample errors of one drawn tournament (``N`` i.i.d. keys) on ``n`` fresh samples."""
+    import workbench.constructions.majority_vote as mv
+    import workbench.core.targets as targets
+    from workbench.core.sphere import sample_instances
     model, _ = mv.majority_vote(d, H, N=N, points="iid", generator=seed + draw, claim_samples=2)
     X, y = sample_instances(n, N, d, "iid", generator=seed + 5000 + draw)
     return (model(X, y)[0] - targets.nearest_neighbour(X, y)).square().sum(-1)
@@ -46,6 +47,8 @@ def _sample_errors(d: int, N: int, H: int, n: int, seed: int, draw: int = 0) -> 
     ref="paper.md#conjecture-6", mark="paper", threads=1, no_grad=True,
 )
 def tournament_growth(ctx: CheckContext) -> list[Evidence]:
+    import workbench.constructions.majority_vote as mv
+    from workbench.core.montecarlo import sample_mean
     d, eps = 8, 0.2
     Ns = ctx.pick((2, 3, 4), (2, 3, 4, 6, 8))
     samples = ctx.pick(2000, 20_000)

@@ -19,9 +19,6 @@ from workbench.core.intervals import bonferroni_level, z_value
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.eq2_models import CERTIFIED_BOUND_CLAIMS
-from workbench.verifiers.falsify import Attempt, Domain, falsify, replay
-from workbench.verifiers.tasks import Task
-from workbench.verifiers.train import ModelSpec, TrainConfig, train
 
 ALPHA = 0.001  # falsifier: family error rate (Bonferroni over its trials)
 
@@ -54,6 +51,8 @@ def rank_separation_small(ctx: CheckContext) -> list[Evidence]:
     Power: at quick scale trained rank-r errors sit 1.1-3x above their certified bounds (r = 1:
     x1.14 over the fiber bound), so only a bound that many times too large is refuted by them;
     the full-rank layer refutes the rank-1 bound applied to it."""
+    from workbench.verifiers.tasks import Task
+    from workbench.verifiers.train import ModelSpec, TrainConfig, train
     d, N, H = SEPARATION_D, 2, SEPARATION_H
     ranks = ctx.pick((1, 2, 3), (1, 2, 3, 4, 5))
     steps, n, seeds = ctx.pick((QUICK_STEPS, 20_000, 1), (3000, 100_000, 3))
@@ -117,6 +116,7 @@ def certified(d: int, r: int, H: int, N: int) -> float:
 def falsifier_finds_planted(ctx: CheckContext) -> list[Evidence]:
     """The falsifier against ``planted_bound`` (it must find and replay a counterexample), then
     against Theorem 2's bound, ``certified`` (it must find none)."""
+    from workbench.verifiers.falsify import Attempt, Domain, falsify, replay
     budget, steps, n = ctx.pick((3, 100, 2000), (8, 300, 20_000))
     rep = falsify(planted_bound, Domain(d=(6, 10), r=(1, 1), H=(4, 8), N=(2, 2)),
                   budget=budget, steps=steps, eval_samples=n, alpha=ALPHA, seed=ctx.seed)

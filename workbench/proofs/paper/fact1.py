@@ -10,29 +10,24 @@ Its test: ``tests/claims/test_fact1.py``.
 from __future__ import annotations
 
 import math
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import mpmath
-import torch
-
-import workbench.constructions.full_rank as fr
-import workbench.core.targets as targets
 from workbench.core.intervals import Estimate, bonferroni_level
-from workbench.core.montecarlo import estimate_mean, sample_mean
-from workbench.core.sphere import PointLaw, sample_instances
-from workbench.core.symbolic import numeric_rhs
-from workbench.core.symbolic import symbols as sym
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.sphere_quadrature import abs_t_mean
-from workbench.verifiers.estimate import estimate_error
-from workbench.verifiers.tasks import Task
+
+if TYPE_CHECKING:
+    import torch
+
 
 FACT1 = "paper.md#fact-1-one-full-rank-head-suffices"
 
 
 def _head_error(d: int, beta: float, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per-sample ``||head(X, y) - f(X, y)||^2`` of the full-rank head at temperature ``beta``."""
+    import workbench.constructions.full_rank as fr
+    import workbench.core.targets as targets
     return (fr.full_rank_model(d, beta)(X, y)[0] - targets.nearest_neighbour(X, y)).pow(2).sum(-1)
 
 
@@ -46,6 +41,9 @@ def _head_error(d: int, beta: float, X: torch.Tensor, y: torch.Tensor) -> torch.
 def soft_representation(ctx: CheckContext) -> list[Evidence]:
     """The construction's head against ``core.targets.soft_nearest_neighbour`` on both laws,
     from N = 1 to N = d, at beta = 0 (the mean of the keys), 1 and 30."""
+    import workbench.constructions.full_rank as fr
+    import workbench.core.targets as targets
+    from workbench.core.sphere import PointLaw, sample_instances
     out: list[Evidence] = []
     for d, N, points in ((2, 1, "iid"), (5, 2, "orthonormal"), (16, 16, "iid"),
                          (8, 8, "orthonormal")):
@@ -71,6 +69,12 @@ def pointwise_bound(ctx: CheckContext) -> list[Evidence]:
     """The head's squared error minus the bound, maximised over samples (N = 1: gap inf); the
     bound is the sympy encoding ``fact1.pointwise_error`` evaluated per sample, and the
     construction's own ``pointwise_bound`` is compared with it sample by sample."""
+    import torch
+
+    import workbench.constructions.full_rank as fr
+    from workbench.core.sphere import PointLaw, sample_instances
+    from workbench.core.symbolic import numeric_rhs
+    from workbench.core.symbolic import symbols as sym
     encoded = numeric_rhs("fact1.pointwise_error", (sym.N, sym.beta, sym.gap))
     out: list[Evidence] = []
     for d, N, points in ((3, 2, "orthonormal"), (16, 4, "iid"), (16, 16, "iid")):
@@ -106,6 +110,8 @@ ERROR_RANGE = (0.0, 4.0)  # ||X p - x_{i*}||^2 <= diam^2 = 4 for outputs in the 
 def hard_limit(ctx: CheckContext) -> list[Evidence]:
     """For eps in {1e-2, 1e-3} the head at beta = 50/eps has error below eps beyond its CI
     (``bounded`` interval, errors in [0, 4]: rare-event errors keep a non-negative lower end)."""
+    from workbench.core.montecarlo import sample_mean
+    from workbench.core.sphere import PointLaw, sample_instances
     n = ctx.pick(60_000, 1_000_000)
     out: list[Evidence] = []
     for d, N, points in ((8, 2, "orthonormal"), (16, 8, "iid")):
@@ -145,6 +151,9 @@ def beta_for(ctx: CheckContext) -> list[Evidence]:
     The Monte Carlo bound expectation (N > 2) is only run for eps >= 1e-2, where its interval
     resolves the factor 1.5 between eps / 2 and 3 eps / 2.
     """
+    import workbench.constructions.full_rank as fr
+    from workbench.verifiers.estimate import estimate_error
+    from workbench.verifiers.tasks import Task
     n = ctx.pick(200_000, 2_000_000)
     cases = [(8, 2, "orthonormal"), (6, 3, "orthonormal")]
     cases += ctx.pick([], [(16, 2, "orthonormal"), (64, 2, "orthonormal"), (16, 2, "iid"),
@@ -194,6 +203,7 @@ def claimed_reference(d: int, beta: float) -> float:
     """``4 E exp(-2 beta gap)`` on D_2 (``N = 2``: ``gap = sqrt2 |t|``, the ``min`` inactive),
     independently of the construction: a mean over ``|t|`` in ``t`` itself
     (``proofs.support.sphere_quadrature``), split at the integrand's scale ``1 / beta``."""
+    import mpmath
     a = 2 * math.sqrt(2) * beta
     return 4 * abs_t_mean(lambda t: mpmath.exp(-a * t), d, (1 / a, 10 / a, 40 / a))
 
@@ -203,6 +213,9 @@ def _bound_expectation(
 ) -> Estimate:
     """Monte Carlo ``4 E min(1, (N-1)^2 exp(-2 beta gap))`` (values in [0, 4]) with a
     ``bounded`` interval."""
+    import workbench.constructions.full_rank as fr
+    from workbench.core.montecarlo import estimate_mean
+    from workbench.core.sphere import PointLaw, sample_instances
 
     def draw(b: int, g: torch.Generator | None) -> torch.Tensor:
         X, y = sample_instances(b, N, d, points=cast(PointLaw, points), generator=g)

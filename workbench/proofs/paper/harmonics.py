@@ -17,12 +17,9 @@ Its test: ``tests/claims/test_harmonics.py``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import mpmath
 import numpy as np
-import sympy as sp
-from scipy.special import roots_jacobi
 
 import workbench.core.harmonics as gegenbauer
 from workbench.proofs.claim import CheckContext, Evidence
@@ -36,6 +33,10 @@ from workbench.proofs.support.exact_harmonics import (
     partial_sum_interval,
 )
 
+if TYPE_CHECKING:
+    import mpmath
+
+
 
 # --------------------------------------------------------------------------- N(d, l)
 @claim(
@@ -46,6 +47,7 @@ from workbench.proofs.support.exact_harmonics import (
     ref="derivations/harmonics.md#conventions", mark="ours",
 )
 def dimension(ctx: CheckContext) -> list[Evidence]:
+    from scipy.special import roots_jacobi
     dims = ctx.pick(list(range(2, 13)) + [64], list(range(2, 33)) + [64, 257, 1024])
     l_max = ctx.pick(30, 80)
     out: list[Evidence] = []
@@ -85,6 +87,8 @@ def _enclosure(lo: float, hi: float, bound: float, params: dict[str, Any], note:
     ref="derivations/harmonics.md#lemma-h1-closed-form-of-eta_l", mark="ours",
 )
 def sign_coefficients_claim(ctx: CheckContext) -> list[Evidence]:
+    import mpmath
+    import sympy as sp
     out: list[Evidence] = []
     # (1) closed form (30 digits) vs 30-digit tanh-sinh quadrature; float64 path vs quadrature
     pts = ctx.pick([(2, 3), (3, 1), (3, 4), (4, 3), (5, 1), (5, 5), (10, 7), (64, 3)],
@@ -144,6 +148,7 @@ def _quad_eta(d: int, l: int) -> mpmath.mpf:
     """``eta_l(d)`` by 30-digit tanh-sinh quadrature. For d = 2 the Gegenbauer polynomials are
     Chebyshev polynomials, so a second, independent route is used there: the Fourier integral
     ``eta_l = sqrt2/pi int_0^pi sign(cos phi) cos(l phi) dphi`` with the breakpoint at pi/2."""
+    import mpmath
     if d != 2:
         return gegenbauer.gegenbauer_transform(lambda t: mpmath.sign(t), d, l, dps=30)
     with mpmath.workdps(40):

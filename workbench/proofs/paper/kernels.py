@@ -12,24 +12,26 @@ Its test: ``tests/claims/test_kernels.py``.
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
-import torch
 
 import workbench.core.harmonics as gegenbauer
 import workbench.core.head_kernels as head_kernels
 from workbench.core.intervals import bonferroni_level
-from workbench.core.montecarlo import sample_mean
-from workbench.core.sphere import make_generator, sample_instances, uniform_sphere
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+
+if TYPE_CHECKING:
+    import torch
+
 
 AGREEMENT_RESOLUTION = 0.03  # kernel entries: departures of 0.03 (3 % of errors above 1)
 
 
 def _picks(Q: torch.Tensor, K: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """+1 where head (q, k) picks x_1, i.e. <q,y><k, x_1 - x_2> > 0; shape (n, H)."""
+    import torch
     return torch.sign((y @ Q.T) * ((X[:, 0] - X[:, 1]) @ K.T))
 
 
@@ -43,6 +45,7 @@ def _d2_series_tail(L: int) -> float:
 def _agreement(hits: torch.Tensor, expected: float, level: float,
                params: dict[str, Any]) -> Evidence:
     """The frequency of the events ``hits`` (Clopper-Pearson at ``level``) equals ``expected``."""
+    from workbench.core.montecarlo import sample_mean
     est = sample_mean(hits.double(), level, "clopper_pearson", (0.0, 1.0))
     return Evidence.estimate(est, "==", expected, params=params, resolution=AGREEMENT_RESOLUTION)
 
@@ -57,6 +60,10 @@ def _agreement(hits: torch.Tensor, expected: float, level: float,
     ref="derivations/harmonics.md#lemma-h2-the-kernels-c-and-b", mark="ours", no_grad=True,
 )
 def kernels_agreement(ctx: CheckContext) -> list[Evidence]:
+    import torch
+
+    from workbench.core.montecarlo import sample_mean
+    from workbench.core.sphere import make_generator, sample_instances, uniform_sphere
     n = ctx.pick(20_000, 400_000)
     dims = ctx.pick((2, 5), (2, 3, 5, 8, 16, 64))
     H = 4

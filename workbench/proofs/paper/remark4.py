@@ -19,20 +19,20 @@ Its test: ``tests/claims/test_remark4.py``.
 from __future__ import annotations
 
 import math
-
-import torch
+from typing import TYPE_CHECKING
 
 import workbench.core.bounds.biased as biased_bounds
-import workbench.proofs.support.biased_training as biased_training
-import workbench.proofs.support.theorem3 as theorem3
-from workbench.core.symbolic.bounds import c_3, get_bound
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.proofs.support.theorem3 import C_HYP
+
+if TYPE_CHECKING:
+    import torch
+
 
 
 def norm_quantity(d: int, M: torch.Tensor) -> float:
     """``d H max_h ||M_h||_2^2`` for value maps ``M`` ``(H, d, d)`` (or ``(1, H, d, d)``)."""
+    import torch
     M = M.reshape(-1, d, d).double()
     return d * M.shape[0] * float(torch.linalg.matrix_norm(M, ord=2).max()) ** 2
 
@@ -40,6 +40,7 @@ def norm_quantity(d: int, M: torch.Tensor) -> float:
 def hypothesis_threshold(d: int, r: int, H: int, c: float) -> float:
     """``exp(c (d - r))`` read off the encoding ``remark4.norm_needed`` (``V^2 >= rhs`` there,
     so ``d H V^2 < d H rhs = exp(c (d - r))`` is the hypothesis)."""
+    from workbench.core.symbolic.bounds import c_3, get_bound
     return d * H * get_bound("remark4.norm_needed").evaluate(d=d, r=r, H=H, **{c_3.name: c})
 
 
@@ -55,6 +56,9 @@ def hypothesis_threshold(d: int, r: int, H: int, c: float) -> float:
 )
 def norm_condition(ctx: CheckContext) -> list[Evidence]:
     """Every trained model's held-out error against the certified bound, norms recorded."""
+    import workbench.proofs.support.biased_training as biased_training
+    import workbench.proofs.support.theorem3 as theorem3
+    from workbench.proofs.support.theorem3 import C_HYP
     results, steps, _ = biased_training.trained_biased(ctx)
     d, c = biased_training.D_TRAIN, C_HYP
     E = theorem3.target_energies(d, ctx)

@@ -16,16 +16,16 @@ Its test: ``tests/claims/test_section7.py``.
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-import workbench.verifiers.sweep as sweep
 from workbench.core.intervals import bonferroni_level
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.verifiers.orderings import Ordering, beats, select, vary_n_orderings
-from workbench.verifiers.presets import Run, encoder_grid, plan
-from workbench.verifiers.tasks import Task
-from workbench.verifiers.train import TrainConfig
+
+if TYPE_CHECKING:
+    from workbench.verifiers.presets import Run
+
 
 Rows = list[dict[str, Any]]
 
@@ -43,6 +43,9 @@ VARY_N_QUICK_STEPS = 400
 
 def fig2_runs(scale: str, seed: int) -> list[Run]:
     """One-layer runs: full rank against lower ranks at equal ``H r d`` per layer."""
+    from workbench.verifiers.presets import encoder_grid, plan
+    from workbench.verifiers.tasks import Task
+    from workbench.verifiers.train import TrainConfig
     if scale == "full":
         return [r for r in plan("fig2", "quick", seed) if r.label_dict()["L"] == 1]
     cfg = TrainConfig(steps=300, batch=128, eval_samples=2000, eval_batch=2000)
@@ -52,6 +55,9 @@ def fig2_runs(scale: str, seed: int) -> list[Run]:
 
 def vary_n_runs(scale: str, seed: int) -> list[Run]:
     """Rank 1 and full rank at fixed ``H r d = d^3`` for two or more sequence lengths."""
+    from workbench.verifiers.presets import encoder_grid, plan
+    from workbench.verifiers.tasks import Task
+    from workbench.verifiers.train import TrainConfig
     if scale == "full":
         return plan("vary_n", "quick", seed)
     cfg = TrainConfig(steps=VARY_N_QUICK_STEPS, batch=128, eval_samples=2000, eval_batch=2000)
@@ -111,6 +117,7 @@ def _comparisons(runs: list[Run]) -> int:
 )
 def full_rank_wins_one_layer(ctx: CheckContext) -> list[Evidence]:
     """The main grid (Figure 2) at one layer."""
+    import workbench.verifiers.sweep as sweep
     rs = fig2_runs(ctx.scale, ctx.seed)
     n = len({(r.label_dict()["c"], r.label_dict()["r"]) for r in rs})
     return fig2_ordering(sweep.compute(_with_level(rs, n), threads=1, device=ctx.device))
@@ -128,6 +135,7 @@ def full_rank_wins_one_layer(ctx: CheckContext) -> list[Evidence]:
 def low_rank_grows_with_n(ctx: CheckContext) -> list[Evidence]:
     """The error against N: both findings, each ordering beyond the seeds' spread and the
     held-out CIs (Bonferroni over the orderings)."""
+    import workbench.verifiers.sweep as sweep
     rs = vary_n_runs(ctx.scale, ctx.seed)
     return vary_n_ordering(sweep.compute(_with_level(rs, _comparisons(rs)), threads=1,
                                          device=ctx.device))

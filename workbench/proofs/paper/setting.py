@@ -6,13 +6,14 @@ Its test: ``tests/claims/test_setting.py``.
 
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
-from workbench.core.montecarlo import sample_mean
-from workbench.core.sphere import make_generator, orthonormal_points, uniform_sphere
-from workbench.models.attention import MultiHeadAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+
+if TYPE_CHECKING:
+    import torch
+
 
 RESOLUTION = 0.05  # the mean checks resolve departures of 0.05 (half-width must be smaller)
 RELATIVE_RESOLUTION = 0.1  # second moments 1/d: resolve 10 % of the value
@@ -22,6 +23,7 @@ LAWS = "paper.md#laws-of-the-inputs"
 def _moment(values: torch.Tensor, bounds: tuple[float, float], expected: float,
             resolution: float, params: dict[str, object]) -> Evidence:
     """A sampled moment equal to ``expected`` (``bounded`` interval at 99.9 %)."""
+    from workbench.core.montecarlo import sample_mean
     est = sample_mean(values, 0.999, "bounded", bounds)
     return Evidence.estimate(est, "==", expected, params=params, resolution=resolution)
 
@@ -35,6 +37,7 @@ def _moment(values: torch.Tensor, bounds: tuple[float, float], expected: float,
 )
 def sphere_law(ctx: CheckContext) -> list[Evidence]:
     """Unit norms exactly; the mean and second moment of the first coordinate by Monte Carlo."""
+    from workbench.core.sphere import uniform_sphere
     n = ctx.pick(20_000, 200_000)
     out: list[Evidence] = []
     for d in (2, 5, 16):
@@ -58,6 +61,9 @@ def sphere_law(ctx: CheckContext) -> list[Evidence]:
 def dn_orthonormal(ctx: CheckContext) -> list[Evidence]:
     """Gram matrices equal to I up to rounding; the last key (the end of the orthogonalisation)
     still has ``E[x_1^2] = 1/d``, by Monte Carlo."""
+    import torch
+
+    from workbench.core.sphere import orthonormal_points
     n = ctx.pick(20_000, 200_000)
     out: list[Evidence] = []
     for d, N in ((2, 2), (5, 3), (16, 16)):
@@ -79,6 +85,10 @@ def dn_orthonormal(ctx: CheckContext) -> list[Evidence]:
 def generalized_covers_standard(ctx: CheckContext) -> list[Evidence]:
     """Random standard layers (softmax and hardmax, three stacked models) and their Eq. 2 form
     ``to_generalized()`` agree on random inputs."""
+    import torch
+
+    from workbench.core.sphere import make_generator, uniform_sphere
+    from workbench.models.attention import MultiHeadAttention
     out: list[Evidence] = []
     gen = make_generator(ctx.seed)
     for d, r, H, N in ((2, 1, 2, 3), (8, 2, 4, 5), (16, 16, 1, 16)):

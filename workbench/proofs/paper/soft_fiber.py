@@ -17,15 +17,12 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 
 from workbench.core.bounds import EQ2, QUERY_VALUES
 from workbench.core.bounds.profiles import profile_fiber as pf
-from workbench.core.montecarlo import sample_mean
 from workbench.core.profiles import tanh_profile
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.proofs.support.soft_reference import fiber_values, scipy_energies, top_sum
 
 RESOLUTION = 0.004  # a 3-5 % departure of bounds of 0.06-0.37
 
@@ -34,6 +31,10 @@ REF = "derivations/soft_targets.md"
 
 def value_evidence(beta: float, d: int, r: int, H: int, vc: str, L: int, n: int,
                    seed: int) -> Evidence:
+    import torch
+
+    from workbench.core.montecarlo import sample_mean
+    from workbench.proofs.support.soft_reference import fiber_values, scipy_energies, top_sum
     r_star, m = H * r, d - H * r
     e = scipy_energies(beta, d, L)
     c = np.random.default_rng(seed).beta(r_star / 2, m / 2, size=n)

@@ -14,19 +14,13 @@ import math
 from typing import Any
 
 import numpy as np
-import sympy as sp
 
 from workbench.core.bounds.profiles import profile_harmonic
 from workbench.core.bounds.profiles.profile_energy import profile_energies
 from workbench.core.harmonics import gegenbauer_transform
 from workbench.core.profiles import Profile, sign_profile, tanh_profile
-from workbench.core.symbolic.targets import monomial_energies, profile_soft
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.proofs.support.soft_reference import (
-    independent_profile_bound,
-    mp_distance_to_sign,
-)
 from workbench.proofs.support.soft_training import soft_nearest_heldout
 
 REF = "derivations/soft_targets.md"
@@ -42,6 +36,9 @@ def _monomial(k: int) -> Profile:
        statement="eta_l(psi) = E psi(t) sqrt(N(d,l)) P_l(t); sum_l eta_l^2 = E psi^2",
        ref=f"{REF}#step-s3-energy-per-degree-conditioning", mark="ours")
 def profile_energies_claim(ctx: CheckContext) -> list[Evidence]:
+    import sympy as sp
+
+    from workbench.core.symbolic.targets import monomial_energies, profile_soft
     out: list[Evidence] = []
     dsym = sp.Symbol("d", positive=True)
     for d in ctx.pick((3, 7), (3, 4, 7, 16)):
@@ -81,6 +78,10 @@ def profile_energies_claim(ctx: CheckContext) -> list[Evidence]:
        ref=f"{REF}#step-s5-the-result", mark="ours")
 def soft_harmonic_bound_claim(ctx: CheckContext) -> list[Evidence]:
     from workbench.core.bounds.profiles.soft_limit import distance_to_sign
+    from workbench.proofs.support.soft_reference import (
+        independent_profile_bound,
+        mp_distance_to_sign,
+    )
 
     out: list[Evidence] = []
     for beta, d, r, H in ctx.pick(((4.0, 6, 1, 2), (16.0, 8, 2, 1)),

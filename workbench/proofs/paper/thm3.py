@@ -20,19 +20,15 @@ Its test: ``tests/claims/test_thm3.py``.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import torch
-
-import workbench.constructions.biased as biased_lib
-import workbench.proofs.support.theorem3 as theorem3
 from workbench.core.intervals import bonferroni_level
-from workbench.core.sphere import sample_instances
-from workbench.core.symbolic import get_bound
-from workbench.models.scores import DotScore
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.verifiers.estimate import estimate_error
+
+if TYPE_CHECKING:
+    import torch
+
 
 READING = "alternating"  # the coefficients of the documented reading (recorded in the params)
 HEADS_LAW = "thm3.full_rank_heads"  # the encoding H <= c_3u d^2
@@ -55,6 +51,14 @@ def _sq_gap(a: torch.Tensor, b: torch.Tensor) -> torch.Tensor:
     mark="reading", threads=1, no_grad=True,
 )
 def biased_construction(ctx: CheckContext) -> list[Evidence]:
+    import torch
+
+    import workbench.constructions.biased as biased_lib
+    import workbench.proofs.support.theorem3 as theorem3
+    from workbench.core.sphere import sample_instances
+    from workbench.core.symbolic import get_bound
+    from workbench.models.scores import DotScore
+    from workbench.verifiers.estimate import estimate_error
     n = ctx.pick(4000, 40_000)
     hard = ctx.pick([(3, 2), (4, 2), (4, 3)], [(3, 2), (4, 2), (4, 3), (6, 2), (6, 5)])
     soft = ctx.pick([(4, 100.0), (4, 1000.0)], [(4, 100.0), (4, 1000.0), (6, 300.0)])

@@ -26,16 +26,11 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 
-import workbench.constructions.biased as biased_lib
 import workbench.core.bounds.biased as biased_bounds
 import workbench.proofs.support.theorem3 as theorem3
 from workbench.core.harmonics import normalized_gegenbauer
 from workbench.core.intervals import Estimate
-from workbench.core.montecarlo import sample_mean
-from workbench.core.sphere import sample_instances
-from workbench.models.attention import GeneralizedAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.theorem3 import C_HYP
@@ -69,6 +64,10 @@ def quadrature_coefficients(
 def decomposition_gap(d: int, coefficients: str, n: int, seed: int) -> float:
     """``max ||f* - ((sum c) x2 + (x1 - x2) g(t))||^2`` over samples: the construction's target
     against Step 1's closed form, ``g(t) = sum_j c_j [t > tau_j]``, ``t = <x1 - x2, y>``."""
+    import torch
+
+    import workbench.constructions.biased as biased_lib
+    from workbench.core.sphere import sample_instances
     fam = biased_lib.theorem3_family(d, 2, coefficients=coefficients, generator=seed)
     X, y = sample_instances(n, 2, d, "orthonormal", "gaussian", generator=seed + 1)
     t = torch.einsum("bd,bd->b", X[:, 0] - X[:, 1], y)
@@ -80,6 +79,11 @@ def decomposition_gap(d: int, coefficients: str, n: int, seed: int) -> float:
 def uniform_model_error(d: int, n: int, seed: int) -> Estimate:
     """Monte Carlo error (normal interval, 99.9 %) of one rank-1 head with ``W = 0`` (uniform
     attention) and ``M = (sum_j c_j) I`` on the biased target."""
+    import torch
+
+    from workbench.core.montecarlo import sample_mean
+    from workbench.core.sphere import sample_instances
+    from workbench.models.attention import GeneralizedAttention
     _, c = theorem3.reading(d)
     model = GeneralizedAttention(d, 1, 1, score="bias", score_options={"max_len": 2},
                                  dtype=torch.float64)

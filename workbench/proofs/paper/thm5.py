@@ -27,30 +27,26 @@ Its test: ``tests/claims/test_thm5.py``.
 from __future__ import annotations
 
 import math
-from typing import Any, cast
+from typing import TYPE_CHECKING, Any, cast
 
-import mpmath
 import numpy as np
-import torch
-from scipy import stats
 
-import workbench.constructions.majority_vote as mv
 from workbench.core.intervals import bonferroni_level
-from workbench.core.montecarlo import sample_mean
-from workbench.core.sphere import gaussian, sample_instances
-from workbench.core.symbolic import H as H_SYM
-from workbench.core.symbolic import get_bound, power_exponent
-from workbench.core.targets import nearest_neighbour
-from workbench.models.attention import MultiHeadAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.sphere_quadrature import abs_t_mean
+
+if TYPE_CHECKING:
+    import mpmath
+    import torch
+
 
 REF = "derivations/constructions.md#3-theorem-5-majority-vote-n--2-and-a-tournament-n--3"
 
 
 def vote_reference(q: torch.Tensor, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Majority of ``sign(<q,y><q,x_1 - x_2>)`` over the rows of ``q``; a tie picks ``x_1``."""
+    import torch
     qy = y @ q.T  # (B, H)
     qw = (X[:, 0] - X[:, 1]) @ q.T
     tally = torch.where(qy * qw >= 0, 1, -1).sum(-1)
@@ -69,6 +65,10 @@ def fresh_heads_error(
     ``(<q, y>, <q, w>)`` of a Gaussian ``q`` is Gaussian with covariance the Gram matrix of
     ``y, w``. So each head is drawn as two normals through that matrix's Cholesky factor, exactly
     in law, instead of ``d``."""
+    import torch
+
+    from workbench.core.sphere import gaussian, sample_instances
+    from workbench.core.targets import nearest_neighbour
     g = torch.Generator().manual_seed(generator)
     errs, ties = [], 0
     for start in range(0, n, batch):
@@ -93,6 +93,7 @@ HEADS_LAW = "thm5.majority_vote_heads"
 def sufficient_heads(d: int, eps: float) -> int:
     """(ours) ``H = ceil(c_5 d / eps^2)`` with ``c_5 = pi^2`` (the symbolic encoding
     ``thm5.majority_vote_heads``)."""
+    from workbench.core.symbolic import get_bound
     return math.ceil(get_bound(HEADS_LAW).evaluate(d=d, eps=eps, c_5=math.pi**2))
 
 
@@ -100,6 +101,7 @@ def hoeffding_reference(d: int, H: int) -> float:
     """Hoeffding's bound ``2 E exp(-2H (arcsin|t|/pi)^2)`` computed independently of the
     construction, in the variable ``t`` itself (``proofs.support.sphere_quadrature``; the split
     at ``sin(1/sqrt H)`` follows the integrand's scale)."""
+    import mpmath
     return 2 * abs_t_mean(lambda t: mpmath.exp(-2 * H * (mpmath.asin(t) / mpmath.pi) ** 2), d,
                           (math.sin(1 / math.sqrt(H)),))
 
@@ -108,6 +110,7 @@ def ensemble_reference(d: int, H: int) -> float:
     """The exact ensemble error ``2 E_t[P(Bin(H,p) < H/2) + P(Bin(H,p) = H/2)/2]``,
     ``p = 1/2 + arcsin|t|/pi``, independently of the construction: binomial tails as regularised
     incomplete beta functions (mpmath), the mean over ``|t|`` in ``t`` itself."""
+    import mpmath
     k = math.ceil(H / 2) - 1
 
     def cdf(j: int, p: mpmath.mpf) -> mpmath.mpf:  # P(Bin(H, p) <= j)
@@ -143,6 +146,8 @@ def majority_vote_claim(ctx: CheckContext) -> list[Evidence]:
     exact Clopper-Pearson interval: each error is 0 or 2); the model itself is shown equal to
     that interpreter on its own head draws, ties included (even H: a tie picks x_1).
     """
+    import workbench.constructions.majority_vote as mv
+    from workbench.core.montecarlo import sample_mean
     grid = ctx.pick([(4, 15), (4, 16), (8, 64)],
                     [(4, 15), (4, 16), (8, 63), (8, 64), (16, 255), (32, 100)])
     draws, n_draw = ctx.pick((3, 2000), (10, 10_000))
@@ -208,6 +213,11 @@ def majority_vote_claim(ctx: CheckContext) -> list[Evidence]:
 def interpreter_deviation(d: int, H: int, draws: int, n: int, seed: int) -> tuple[float, int]:
     """Largest deviation of the constructed model from :func:`vote_reference` over ``draws``
     head draws of ``n`` samples each, and the number of tied votes seen."""
+    import torch
+
+    import workbench.constructions.majority_vote as mv
+    from workbench.core.sphere import sample_instances
+    from workbench.models.attention import MultiHeadAttention
     dev, ties = 0.0, 0
     for s in range(draws):
         model, _ = mv.majority_vote(d, H, generator=seed + s)
@@ -227,6 +237,7 @@ def fit_exponent(d: int, lo: int, hi: int) -> tuple[float, float, int]:
     deterministic (quadrature), so the standard error measures the misfit to a pure power law,
     not sampling noise.
     """
+    import workbench.constructions.majority_vote as mv
     Hs = sorted({2**k + 1 for k in range(lo, hi + 1)} | {3 * 2**k + 1 for k in range(lo, hi - 1)})
     x = np.log(np.array(Hs, dtype=np.float64))
     z = np.log([mv.ensemble_error(d, H) for H in Hs])
@@ -241,6 +252,8 @@ def fit_exponent(d: int, lo: int, hi: int) -> tuple[float, float, int]:
 def heuristic_exponent() -> float:
     """The exponent of H in the error the encoding ``thm5.majority_vote_heads`` implies:
     ``H >= c_5 d / eps^2`` solved for eps is ``sqrt(c_5 d / H)``, exponent -1/2."""
+    from workbench.core.symbolic import H as H_SYM
+    from workbench.core.symbolic import get_bound, power_exponent
     bound = get_bound(HEADS_LAW)
     return float(power_exponent(bound.solve_for("eps"), H_SYM))
 
@@ -266,6 +279,7 @@ def error_exponent(ctx: CheckContext) -> list[Evidence]:
     the OLS interval (misfit, 99.9 %) *and* a stated tolerance of 0.005 for that finite-H bias,
     plus a second piece showing the deviation shrinks when the window moves to larger H.
     """
+    from scipy import stats
     out: list[Evidence] = []
     exponent = heuristic_exponent()
     for d in ctx.pick((8, 16), (4, 8, 16, 32, 64)):

@@ -5,13 +5,15 @@ scalar ``G`` the error is projected on)."""
 from __future__ import annotations
 
 import math
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import torch
+if TYPE_CHECKING:
+    import torch
 
-from workbench.core.targets import nearest_neighbour
-from workbench.models.attention import GeneralizedAttention
-from workbench.models.scores import DotScore
+    from workbench.models.attention import GeneralizedAttention
+
+
+
 
 SQRT2 = math.sqrt(2.0)
 TINY = math.ulp(0.0)  # ">= TINY" states "> 0"
@@ -24,6 +26,9 @@ def random_model(
     d: int, r: int, H: int, models: int, score: str, normalizer: str, g: torch.Generator
 ) -> GeneralizedAttention:
     """K random generalized-attention models (Eq. 2) of key-rank r, float64."""
+    import torch
+
+    from workbench.models.attention import GeneralizedAttention
     return GeneralizedAttention(d, r, H, models=models, score=score, normalizer=normalizer,
                                 scale=3.0, generator=g, dtype=torch.float64)
 
@@ -32,6 +37,10 @@ def aligned_model(d: int, H: int, models: int, g: torch.Generator) -> Generalize
     """K full-rank dot-score models whose G correlates with s: ``W_h = Q_h = I`` (scores
     ``4 <y, x_i>``, so ``psi_h = tanh(2 <y, x_1 - x_2>)`` is odd in y) and ``M_h = (I + R_h) / H``
     with a random ``R_h`` (whose ``w^T M_h u`` term is even in y)."""
+    import torch
+
+    from workbench.models.attention import GeneralizedAttention
+    from workbench.models.scores import DotScore
     model = GeneralizedAttention(
         d, d, H, models=models, score="dot", scale=4.0, generator=g, dtype=torch.float64
     )
@@ -46,6 +55,9 @@ def aligned_model(d: int, H: int, models: int, g: torch.Generator) -> Generalize
 
 def fit_output_maps(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> None:
     """Least-squares ``M_h`` for fixed scores: ``A = sum_h M_h z_h`` with ``z_h = X phi_h``."""
+    import torch
+
+    from workbench.core.targets import nearest_neighbour
     p = model.probabilities(X, y)[..., 0, :]  # (K, H, n, 2)
     Z = torch.einsum("khni,nid->knhd", p, X).flatten(2)  # (K, n, H d)
     f = nearest_neighbour(X, y)
@@ -58,6 +70,7 @@ def fit_output_maps(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tenso
 
 def decompose(X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
     """``u = (x1+x2)/sqrt2``, ``w = (x1-x2)/sqrt2``, ``s = sign<y,w>``."""
+    import torch
     u = (X[:, 0] + X[:, 1]) / SQRT2
     w = (X[:, 0] - X[:, 1]) / SQRT2
     return u, w, torch.sign((y * w).sum(-1))
@@ -65,6 +78,7 @@ def decompose(X: torch.Tensor, y: torch.Tensor) -> tuple[torch.Tensor, ...]:
 
 def G(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """``G = sum_h (w^T M_h u + psi_h w^T M_h w)`` with ``psi_h = 2 phi_h[1] - 1``: (K, n)."""
+    import torch
     u, w, _ = decompose(X, y)
     p = model.probabilities(X, y)[..., 0, :]  # (K, H, n, 2)
     psi = p[..., 0] - p[..., 1]

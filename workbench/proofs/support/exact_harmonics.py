@@ -13,9 +13,11 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from fractions import Fraction
 from functools import lru_cache
+from typing import TYPE_CHECKING
 
-import mpmath
-from mpmath import iv
+if TYPE_CHECKING:
+    import mpmath
+
 
 IV_PREC = 160  # bits of the interval sums
 
@@ -59,6 +61,7 @@ def eta_squared_exact(d: int, l: int) -> tuple[Fraction, int]:
 @contextmanager
 def iv_precision(bits: int = IV_PREC) -> Iterator[None]:
     """Set mpmath's interval precision for a block (restored afterwards)."""
+    from mpmath import iv
     old = iv.prec
     iv.prec = bits
     try:
@@ -69,6 +72,7 @@ def iv_precision(bits: int = IV_PREC) -> Iterator[None]:
 
 def eta_squared_interval(d: int, l: int) -> mpmath.ctx_iv.ivmpf:
     """``eta_l(d)^2`` as an mpmath interval (call inside :func:`iv_precision`)."""
+    from mpmath import iv
     q, p = eta_squared_exact(d, l)
     val = iv.mpf(q.numerator) / iv.mpf(q.denominator)
     return val * iv.pi**p if p else val
@@ -77,6 +81,7 @@ def eta_squared_interval(d: int, l: int) -> mpmath.ctx_iv.ivmpf:
 def partial_sum_interval(d: int, L: int, rest: bool = False) -> tuple[float, float]:
     """Rigorous float enclosure of ``S_L = sum_{l odd <= L} eta_l(d)^2`` (of ``1 - S_L`` when
     ``rest``; computed in interval arithmetic, not by subtracting floats)."""
+    from mpmath import iv
     with iv_precision():
         s = iv.mpf(0)
         for l in range(1, L + 1, 2):
@@ -86,6 +91,7 @@ def partial_sum_interval(d: int, L: int, rest: bool = False) -> tuple[float, flo
 
 def float_enclosure(x: mpmath.ctx_iv.ivmpf) -> tuple[float, float]:
     """Floats ``lo <= x <= hi`` around an mpmath interval (one ulp outward of the nearest)."""
+    import mpmath
     lo, hi = float(mpmath.mpf(x.a)), float(mpmath.mpf(x.b))
     return math.nextafter(lo, -math.inf), math.nextafter(hi, math.inf)
 
@@ -98,6 +104,7 @@ def independent_bound(
     ``D_l`` from ``math.comb`` (times ``d(d+1)/2`` for query-dependent values), summed in mpmath
     intervals to L; the rest ``T = 1 - S_L`` counted between ``(1 - min(1, H g)) T`` and T,
     ``g = 3 q C(L+r+3, r-1) / N(d, L+2)`` (Lemma 6, "The counted tail")."""
+    from mpmath import iv
     q = 1 if value_class == "eq2" else d * (d + 1) // 2
     with iv_precision():
         total = energy = iv.mpf(0)

@@ -24,7 +24,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from workbench.core.harmonics import dim_harmonics, legendre_d
 from workbench.core.intervals import Estimate, mean_interval
@@ -117,6 +116,7 @@ def increments(targets: np.ndarray) -> np.ndarray:
 
 def _one_coordinate_cdf(D: int, theta: np.ndarray) -> np.ndarray:
     """``P(z_1 <= theta)`` for z uniform on S^{D-1} (``z_1^2 ~ Beta(1/2, (D-1)/2)``)."""
+    from scipy import special
     th = np.clip(theta, -1.0, 1.0)
     if D == 1:
         return np.where(theta >= 1, 1.0, np.where(theta >= -1, 0.5, 0.0))
@@ -129,6 +129,7 @@ def _cdf_table(K: int, D: int) -> np.ndarray:
     given ``z_1 = sin(phi)`` the others are ``cos(phi)`` times a uniform point of S^{D-2}, so
     ``F_{K,D}(th) = int_{-pi/2}^{asin th} c_D cos^{D-2}(phi) F_{K-1,D-1}(th/cos phi) dphi``,
     split where the inner argument leaves (-1, 1)."""
+    from scipy import special
     theta = np.linspace(-1.0, 1.0, GRID)
     if K == 1:
         return _one_coordinate_cdf(D, theta)
@@ -370,6 +371,7 @@ def _draw_fiber(d: int, m: int, samples: int,
 def _c_nodes(n: int, jumps: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """Gauss-Legendre nodes on (0, 1) split at each row's ``jumps`` (B, J) with the density of
     ``c`` on S^{n-1}, ``(1 - c^2)^{(n-3)/2}/B(1/2, (n-1)/2)``, folded onto c > 0 (factor 2)."""
+    from scipy import special
     x, wx = special.roots_legendre(C_NODES)
     cuts = np.sort(np.concatenate([np.zeros((len(jumps), 1)), np.clip(jumps, 0, 1),
                                    np.ones((len(jumps), 1))], 1), 1)

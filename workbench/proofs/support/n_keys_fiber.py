@@ -10,7 +10,6 @@ import math
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import special
 
 from workbench.core.harmonics import dim_harmonics, legendre_d
 
@@ -90,6 +89,7 @@ def u_statistic(batch: int, d: int, N: int, l: int, rng: np.random.Generator) ->
 def gamma_float(n: int, l: int, k: np.ndarray) -> np.ndarray:
     """``gamma_l(k)`` in float64 (scipy's Gegenbauer polynomials; the closed form of step
     10)."""
+    from scipy import special
     lam = (n - 2) / 2
     kp = np.clip(k, 0.0, 1.0)
     integral = (1 - kp**2) ** (lam + 0.5) * 2 * lam * special.eval_gegenbauer(
@@ -104,6 +104,7 @@ def independent_energies(d: int, N: int, L: int, grid: int = 240) -> np.ndarray:
     N - 2 Gaussians, density ``m phi Phi^{m-1}``; ``p_n`` the chi_n density), plus the atom
     ``P(kappa <= 0) gamma_l(0)^2`` by the same quadrature. Trapezoid rules in x and r (their
     integrands decay like Gaussians), Gauss-Legendre in k."""
+    from scipy import special
     n, m = d - N + 1, N - 2
     x = np.linspace(-9.0, 9.0, 4 * grid + 1)
     wx = np.full_like(x, x[1] - x[0])

@@ -7,13 +7,17 @@ the claims compare them at relative 1e-8, far above the rule's error at 20 digit
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING
 
-import mpmath
+if TYPE_CHECKING:
+    import mpmath
+
 
 
 def abs_t_mean(f: Callable[[mpmath.mpf], mpmath.mpf], d: int,
                breaks: Sequence[float] = ()) -> float:
     """``E f(|t|)``; ``breaks`` in ``(0, 1)`` split ``[0, 1]`` where ``f`` changes scale."""
+    import mpmath
     with mpmath.workdps(20):
         nodes = [mpmath.mpf(0), *sorted(mpmath.mpf(b) for b in breaks if 0 < b < 1),
                  mpmath.mpf(1)]

@@ -13,13 +13,14 @@ and Remark 4 confront models with (docs/derivations/biased_lower_bound.md).
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import torch
+from typing import TYPE_CHECKING, Any
 
 import workbench.core.bounds.biased as biased_bounds
-from workbench.core.sphere import sample_instances
 from workbench.proofs.claim import CheckContext
+
+if TYPE_CHECKING:
+    import torch
+
 
 # The unknown c of Theorem 3's hypothesis d H max||V_h||^2 < exp(c (d - r)), read as 1
 # (docs/derivations/biased_lower_bound.md#what-the-claims-assert).
@@ -28,6 +29,7 @@ C_HYP = 1.0
 
 def reading(d: int, coefficients: str = "alternating") -> tuple[torch.Tensor, torch.Tensor]:
     """Thresholds ``tau_j = 4 j / d^2`` and coefficients of the documented reading."""
+    import torch
     j = torch.arange(-(d**2), d**2 + 1, dtype=torch.float64)
     tau = 4.0 * j / d**2
     if coefficients == "alternating":
@@ -42,6 +44,7 @@ def reading(d: int, coefficients: str = "alternating") -> tuple[torch.Tensor, to
 def reference_target(X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """``f*(X, y) = sum_j c_j x_{argmax_i (<x_i, y> + tau_j [i = 2])}``, all terms at once: each
     key ``x_i`` weighted by the sum of the ``c_j`` of the terms that pick it."""
+    import torch
     B, N, _ = X.shape
     tau, c = reading(X.shape[-1])
     s = torch.einsum("bnd,bd->bn", X, y)  # (B, N)
@@ -63,6 +66,7 @@ class BiasedTask:
     def sample(
         self, batch: int, generator: torch.Generator | None, device: Any = None
     ) -> tuple[tuple[torch.Tensor, torch.Tensor], torch.Tensor]:
+        from workbench.core.sphere import sample_instances
         X, y = sample_instances(batch, self.N, self.d, "orthonormal", "gaussian", generator, device)
         return (X, y), reference_target(X, y)
 

@@ -27,7 +27,6 @@ from workbench.plugins import get_bound
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.exact_harmonics import independent_bound
-from workbench.proofs.support.fiber_reference import fiber_monte_carlo
 
 REGISTERED = {EQ2: "certified", QUERY_VALUES: "certified-query-values"}
 VALUE_RESOLUTION = 0.006  # a 2-3 % departure of a fiber bound of 0.2-0.4
@@ -36,6 +35,7 @@ FIBER = "derivations/fiber_bound.md"
 
 def point_evidence(d: int, r: int, H: int, value_class: str, n: int, seed: int) -> list[Evidence]:
     """The printed value at one point and class, its combination and each of its parts."""
+    from workbench.proofs.support.fiber_reference import fiber_monte_carlo
     p = {"d": d, "r": r, "H": H, "class": value_class}
     printed = get_bound(REGISTERED[value_class]).evaluate(d, r, H, 2)
     direct = certified_lower_bound(d, r, H, value_class).bound_value

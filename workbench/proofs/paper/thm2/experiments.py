@@ -8,21 +8,18 @@ Its test: ``tests/claims/test_thm2_experiments.py``.
 
 from __future__ import annotations
 
-import torch
+from typing import TYPE_CHECKING
 
-import workbench.constructions.full_rank as full_rank
-import workbench.constructions.random_features as random_features
 import workbench.core.bounds.certified as certified
 import workbench.proofs.support.eq2_models as eq2
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
 from workbench.core.intervals import bonferroni_level
-from workbench.core.montecarlo import sample_mean
-from workbench.core.sphere import make_generator, sample_instances
-from workbench.core.targets import nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.verifiers.estimate import estimate_error
-from workbench.verifiers.tasks import Task
+
+if TYPE_CHECKING:
+    import torch
+
 
 
 # --------------------------------------------------------------------------- experiments
@@ -37,6 +34,9 @@ from workbench.verifiers.tasks import Task
     no_grad=True,
 )
 def fitted_models_respect_bound(ctx: CheckContext) -> list[Evidence]:
+    from workbench.core.montecarlo import sample_mean
+    from workbench.core.sphere import make_generator, sample_instances
+    from workbench.core.targets import nearest_neighbour
     n_fit, n_eval = ctx.pick((2000, 8000), (40_000, 200_000))
     cases = ctx.pick(eq2.MODEL_CASES, (*eq2.MODEL_CASES, (16, 1, 8, "mlp", "softmax"),
                                        (16, 4, 4, "alibi", "softmax")))
@@ -64,6 +64,9 @@ def solve_random_features(
 ) -> tuple[float, torch.Tensor]:
     """Exact D_2 error of H random rank-1 hardmax heads with optimal values ``C a = b`` (float64,
     ``C`` and ``b`` from ``workbench.core.head_kernels``). Returns the error and ``a``."""
+    import torch
+
+    import workbench.constructions.random_features as random_features
     Q, K = random_features.sample_heads(H, d, law, g)
     C = agreement_kernel(Q, K)
     b = head_target_agreement(d, (Q * K).sum(-1))
@@ -98,6 +101,10 @@ def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
     models (their own solver) re-measured on fresh D_2 samples (``verifiers.estimate_error``)
     against the error they claim (``==``, CLT interval: the error range ``(1 + |a|_1)^2`` is too
     wide for a distribution-free one) and against the bound."""
+    import workbench.constructions.random_features as random_features
+    from workbench.core.sphere import make_generator
+    from workbench.verifiers.estimate import estimate_error
+    from workbench.verifiers.tasks import Task
     dims = ctx.pick((5, 8), (3, 5, 8, 16, 32, 64))
     Hs = ctx.pick((1, 8, 64, 256), (1, 4, 16, 64, 256, 1024, 4096))
     g = make_generator(ctx.seed + 1007)
@@ -144,6 +151,10 @@ def random_features_respect_bound(ctx: CheckContext) -> list[Evidence]:
     no_grad=True,
 )
 def full_rank_reaches_zero(ctx: CheckContext) -> list[Evidence]:
+    import workbench.constructions.full_rank as full_rank
+    from workbench.core.montecarlo import sample_mean
+    from workbench.core.sphere import make_generator, sample_instances
+    from workbench.core.targets import nearest_neighbour
     n = ctx.pick(20_000, 400_000)
     dims = ctx.pick((5, 8, 64), (5, 8, 16, 32, 64, 128))
     beta = 1000.0

@@ -15,13 +15,8 @@ from __future__ import annotations
 import math
 
 import numpy as np
-import torch
 
-import workbench.constructions.optimized as optimized
 import workbench.core.bounds.fiber_bound.fiber as fb
-from workbench.core.montecarlo import sample_mean
-from workbench.core.symbolic.bounds import get_bound
-from workbench.core.symbolic.fiber import evaluate_eigenvalue
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 
@@ -80,6 +75,9 @@ def spectrum_evidence(d: int, r_star: int, c: float) -> list[Evidence]:
 def eigen_mc_evidence(d: int, r_star: int, c: float, n: int, seed: int) -> list[Evidence]:
     """``lambda_k = E[s_y(w) s_y(w') P_k(<v, v'>/rho^2)]`` over y uniform and v, v' uniform on
     the fiber, by Monte Carlo with a bounded-values interval (Lemma F2 and the arcsine kernel)."""
+    import torch
+
+    from workbench.core.montecarlo import sample_mean
     m = d - r_star
     g = torch.Generator().manual_seed(seed)
     y = torch.randn(n, d, generator=g, dtype=torch.float64)
@@ -103,6 +101,7 @@ def eigen_mc_evidence(d: int, r_star: int, c: float, n: int, seed: int) -> list[
 
 def sympy_evidence(m: int, c: float) -> list[Evidence]:
     """The sympy integrals of Lemma F2, evaluated by mpmath, against the library's quadrature."""
+    from workbench.core.symbolic.fiber import evaluate_eigenvalue
     lam = fb.fiber_eigenvalues(m, c)
     return [Evidence(evaluate_eigenvalue(k, m, c), lam[k], "==", "identity",
                      {"m": m, "c": c, "k": k}, tolerance=1e-10,
@@ -134,6 +133,7 @@ def fiber_spectrum_claim(ctx: CheckContext) -> list[Evidence]:
 
 
 def fitted_evidence(d: int, r: int, H: int, n_fit: int, n_eval: int, seed: int) -> Evidence:
+    import workbench.constructions.optimized as optimized
     w = optimized.bayes_heads(d, r, H, n_fit=n_fit, n_eval=n_eval, seed=seed)
     return Evidence(w.error, fb.fiber_bound(d, r, H).enclosure[0], ">=", "solved",
                     {"d": d, "r": r, "H": H}, ci=w.ci, ci_level=0.999, interval="bernstein",
@@ -151,6 +151,7 @@ def fitted_evidence(d: int, r: int, H: int, n_fit: int, n_eval: int, seed: int) 
     mark="ours",
 )
 def fiber_bound_claim(ctx: CheckContext) -> list[Evidence]:
+    from workbench.core.symbolic.bounds import get_bound
     bound = get_bound("n2.fiber_bound")
     quick = ((3, 1), (4, 2), (6, 4), (8, 1), (8, 6), (16, 14), (32, 16))
     cases = ctx.pick(quick, (*quick, (3, 2), (12, 1), (12, 10), (16, 8), (32, 30), (64, 1)))

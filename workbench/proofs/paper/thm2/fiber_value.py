@@ -24,7 +24,6 @@ from workbench.core.bounds import EQ2, QUERY_VALUES
 from workbench.core.bounds.fiber_bound.fiber_rigorous import eigenvalue_enclosure
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.proofs.support.fiber_reference import fiber_monte_carlo
 
 VALUE_RESOLUTION = 0.006  # a 2-3 % departure of a bound of 0.2-0.35
 FLOAT_TOL = 3e-14  # the float eigenvalues' own error (Gauss-Legendre against mpmath: 2.1e-14)
@@ -34,6 +33,7 @@ FIBER = "derivations/fiber_bound.md"
 
 def value_evidence(d: int, r: int, H: int, value_class: str, n: int, seed: int) -> Evidence:
     """Monte Carlo of ``1/2 (1 - E_c KyFan(c))`` against the library's fiber bound."""
+    from workbench.proofs.support.fiber_reference import fiber_monte_carlo
     est = fiber_monte_carlo(d, r, H, value_class, n, seed)
     bound = fb.fiber_bound(d, r, H, value_class).value
     return Evidence.estimate(est, "==", bound,

@@ -13,7 +13,6 @@ import numpy as np
 import workbench.core.bounds.harmonic_count.harmonic as harmonic
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.proofs.support.eq2_models import TINY
 from workbench.proofs.support.exact_harmonics import (
     harmonic_count,
     independent_bound,
@@ -35,6 +34,7 @@ from workbench.proofs.support.exact_harmonics import (
     mark="ours",
 )
 def harmonic_bound_claim(ctx: CheckContext) -> list[Evidence]:
+    from workbench.proofs.support.eq2_models import TINY
     bound = harmonic.harmonic_bound
     out: list[Evidence] = []
     # (1) the library's enclosure contains an independent interval evaluation

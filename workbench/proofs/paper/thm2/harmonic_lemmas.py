@@ -7,18 +7,20 @@ Its test: ``tests/claims/test_thm2_harmonic_lemmas.py``.
 from __future__ import annotations
 
 import math
+from typing import TYPE_CHECKING
 
 import numpy as np
-import torch
 
 import workbench.core.bounds.harmonic_count.harmonic as harmonic
 import workbench.core.harmonics as harmonics
 import workbench.core.invariant_harmonics as invariant
 from workbench.core.intervals import bonferroni_level
-from workbench.core.montecarlo import sample_mean
-from workbench.core.sphere import make_generator, uniform_sphere
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+
+if TYPE_CHECKING:
+    import torch
+
 
 ISOTROPY_RESOLUTION = 0.06  # Lemma 4's Monte Carlo equalities resolve departures of 0.06
 LOWER_BOUND = "derivations/lower_bound.md"
@@ -37,6 +39,10 @@ LEMMA_5 = f"{LOWER_BOUND}#lemma-5-dimension-of-the-degree-l-part-of-one-heads-sp
     no_grad=True,
 )
 def isotropy(ctx: CheckContext) -> list[Evidence]:
+    import torch
+
+    from workbench.core.montecarlo import sample_mean
+    from workbench.core.sphere import make_generator, uniform_sphere
     n = ctx.pick(20_000, 400_000)
     cases = ctx.pick(((4, 3, 5), (5, 2, 3)), ((4, 3, 5), (5, 2, 3), (3, 5, 6), (6, 3, 20)))
     m = sum(k * (k + 1) // 2 + 2 for _, _, k in cases)

@@ -9,25 +9,21 @@ Its test: ``tests/claims/test_thm2_iid_transfer.py``.
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
-import torch
-
-import workbench.core.sphere as sphere
 import workbench.proofs.support.eq2_models as eq2
-import workbench.proofs.support.iid_pairs as iid
 from workbench.core.bounds.certified import certified_lower_bound
 from workbench.core.intervals import bonferroni_level
-from workbench.core.montecarlo import sample_mean
-from workbench.core.targets import nearest_neighbour
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
-from workbench.verifiers.tasks import Task
-from workbench.verifiers.train import ModelSpec, TrainConfig, train
 
 IID_TRANSFER = "derivations/iid_transfer.md"
 LAW_RESOLUTION = 0.15  # a moment (normalised to 1 or 0) off by 0.15 is resolved
 BAYES_LOSS_RANGE = (0.0, 4.0)  # (1 - t)(s - psi)^2 / 2 <= 2 * 4 / 2
-Moment = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
+if TYPE_CHECKING:
+    import torch
+
+    Moment = Callable[[torch.Tensor, torch.Tensor, torch.Tensor, int], torch.Tensor]
 # Statistics of (u_hat, w_hat, y), each scaled so that its value under the law of the derivation
 # (a Haar-uniform orthonormal pair and an independent uniform query) is 1 or 0.
 MOMENTS: tuple[tuple[str, Moment, float], ...] = (
@@ -52,6 +48,12 @@ def _law_evidence(n: int, g: torch.Generator) -> list[Evidence]:
     """Orthonormality exactly; then, in each half of the range of t, every moment of ``MOMENTS``
     against its value under the derivation's law, and the law of t: ``E t = 0``,
     ``d E t^2 = 1``."""
+    import torch
+
+    import workbench.core.sphere as sphere
+    import workbench.proofs.support.iid_pairs as iid
+    from workbench.core.montecarlo import sample_mean
+    from workbench.core.targets import nearest_neighbour
     level = bonferroni_level(len(LAW_DIMS) * (2 * len(MOMENTS) + 2))  # jointly at 99.9%
     out: list[Evidence] = []
     for d in LAW_DIMS:
@@ -86,6 +88,9 @@ def _projection_evidence(n: int, g: torch.Generator) -> list[Evidence]:
     """On random Eq. 2 models with i.i.d. keys: ``sqrt2 <w_hat, f - A> = sqrt(1-t) (s - G_t)``
     (left side from the model's output, right side from its weights and scores) and
     ``||f - A||^2 >= (1 - t)/2 (s - G_t)^2``, pointwise."""
+    import workbench.core.sphere as sphere
+    import workbench.proofs.support.iid_pairs as iid
+    from workbench.core.targets import nearest_neighbour
     out: list[Evidence] = []
     for d, r, H, score, norm in eq2.MODEL_CASES:
         model = eq2.random_model(d, r, H, 3, score, norm, g)
@@ -107,6 +112,9 @@ def _bayes_evidence(n: int, cases: tuple[tuple[int, int], ...], g: torch.Generat
                     level: float) -> list[Evidence]:
     """The i.i.d. one-head Bayes model's error (per-sample loss in [0, 4]: a bounded interval)
     against the certified bound, which it must respect and which it meets within about 1 %."""
+    import workbench.core.sphere as sphere
+    import workbench.proofs.support.iid_pairs as iid
+    from workbench.core.montecarlo import sample_mean
     out: list[Evidence] = []
     for d, r in cases:
         X, y = sphere.sample_instances(n, 2, d, points="iid", generator=g)
@@ -121,6 +129,8 @@ def _bayes_evidence(n: int, cases: tuple[tuple[int, int], ...], g: torch.Generat
 def _trained_evidence(ctx: CheckContext, level: float) -> list[Evidence]:
     """Generalized attention (Eq. 2, dot scores, full value maps) trained on i.i.d. keys:
     held-out error (CLT interval: trained outputs have no a-priori range) vs the bound."""
+    from workbench.verifiers.tasks import Task
+    from workbench.verifiers.train import ModelSpec, TrainConfig, train
     steps, n, seeds = ctx.pick((100, 10_000, 1), (2000, 100_000, 3))
     task = Task("nearest", d=TRAINED_D, N=2, points="iid")
     specs = [ModelSpec("generalized", rank=r, heads=h, seed=ctx.seed + k, lr=0.05)
@@ -155,6 +165,9 @@ def _trained_evidence(ctx: CheckContext, level: float) -> list[Evidence]:
     threads=1,
 )
 def iid_transfer_claim(ctx: CheckContext) -> list[Evidence]:
+    import torch
+
+    import workbench.core.sphere as sphere
     g = sphere.make_generator(ctx.seed + 1013)
     bayes_cases = ctx.pick(BAYES_CASES[:1], BAYES_CASES)
     confrontations = len(bayes_cases) + len(TRAINED_SHAPES) * ctx.pick(1, 3)

@@ -22,20 +22,19 @@ Its test: ``tests/claims/test_thm2_optimality.py``.
 
 from __future__ import annotations
 
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import torch
-
-import workbench.constructions.random_features as random_features
 import workbench.core.bounds.certified as certified
 import workbench.proofs.support.eq2_models as eq2
 from workbench.core.head_kernels import agreement_kernel, head_target_agreement, kernel_error
-from workbench.core.sphere import make_generator, sample_instances
-from workbench.core.targets import nearest_neighbour
-from workbench.models.attention import GeneralizedAttention
-from workbench.models.scores import DotScore
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+
+if TYPE_CHECKING:
+    import torch
+
+    from workbench.models.attention import GeneralizedAttention
+
 
 RESIDUAL_TOL = {"cholesky": 1e-9, "cg": 1e-6}  # CG stops at 1e-8 on float32 tiles
 GRADIENT_TOL = 1e-9  # least squares in float64: the relative gradient is rounding, about 1e-14
@@ -47,6 +46,7 @@ RF_CASES = ((5, 64, "cosine_uniform", "cholesky"), (8, 4, "tied", "cholesky"),
 
 def heads_of(model: GeneralizedAttention) -> tuple[torch.Tensor, torch.Tensor, torch.Tensor]:
     """Queries, keys and scalar values ``(Q, K, a)`` of a rank-1 model with values ``a_h I``."""
+    from workbench.models.scores import DotScore
     Q = cast(DotScore, model.score).Q.detach()[0, :, 0, :]
     K = model.W.detach()[0, :, 0, :]
     return Q, K, model.M.detach()[0, :, 0, 0]
@@ -63,6 +63,9 @@ def normal_equations(Q: torch.Tensor, K: torch.Tensor, a: torch.Tensor) -> tuple
 
 def fit_gradient(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) -> torch.Tensor:
     """Per model, ``|grad_M mean ||f - A||^2|`` at the model's ``M`` (autograd, forward pass)."""
+    import torch
+
+    from workbench.core.targets import nearest_neighbour
     f = nearest_neighbour(X, y)
     with torch.enable_grad():
         M = model.M
@@ -87,6 +90,11 @@ def fit_gradient(model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor) 
     no_grad=True,
 )
 def solved_values_optimal(ctx: CheckContext) -> list[Evidence]:
+    import torch
+
+    import workbench.constructions.random_features as random_features
+    from workbench.core.sphere import make_generator, sample_instances
+    from workbench.models.attention import GeneralizedAttention
     out: list[Evidence] = []
     for k, (d, H, law, solver) in enumerate(RF_CASES):
         model, claimed = random_features.random_features(d, H, law, solver=solver,

@@ -7,18 +7,17 @@ Its test: ``tests/claims/test_thm2_reductions.py``.
 from __future__ import annotations
 
 import math
-from typing import cast
+from typing import TYPE_CHECKING, cast
 
-import torch
-
-import workbench.core.sphere as sphere
-import workbench.core.targets as targets
-import workbench.proofs.support.eq2_models as eq2
 from workbench.core.intervals import Estimate, bonferroni_level, z_value
-from workbench.core.montecarlo import sample_mean
-from workbench.models.attention import GeneralizedAttention
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
+
+if TYPE_CHECKING:
+    import torch
+
+    from workbench.models.attention import GeneralizedAttention
+
 
 LOWER_BOUND = "derivations/lower_bound.md"
 
@@ -34,6 +33,9 @@ LOWER_BOUND = "derivations/lower_bound.md"
     no_grad=True,
 )
 def projection_reduction(ctx: CheckContext) -> list[Evidence]:
+    import workbench.core.sphere as sphere
+    import workbench.core.targets as targets
+    import workbench.proofs.support.eq2_models as eq2
     n = ctx.pick(2000, 50_000)
     g = sphere.make_generator(ctx.seed + 1001)
     out: list[Evidence] = []
@@ -61,12 +63,14 @@ def _at_reflected_query(
     model: GeneralizedAttention, X: torch.Tensor, y: torch.Tensor
 ) -> tuple[torch.Tensor, torch.Tensor]:
     """``s(-y)`` from the data and ``G(-y)`` from the model, both evaluated at the query ``-y``."""
+    import workbench.proofs.support.eq2_models as eq2
     return eq2.decompose(X, -y)[2], eq2.G(model, X, -y)
 
 
 def _odd_cases(g: torch.Generator) -> list[tuple[dict[str, object], GeneralizedAttention]]:
     """Random models of every score (``G`` nearly uncorrelated with ``s``) and full-rank aligned
     ones (``G`` strongly correlated with ``s``, with an even part): the lemma must hold on both."""
+    import workbench.proofs.support.eq2_models as eq2
     cases: list[tuple[dict[str, object], GeneralizedAttention]] = []
     for d, r, H, score, norm in eq2.MODEL_CASES:
         p = {"d": d, "r": r, "H": H, "score": score, "normalizer": norm, "kind": "random"}
@@ -94,6 +98,9 @@ def odd_reduction(ctx: CheckContext) -> list[Evidence]:
     symmetry step and the inequality are Monte Carlo statements on paired samples (CLT intervals:
     the paired differences are bounded, |s - G| <= 1 + 2 sum_h ||M_h||, but that range is too loose
     for a distribution-free interval to resolve them)."""
+    import workbench.core.sphere as sphere
+    import workbench.proofs.support.eq2_models as eq2
+    from workbench.core.montecarlo import sample_mean
     n = ctx.pick(30_000, 400_000)
     g = sphere.make_generator(ctx.seed + 1002)
     cases = _odd_cases(g)
@@ -128,6 +135,7 @@ LAW_RESOLUTION = 0.05  # a shift of 0.05 standard deviations of the statistic is
 
 def _uniform_orthogonal(w: torch.Tensor, n: int, g: torch.Generator) -> torch.Tensor:
     """``n`` uniform points of the unit sphere of ``w^perp``."""
+    import torch
     z = torch.randn(n, w.shape[0], generator=g, dtype=torch.float64)
     z = z - (z @ w)[:, None] * w
     return z / z.norm(dim=1, keepdim=True)
@@ -153,6 +161,10 @@ def _difference(a: torch.Tensor, b: torch.Tensor, level: float) -> Estimate:
     no_grad=True,
 )
 def conditional_law(ctx: CheckContext) -> list[Evidence]:
+    import torch
+
+    import workbench.core.sphere as sphere
+    import workbench.proofs.support.eq2_models as eq2
     n = ctx.pick(30_000, 400_000)
     cases = ctx.pick(((7, 2), (5, 1)), ((7, 2), (5, 1), (9, 4), (6, 5)))
     level = bonferroni_level(2 * len(cases))  # jointly at 99.9%

@@ -33,9 +33,6 @@ from collections.abc import Callable, Sequence
 import numpy as np
 
 import workbench.core.bounds.harmonic_count.harmonic as harmonic
-from workbench.core.symbolic.laws import power_exponent
-from workbench.core.symbolic.regimes import regressor, regressor_values, stated_form_match
-from workbench.core.symbolic.symbols import eps as eps_sym
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 
@@ -129,6 +126,7 @@ def minimality(pts: Sequence[tuple[int, int, float, int]]) -> list[Evidence]:
 def stated_form(bound_id: str) -> list[Evidence]:
     """The encoding's law against the paper's stated law (exact, by sympy): the ratio of their
     varying parts depends on none of d, r, eps, and is positive."""
+    from workbench.core.symbolic.regimes import stated_form_match
     m = stated_form_match(bound_id)
     params = {"bound": bound_id, "encoded": str(m.encoded), "stated": str(m.stated),
               "factor": str(m.factor)}
@@ -159,6 +157,9 @@ def _mismatch(ev: list[Evidence]) -> bool:
     mark="paper",  # the paper states the regime; its constants are not in our copy
 )
 def regime_high_dimensional(ctx: CheckContext) -> list[Evidence]:
+    from workbench.core.symbolic.laws import power_exponent
+    from workbench.core.symbolic.regimes import regressor, regressor_values
+    from workbench.core.symbolic.symbols import eps as eps_sym
     bid = "thm2.high_dimensional"
     form = stated_form(bid)
     if _mismatch(form):  # the fits below would test another law than the paper's
@@ -206,6 +207,7 @@ def regime_high_dimensional(ctx: CheckContext) -> list[Evidence]:
     mark="paper",  # the paper states the regime; its constants are not in our copy
 )
 def regime_high_accuracy(ctx: CheckContext) -> list[Evidence]:
+    from workbench.core.symbolic.regimes import regressor, regressor_values
     bid = "thm2.high_accuracy"
     out = stated_form(bid)
     if _mismatch(out):

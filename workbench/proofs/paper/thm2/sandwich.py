@@ -11,15 +11,18 @@ import json
 import math
 import tempfile
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import numpy as np
 
-import workbench.constructions.optimized as optimized
 import workbench.core.bounds.fiber_bound.fiber as fb
 from workbench.proofs.claim import CheckContext, Evidence
 from workbench.proofs.registry import claim
 from workbench.proofs.support.eq2_models import CERTIFIED_BOUND_CLAIMS
-from workbench.verifiers import sandwich as sw
+
+if TYPE_CHECKING:
+    from workbench.verifiers import sandwich as sw
+
 
 RESULTS = Path(__file__).resolve().parents[4] / "benchmarks" / "results" / "sandwich.json"
 
@@ -38,6 +41,8 @@ def one_head_evidence(d: int, r: int, n: int, seed: int, resolution: float) -> l
     An interval wider than ``2 * resolution`` gives an inconclusive (NaN) evidence. The exact
     error is computed two ways, the harmonic series and the rigorous fiber average ``E_c lambda_0``
     (docs/derivations/fiber_bound.md), which must agree within the series' truncation."""
+    import workbench.constructions.optimized as optimized
+    from workbench.verifiers import sandwich as sw
     s_lo, s_hi = optimized.one_head_exact_error(d, r)
     exact, (lo, hi) = fb.one_head_error(d, r)
     series = Evidence(exact, (s_lo + s_hi) / 2, "==", "identity",
@@ -108,6 +113,7 @@ def point_evidence(p: sw.SandwichPoint) -> list[Evidence]:
 def replay_evidence(path: str | Path, certified: float | None = None) -> list[Evidence]:
     """A saved witness recomputed from its weights reproduces its recorded error (and, given the
     certified bound, is not below it)."""
+    from workbench.verifiers import sandwich as sw
     w, err, ci = sw.replay_file(path)
     p = {"d": w.d, "r": w.r, "H": w.heads, "witness": w.method, "file": Path(path).name,
          "recorded": w.error}
@@ -164,6 +170,7 @@ def sandwich_claim(ctx: CheckContext) -> list[Evidence]:
     replayed; of the committed witnesses of ``benchmarks/results/sandwich.json`` the smallest
     trained one (one with a learned MLP score if there is one) is replayed at every scale, and
     all of them at full scale."""
+    from workbench.verifiers import sandwich as sw
     out: list[Evidence] = []
     with tempfile.TemporaryDirectory() as tmp:
         for d, r, H in QUICK_POINTS:
