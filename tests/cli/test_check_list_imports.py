@@ -1,5 +1,6 @@
 """``workbench check --list`` loads every claim module but none of the heavy libraries: the claim
-modules import torch, sympy, mpmath and scipy inside the checks that need them (issue 46)."""
+modules import torch, sympy, mpmath and scipy inside the checks that need them (issue 46). The
+workbench's own claims only (``--builtin``): an installed plug-in's imports are its own."""
 
 from __future__ import annotations
 
@@ -10,7 +11,7 @@ import sys
 _PROBE = (
     "import contextlib, io, json, sys; from workbench.cli import main\n"
     "buf = io.StringIO()\n"
-    "with contextlib.redirect_stdout(buf): rc = main(['check', '--list', '--json'])\n"
+    "with contextlib.redirect_stdout(buf): rc = main(['check', '--list', '--json', '--builtin'])\n"
     "listing = json.loads(buf.getvalue())\n"
     "print(json.dumps({'rc': rc, 'ids': [c['id'] for c in listing['claims']],\n"
     "                  'load_errors': listing['load_errors'],\n"
