@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -61,8 +62,10 @@ def _reorder(cols: list[list[str]], k: int, neighbours: object) -> None:
     cols[k] = sorted(cols[k], key=centre)
 
 
+@cache
 def _width(text: str) -> float:
-    """The width of ``text`` in the label font, in inches."""
+    """The width of ``text`` in the label font, in inches (cached: a label is measured once
+    per process, not once per drawing and column)."""
     from matplotlib.textpath import TextPath
 
     return float(TextPath((0, 0), text, size=FONT).get_extents().width) / 72
